@@ -1,0 +1,39 @@
+// The benchmark's buffers: kMaxSources sources and one destination of the
+// largest size, allocated and filled once. Every source byte is one of
+// 0x38..0x3B, 0xB8..0xBB, which makes every element of every type a normal
+// number of moderate size (|x| in [2^-15, 2] for the 8-, 16- and 32-bit
+// floats), so no op overflows or meets denormals, even in products of 8.
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+namespace trnccl::bench {
+
+inline constexpr int kMaxSources = 8;
+inline constexpr size_t kLargestBuffer = size_t{64} << 20;
+
+class BenchBuffers {
+ public:
+  static BenchBuffers& instance();
+
+  const void* const* sources() const { return sources_.data(); }
+  void* destination() { return destination_.get(); }
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const { std::free(p); }
+  };
+  using Allocation = std::unique_ptr<std::byte, Free>;
+
+  BenchBuffers();
+  static Allocation allocate();
+
+  std::vector<Allocation> storage_;
+  std::vector<const void*> sources_;
+  Allocation destination_;
+};
+
+}  // namespace trnccl::bench

@@ -1,0 +1,109 @@
+// trnccl-kernel-bench: bandwidth of every reduction kernel (type x op x
+// K = 2, 8 sources x 4 KiB, 1 MiB, 64 MiB per buffer) on the selected ISA,
+// beside memcpy and STREAM add at the same sizes, then a summary table.
+// Google Benchmark flags work as usual (e.g. --benchmark_filter=float/sum).
+// By default each benchmark runs 3 repetitions of at least 0.05 s, and the
+// repetitions of all benchmarks are interleaved in random order, so that
+// drift in the machine's memory bandwidth (it is shared) hits the kernels
+// and their STREAM reference alike.
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "base/datatype.h"
+#include "bench_buffers.h"
+#include "bench_names.h"
+#include "device/kernels/kernels.h"
+#include "reference_loops.h"
+#include "summary.h"
+
+namespace trnccl::bench {
+namespace {
+
+constexpr trncclDataType_t kTypes[] = {
+    trncclInt8,    trncclUint8,   trncclInt32,   trncclUint32,   trncclInt64,      trncclUint64,
+    trncclFloat16, trncclFloat32, trncclFloat64, trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
+constexpr trncclRedOp_t kOps[] = {trncclSum, trncclProd, trncclMax, trncclMin, trncclAvg};
+
+void benchReduce(benchmark::State& state, kernels::Isa isa, trncclDataType_t type, trncclRedOp_t op,
+                 int nsrcs, size_t bytes) {
+  BenchBuffers& buffers = BenchBuffers::instance();
+  kernels::ReduceArgs args;
+  args.dst = buffers.destination();
+  args.srcs = buffers.sources();
+  args.nsrcs = nsrcs;
+  args.count = bytes / typeSize(type);
+  args.type = type;
+  args.op = op;
+  args.avgDivisor = static_cast<uint64_t>(nsrcs);
+  for (auto _ : state) {
+    kernels::reduce(isa, args);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>((nsrcs + 1) * bytes));
+}
+
+void benchStreamAdd(benchmark::State& state, size_t bytes) {
+  BenchBuffers& buffers = BenchBuffers::instance();
+  auto* c = static_cast<float*>(buffers.destination());
+  const auto* a = static_cast<const float*>(buffers.sources()[0]);
+  const auto* b = static_cast<const float*>(buffers.sources()[1]);
+  for (auto _ : state) {
+    streamAdd(c, a, b, bytes / sizeof(float));
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(3 * bytes));
+}
+
+void benchMemcpy(benchmark::State& state, size_t bytes) {
+  BenchBuffers& buffers = BenchBuffers::instance();
+  for (auto _ : state) {
+    copyBytes(buffers.destination(), buffers.sources()[0], bytes);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(2 * bytes));
+}
+
+void registerBenchmarks(kernels::Isa isa) {
+  for (size_t bytes : kBufferBytes) {
+    benchmark::RegisterBenchmark(referenceName(kStreamAdd, bytes).c_str(), benchStreamAdd, bytes);
+    benchmark::RegisterBenchmark(referenceName(kMemcpy, bytes).c_str(), benchMemcpy, bytes);
+  }
+  for (trncclDataType_t type : kTypes)
+    for (trncclRedOp_t op : kOps)
+      for (int nsrcs : kSourceCounts)
+        for (size_t bytes : kBufferBytes)
+          benchmark::RegisterBenchmark(reduceName(type, op, nsrcs, bytes).c_str(), benchReduce, isa,
+                                       type, op, nsrcs, bytes);
+}
+
+// The defaults come first, so flags on the command line override them.
+std::vector<char*> withDefaultFlags(int argc, char** argv) {
+  static std::string defaults[] = {"--benchmark_repetitions=3", "--benchmark_min_time=0.05",
+                                   "--benchmark_enable_random_interleaving=true",
+                                   "--benchmark_display_aggregates_only=true"};
+  std::vector<char*> args{argv[0]};
+  for (std::string& flag : defaults) args.push_back(flag.data());
+  args.insert(args.end(), argv + 1, argv + argc);
+  args.push_back(nullptr);
+  return args;
+}
+
+}  // namespace
+}  // namespace trnccl::bench
+
+int main(int argc, char** argv) {
+  using namespace trnccl;
+  std::vector<char*> args = bench::withDefaultFlags(argc, argv);
+  int count = static_cast<int>(args.size()) - 1;
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
+  const kernels::Isa isa = kernels::selectedIsa();
+  benchmark::AddCustomContext("kernel ISA", kernels::isaName(isa));
+  bench::registerBenchmarks(isa);
+  bench::SummaryReporter reporter(kernels::isaName(isa));
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,44 @@
+#include "issue_collective.h"
+
+#include "trnccl_error.h"
+
+namespace trnccl::perf {
+
+namespace {
+
+void send_recv(const CallSpec& c, const void* send, void* recv) {
+  const size_t count = c.layout.count;
+  check_trnccl(trncclGroupStart(), "trncclGroupStart", c.comm);
+  check_trnccl(trncclSend(send, count, c.type, (c.rank + 1) % c.nranks, c.comm, c.stream), "trncclSend", c.comm);
+  check_trnccl(trncclRecv(recv, count, c.type, (c.rank + c.nranks - 1) % c.nranks, c.comm, c.stream), "trncclRecv",
+               c.comm);
+  check_trnccl(trncclGroupEnd(), "trncclGroupEnd", c.comm);
+}
+
+}  // namespace
+
+void issue_collective(const CallSpec& c, const void* send, void* recv) {
+  const size_t count = c.layout.count;
+  switch (c.collective) {
+    case Collective::all_reduce:
+      return check_trnccl(trncclAllReduce(send, recv, count, c.type, c.op, c.comm, c.stream), "trncclAllReduce",
+                          c.comm);
+    case Collective::all_gather:
+      return check_trnccl(trncclAllGather(send, recv, count, c.type, c.comm, c.stream), "trncclAllGather", c.comm);
+    case Collective::reduce_scatter:
+      return check_trnccl(trncclReduceScatter(send, recv, count, c.type, c.op, c.comm, c.stream), "trncclReduceScatter",
+                          c.comm);
+    case Collective::broadcast:
+      return check_trnccl(trncclBroadcast(send, recv, count, c.type, c.root, c.comm, c.stream), "trncclBroadcast",
+                          c.comm);
+    case Collective::reduce:
+      return check_trnccl(trncclReduce(send, recv, count, c.type, c.op, c.root, c.comm, c.stream), "trncclReduce",
+                          c.comm);
+    case Collective::alltoall:
+      return check_trnccl(trncclAlltoAll(send, recv, count, c.type, c.comm, c.stream), "trncclAlltoAll", c.comm);
+    case Collective::sendrecv:
+      return send_recv(c, send, recv);
+  }
+}
+
+}  // namespace trnccl::perf

@@ -1,0 +1,38 @@
+#include "logic/expected_output.h"
+
+namespace trnccl::perf {
+
+ExpectedOutput::ExpectedOutput(Collective collective, const PatternSpec& spec, const Layout& layout, int rank, int root)
+    : collective_(collective),
+      spec_(spec),
+      layout_(layout),
+      rank_(rank),
+      root_(root),
+      checked_count_(collective == Collective::reduce && rank != root ? 0 : layout.recv_count) {
+  if (reduces(collective)) {
+    for (size_t i = 0; i < kPatternPeriod; ++i) reduced_[i] = reduced_value(spec_, i);
+  }
+}
+
+ExpectedValue ExpectedOutput::at(size_t element) const {
+  const size_t share = layout_.count;
+  const auto rank = static_cast<size_t>(rank_);
+  switch (collective_) {
+    case Collective::all_reduce:
+    case Collective::reduce:
+      return reduced_[element % kPatternPeriod];
+    case Collective::reduce_scatter:
+      return reduced_[(rank * share + element) % kPatternPeriod];
+    case Collective::all_gather:
+      return input_of(static_cast<int>(element / share), element % share);
+    case Collective::alltoall:
+      return input_of(static_cast<int>(element / share), rank * share + element % share);
+    case Collective::broadcast:
+      return input_of(root_, element);
+    case Collective::sendrecv:
+      break;
+  }
+  return input_of((rank_ + spec_.nranks - 1) % spec_.nranks, element);  // sendrecv: from the previous rank
+}
+
+}  // namespace trnccl::perf

@@ -1,0 +1,166 @@
+#include "logic/options.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <limits>
+#include <string_view>
+
+#include "logic/datatypes.h"
+#include "logic/sizes.h"
+#include "logic/usage_error.h"
+
+namespace trnccl::perf {
+
+namespace {
+
+constexpr int kMaxInt = std::numeric_limits<int>::max();
+
+int parse_int(std::string_view flag, std::string_view text, int min, int max) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < min || value > max) {
+    const std::string range =
+        max == kMaxInt ? ">= " + std::to_string(min) : "from " + std::to_string(min) + " to " + std::to_string(max);
+    throw UsageError("invalid value '" + std::string(text) + "' for " + std::string(flag) + ": expected an integer " +
+                     range);
+  }
+  return value;
+}
+
+struct Flag {
+  char short_name;
+  std::string_view long_name;
+  std::string_view value_name;  // empty: the flag takes no value
+  std::string_view help;
+  void (*apply)(Options&, std::string_view flag, std::string_view value);
+};
+
+constexpr std::array<Flag, 16> kFlags{{
+    {'t', "nthreads", "<ranks>", "ranks as threads of this process, without mpirun (default 1)",
+     [](Options& o, std::string_view f, std::string_view v) { o.threads = parse_int(f, v, 1, 1024); }},
+    {'b', "minbytes", "<size>", "smallest message, bytes with an optional K, M or G suffix (default 32M)",
+     [](Options& o, std::string_view, std::string_view v) { o.min_bytes = parse_size(v); }},
+    {'e', "maxbytes", "<size>", "largest message (default 32M)",
+     [](Options& o, std::string_view, std::string_view v) { o.max_bytes = parse_size(v); }},
+    {'i', "stepbytes", "<size>", "size increment when no -f is given (default 1M)",
+     [](Options& o, std::string_view, std::string_view v) { o.step_bytes = parse_size(v); }},
+    {'f', "stepfactor", "<factor>", "size multiplication factor (default 1: use -i)",
+     [](Options& o, std::string_view f, std::string_view v) {
+       o.step_factor = static_cast<size_t>(parse_int(f, v, 1, kMaxInt));
+     }},
+    {'n', "iters", "<count>", "timed iterations per size (default 20)",
+     [](Options& o, std::string_view f, std::string_view v) { o.iters = parse_int(f, v, 1, kMaxInt); }},
+    {'w', "warmup_iters", "<count>", "warmup iterations per size (default 5)",
+     [](Options& o, std::string_view f, std::string_view v) { o.warmup_iters = parse_int(f, v, 0, kMaxInt); }},
+    {'c', "check", "<0/1>", "check the results (default 1)",
+     [](Options& o, std::string_view f, std::string_view v) { o.check = parse_int(f, v, 0, 1) == 1; }},
+    {'o', "op", "<op>", "sum, prod, min, max, avg or all (default sum)",
+     [](Options& o, std::string_view, std::string_view v) { o.ops = parse_ops(v); }},
+    {'d', "datatype", "<type>",
+     "int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, f8e4m3, f8e5m2 or all "
+     "(default float)",
+     [](Options& o, std::string_view, std::string_view v) { o.types = parse_types(v); }},
+    {'r', "root", "<rank>", "root of broadcast and reduce (default 0)",
+     [](Options& o, std::string_view f, std::string_view v) { o.root = parse_int(f, v, 0, kMaxInt); }},
+    {'z', "blocking", "<0/1>",
+     "1: blocking calls (NULL stream); 0: a trnccl stream, synchronised per batch (default 0)",
+     [](Options& o, std::string_view f, std::string_view v) { o.blocking = parse_int(f, v, 0, 1) == 1; }},
+    {'J', "json", "<file>", "also write every row and the run's metadata as JSON to <file>",
+     [](Options& o, std::string_view f, std::string_view v) {
+       if (v.empty()) throw UsageError(std::string(f) + " needs a file name");
+       o.json_path = v;
+     }},
+    {'A', "algo", "<algorithm>", "set TRNCCL_ALGO for this run (e.g. ring)",
+     [](Options& o, std::string_view f, std::string_view v) {
+       if (v.empty()) throw UsageError(std::string(f) + " needs an algorithm name");
+       o.algorithm = v;
+     }},
+    {'m', "mpi_peer", "<0/1>", "1: also time Open MPI's equivalent call per size (under mpirun only; default 0)",
+     [](Options& o, std::string_view f, std::string_view v) { o.mpi_peer = parse_int(f, v, 0, 1) == 1; }},
+    {'h', "help", "", "print this help", [](Options& o, std::string_view, std::string_view) { o.help = true; }},
+}};
+
+const Flag* find_short(char name) {
+  for (const Flag& f : kFlags) {
+    if (f.short_name == name) return &f;
+  }
+  return nullptr;
+}
+
+const Flag* find_long(std::string_view name) {
+  for (const Flag& f : kFlags) {
+    if (f.long_name == name) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Options parse_args(const std::vector<std::string>& args) {
+  Options options;
+  std::vector<std::string_view> positional;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (arg.size() < 2 || arg[0] != '-') {
+      positional.push_back(arg);
+      continue;
+    }
+    // -x value, -xvalue, --name value or --name=value
+    const bool is_long = arg.starts_with("--");
+    std::string_view name = is_long ? arg.substr(2) : arg.substr(1, 1);
+    std::string_view attached = is_long ? "" : arg.substr(2);
+    bool has_attached = !attached.empty();
+    if (is_long && name.find('=') != std::string_view::npos) {
+      attached = name.substr(name.find('=') + 1);
+      name = name.substr(0, name.find('='));
+      has_attached = true;
+    }
+    const Flag* flag = is_long ? find_long(name) : find_short(name[0]);
+    if (flag == nullptr) throw UsageError("unknown flag '" + std::string(arg) + "'");
+    const std::string shown = is_long ? "--" + std::string(name) : "-" + std::string(name);
+    if (flag->value_name.empty()) {
+      if (has_attached) throw UsageError(shown + " takes no value");
+      flag->apply(options, shown, "");
+      continue;
+    }
+    if (!has_attached) {
+      if (i + 1 == args.size()) throw UsageError(shown + " needs a value " + std::string(flag->value_name));
+      attached = args[++i];
+    }
+    flag->apply(options, shown, attached);
+  }
+  if (options.help) return options;
+  if (positional.empty()) throw UsageError("no collective given");
+  if (positional.size() > 1) throw UsageError("unexpected argument '" + std::string(positional[1]) + "'");
+  options.collective = parse_collective(positional[0]);
+  size_sweep(options.min_bytes, options.max_bytes, options.step_factor, options.step_bytes);  // throws if unusable
+  return options;
+}
+
+void check_launch(const Options& options, int nranks, bool under_mpirun) {
+  if (options.mpi_peer && !under_mpirun) throw UsageError("-m 1 (MPI peer) needs a launch by mpirun");
+  if (under_mpirun && options.threads > 1) {
+    throw UsageError("-t is for runs without mpirun; under mpirun each process is one rank");
+  }
+  if (has_root(options.collective) && options.root >= nranks) {
+    throw UsageError("root " + std::to_string(options.root) + " is not a rank of " + std::to_string(nranks));
+  }
+}
+
+std::string usage_text() {
+  std::string text =
+      "usage: trnccl-perf <collective> [flags]\n"
+      "       mpirun -np <N> trnccl-perf <collective> [flags]\n"
+      "collectives: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv\n"
+      "flags:\n";
+  for (const Flag& f : kFlags) {
+    std::string left = "  -" + std::string(1, f.short_name) + ", --" + std::string(f.long_name);
+    if (!f.value_name.empty()) left += " " + std::string(f.value_name);
+    left.resize(std::max<size_t>(left.size() + 2, 32), ' ');
+    text += left + std::string(f.help) + "\n";
+  }
+  return text;
+}
+
+}  // namespace trnccl::perf

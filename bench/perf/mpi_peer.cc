@@ -1,0 +1,98 @@
+#include "mpi_peer.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <vector>
+
+namespace trnccl::perf {
+
+namespace {
+
+std::optional<MPI_Datatype> mpi_type(trncclDataType_t type) {
+  switch (type) {
+    case trncclInt8:
+      return MPI_INT8_T;
+    case trncclUint8:
+      return MPI_UINT8_T;
+    case trncclInt32:
+      return MPI_INT32_T;
+    case trncclUint32:
+      return MPI_UINT32_T;
+    case trncclInt64:
+      return MPI_INT64_T;
+    case trncclUint64:
+      return MPI_UINT64_T;
+    case trncclFloat32:
+      return MPI_FLOAT;
+    case trncclFloat64:
+      return MPI_DOUBLE;
+    default:
+      return std::nullopt;
+  }
+}
+
+MPI_Op mpi_op(trncclRedOp_t op) {
+  switch (op) {
+    case trncclProd:
+      return MPI_PROD;
+    case trncclMax:
+      return MPI_MAX;
+    case trncclMin:
+      return MPI_MIN;
+    default:
+      return MPI_SUM;  // MPI has no average; the traffic of a sum is the same
+  }
+}
+
+void call_mpi(const CallSpec& c, MPI_Datatype type, const void* send, void* recv) {
+  const int count = static_cast<int>(c.layout.count);
+  switch (c.collective) {
+    case Collective::all_reduce:
+      MPI_Allreduce(send, recv, count, type, mpi_op(c.op), MPI_COMM_WORLD);
+      return;
+    case Collective::all_gather:
+      MPI_Allgather(send, count, type, recv, count, type, MPI_COMM_WORLD);
+      return;
+    case Collective::reduce_scatter:
+      MPI_Reduce_scatter_block(send, recv, count, type, mpi_op(c.op), MPI_COMM_WORLD);
+      return;
+    case Collective::broadcast:
+      MPI_Bcast(recv, count, type, c.root, MPI_COMM_WORLD);
+      return;
+    case Collective::reduce:
+      MPI_Reduce(send, recv, count, type, mpi_op(c.op), c.root, MPI_COMM_WORLD);
+      return;
+    case Collective::alltoall:
+      MPI_Alltoall(send, count, type, recv, count, type, MPI_COMM_WORLD);
+      return;
+    case Collective::sendrecv:
+      MPI_Sendrecv(send, count, type, (c.rank + 1) % c.nranks, 0, recv, count, type, (c.rank + c.nranks - 1) % c.nranks,
+                   0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      return;
+  }
+}
+
+}  // namespace
+
+std::optional<double> mpi_peer_seconds(const CallSpec& call, const void* send, void* recv, int warmup, int iters) {
+  const std::optional<MPI_Datatype> type = mpi_type(call.type);
+  if (!type || call.layout.send_count > static_cast<size_t>(INT_MAX)) return std::nullopt;
+  for (int i = 0; i < warmup; ++i) call_mpi(call, *type, send, recv);
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::vector<double> seconds(static_cast<size_t>(iters));
+  for (double& s : seconds) {
+    const auto start = std::chrono::steady_clock::now();
+    call_mpi(call, *type, send, recv);
+    s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  const auto middle = seconds.begin() + static_cast<std::ptrdiff_t>(seconds.size() / 2);
+  std::nth_element(seconds.begin(), middle, seconds.end());
+  double slowest = 0;
+  MPI_Allreduce(&*middle, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return slowest;
+}
+
+}  // namespace trnccl::perf

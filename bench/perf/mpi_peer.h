@@ -1,0 +1,17 @@
+#pragma once
+
+#include <optional>
+
+#include "issue_collective.h"
+
+namespace trnccl::perf {
+
+// Times Open MPI's equivalent of the call (MPI_Allreduce, MPI_Allgather,
+// MPI_Reduce_scatter_block, MPI_Bcast, MPI_Reduce, MPI_Alltoall, MPI_Sendrecv)
+// on the same buffers: `iters` calls after `warmup` untimed ones, each timed
+// alone. Returns the slowest rank's median seconds per call, or none (on
+// every rank) when MPI has no such type (half, bfloat16, fp8) or the count
+// does not fit MPI's int. Every rank must call it.
+std::optional<double> mpi_peer_seconds(const CallSpec& call, const void* send, void* recv, int warmup, int iters);
+
+}  // namespace trnccl::perf

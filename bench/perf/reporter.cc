@@ -1,0 +1,44 @@
+#include "reporter.h"
+
+#include <cstdio>
+#include <stdexcept>
+#include <utility>
+
+#include "logic/table.h"
+
+namespace trnccl::perf {
+
+Reporter::Reporter(const Options& options, RunInfo info) : options_(options), info_(std::move(info)) {
+  if (options_.json_path.empty()) return;
+  json_.open(options_.json_path);
+  if (!json_) throw std::runtime_error("cannot write the JSON file '" + options_.json_path + "'");
+}
+
+void Reporter::begin() {
+  std::string text = table_preamble(options_, info_.nranks, info_.launch, version_string(info_.version_code));
+  for (const auto& [name, value] : info_.trnccl_env) text += "# " + name + "=" + value + "\n";
+  text += table_header(options_.mpi_peer);
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+void Reporter::add(const Row& row) {
+  rows_.push_back(row);
+  std::fputs(table_row(row, options_.mpi_peer).c_str(), stdout);
+  std::fflush(stdout);  // mpirun forwards output as it comes: show each size as it finishes
+}
+
+void Reporter::finish() {
+  size_t wrong = 0;
+  double busbw = 0;
+  for (const Row& row : rows_) {
+    wrong += row.out_of_place.wrong.value_or(0) + row.in_place.wrong.value_or(0);
+    busbw += row.out_of_place.busbw + row.in_place.busbw;
+  }
+  const double avg_busbw = rows_.empty() ? 0.0 : busbw / static_cast<double>(2 * rows_.size());
+  std::fputs(table_footer(wrong, avg_busbw).c_str(), stdout);
+  std::fflush(stdout);
+  if (json_.is_open()) json_ << report_json(options_, info_, rows_, wrong, avg_busbw).dump(2) << "\n";
+}
+
+}  // namespace trnccl::perf

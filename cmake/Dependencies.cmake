@@ -1,0 +1,45 @@
+# Every dependency comes from a Debian 12 package. A missing one stops the
+# configuration with the package to install (scripts/setup.sh installs them all).
+find_package(PkgConfig REQUIRED)
+
+function(trnccl_missing what debian_pkg)
+  message(FATAL_ERROR "trnccl needs ${what}: install the Debian package "
+                      "'${debian_pkg}' (apt-get install ${debian_pkg}), "
+                      "or run scripts/setup.sh")
+endfunction()
+
+pkg_check_modules(LIBFABRIC IMPORTED_TARGET libfabric)
+if(NOT LIBFABRIC_FOUND)
+  trnccl_missing("libfabric" "libfabric-dev")
+endif()
+
+pkg_check_modules(HWLOC IMPORTED_TARGET hwloc)
+if(NOT HWLOC_FOUND)
+  trnccl_missing("hwloc" "libhwloc-dev")
+endif()
+
+find_package(nlohmann_json 3 QUIET)
+if(NOT nlohmann_json_FOUND)
+  trnccl_missing("nlohmann-json" "nlohmann-json3-dev")
+endif()
+
+find_package(Threads REQUIRED)
+
+if(TRNCCL_BUILD_BENCH)
+  find_package(MPI QUIET COMPONENTS C)
+  if(NOT MPI_C_FOUND)
+    trnccl_missing("Open MPI" "libopenmpi-dev")
+  endif()
+  find_package(benchmark QUIET)
+  if(NOT benchmark_FOUND)
+    trnccl_missing("Google Benchmark" "libbenchmark-dev")
+  endif()
+endif()
+
+if(TRNCCL_BUILD_TESTS)
+  find_package(Catch2 2.13 QUIET)
+  if(NOT Catch2_FOUND)
+    trnccl_missing("Catch2 v2" "catch2")
+  endif()
+  include(Catch)
+endif()

@@ -1,0 +1,22 @@
+# cmake --install: the library (shared + static), the header, a CMake package
+# (find_package(trnccl) -> trnccl::trnccl, trnccl::trnccl_static) and trnccl.pc.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS trnccl trnccl_static EXPORT trncclTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY include/trnccl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+set(TRNCCL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/trnccl)
+install(EXPORT trncclTargets NAMESPACE trnccl:: DESTINATION ${TRNCCL_CMAKE_DIR})
+configure_package_config_file(cmake/trncclConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/trncclConfig.cmake INSTALL_DESTINATION ${TRNCCL_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/trncclConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/trncclConfig.cmake ${PROJECT_BINARY_DIR}/trncclConfigVersion.cmake
+  DESTINATION ${TRNCCL_CMAKE_DIR})
+
+configure_file(cmake/trnccl.pc.in ${PROJECT_BINARY_DIR}/trnccl.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/trnccl.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,178 @@
+/* trnccl: collective communication for (emulated) AWS Trainium clusters.
+ *
+ * The API mirrors NCCL's names and numbering with the `trncclX` prefix, so code
+ * written for NCCL ports by renaming. Every entry point validates its arguments
+ * and returns a result code; it never throws and never aborts the process.
+ * trncclGetLastError() says what was wrong, naming the argument. */
+#ifndef TRNCCL_H_
+#define TRNCCL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRNCCL_MAJOR 0
+#define TRNCCL_MINOR 1
+#define TRNCCL_PATCH 0
+#define TRNCCL_VERSION_CODE(X, Y, Z) ((X) * 10000 + (Y) * 100 + (Z))
+#define TRNCCL_VERSION TRNCCL_VERSION_CODE(TRNCCL_MAJOR, TRNCCL_MINOR, TRNCCL_PATCH)
+
+#if defined(__GNUC__)
+#define TRNCCL_API __attribute__((visibility("default")))
+#else
+#define TRNCCL_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct trncclComm* trncclComm_t;
+typedef struct trncclStream* trncclStream_t; /* NULL = blocking call */
+
+#define TRNCCL_UNIQUE_ID_BYTES 128
+typedef struct {
+  char internal[TRNCCL_UNIQUE_ID_BYTES];
+} trncclUniqueId;
+
+typedef enum {
+  trncclSuccess = 0,
+  trncclUnhandledDeviceError = 1,
+  trncclSystemError = 2,
+  trncclInternalError = 3,
+  trncclInvalidArgument = 4,
+  trncclInvalidUsage = 5,
+  trncclRemoteError = 6,
+  trncclInProgress = 7,
+  trncclTimeout = 8,
+  trncclNumResults = 9
+} trncclResult_t;
+
+typedef enum {
+  trncclInt8 = 0,
+  trncclChar = 0,
+  trncclUint8 = 1,
+  trncclInt32 = 2,
+  trncclInt = 2,
+  trncclUint32 = 3,
+  trncclInt64 = 4,
+  trncclUint64 = 5,
+  trncclFloat16 = 6,
+  trncclHalf = 6,
+  trncclFloat32 = 7,
+  trncclFloat = 7,
+  trncclFloat64 = 8,
+  trncclDouble = 8,
+  trncclBfloat16 = 9,
+  trncclFloat8e4m3 = 10,
+  trncclFloat8e5m2 = 11,
+  trncclNumTypes = 12
+} trncclDataType_t;
+
+typedef enum {
+  trncclSum = 0,
+  trncclProd = 1,
+  trncclMax = 2,
+  trncclMin = 3,
+  trncclAvg = 4,
+  trncclNumOps = 5
+} trncclRedOp_t;
+
+/* ---- Version, errors, simulated device memory -------------------------- */
+
+TRNCCL_API trncclResult_t trncclGetVersion(int* version);
+TRNCCL_API const char* trncclGetErrorString(trncclResult_t result);
+/* Human-readable cause of the last failure of a call on `comm` (or, with
+ * comm == NULL, of the last failing call made by this thread). */
+TRNCCL_API const char* trncclGetLastError(trncclComm_t comm);
+
+/* Simulated device (HBM) memory: page-aligned, and mappable by other processes
+ * on the same host, so the shared-memory NeuronLink model can write straight
+ * into a peer's device memory. */
+TRNCCL_API trncclResult_t trncclMemAlloc(void** ptr, size_t size);
+TRNCCL_API trncclResult_t trncclMemFree(void* ptr);
+
+/* ---- Communicators ------------------------------------------------------- */
+
+/* Configuration of a communicator. Initialise with TRNCCL_CONFIG_INITIALIZER;
+ * a field left at its initial value takes the environment variable named
+ * beside it (or the default); a field set here wins over the environment. */
+typedef struct {
+  size_t size;                /* sizeof(trncclConfig_t), set by the initializer */
+  unsigned int magic;         /* set by the initializer */
+  unsigned int version;       /* TRNCCL_VERSION, set by the initializer */
+  int blocking;               /* 1 (default): calls block; 0: may return trncclInProgress */
+  int timeoutMs;              /* TRNCCL_TIMEOUT_MS; default 300000 (5 minutes) */
+  const char* topology;       /* TRNCCL_TOPO: a name like "trn1.32xlarge" or a file path */
+  const char* transport;      /* TRNCCL_TRANSPORT: "auto", "shm", "ofi", "tcp" */
+  const char* algorithm;      /* TRNCCL_ALGO: "auto", "ring", ... (NCCL syntax) */
+  int stochasticRounding;     /* TRNCCL_STOCHASTIC_ROUNDING: 0 (RNE) or 1 */
+  unsigned long long seed;    /* TRNCCL_SEED: stochastic-rounding seed */
+  const char* commName;       /* shown in logs */
+} trncclConfig_t;
+
+#define TRNCCL_CONFIG_UNDEF_INT (-2147483647 - 1)
+#define TRNCCL_CONFIG_MAGIC 0x7472636eu
+#define TRNCCL_CONFIG_INITIALIZER                                              \
+  {                                                                            \
+    sizeof(trncclConfig_t), TRNCCL_CONFIG_MAGIC, TRNCCL_VERSION,               \
+        TRNCCL_CONFIG_UNDEF_INT, TRNCCL_CONFIG_UNDEF_INT, NULL, NULL, NULL,    \
+        TRNCCL_CONFIG_UNDEF_INT, 0ULL, NULL                                    \
+  }
+
+#define TRNCCL_SPLIT_NOCOLOR (-1)
+
+TRNCCL_API trncclResult_t trncclGetUniqueId(trncclUniqueId* id);
+TRNCCL_API trncclResult_t trncclCommInitRank(trncclComm_t* comm, int nranks, trncclUniqueId id, int rank);
+TRNCCL_API trncclResult_t trncclCommInitRankConfig(trncclComm_t* comm, int nranks, trncclUniqueId id,
+                                                   int rank, trncclConfig_t* config);
+/* All ranks as threads of this process: comms[i] is rank i. `unused` is
+ * accepted for NCCL compatibility (NCCL's device list) and must be NULL or
+ * hold nranks entries. */
+TRNCCL_API trncclResult_t trncclCommInitAll(trncclComm_t* comms, int nranks, const int* unused);
+TRNCCL_API trncclResult_t trncclCommSplit(trncclComm_t comm, int color, int key, trncclComm_t* newcomm,
+                                          trncclConfig_t* config);
+TRNCCL_API trncclResult_t trncclCommFinalize(trncclComm_t comm);
+TRNCCL_API trncclResult_t trncclCommDestroy(trncclComm_t comm);
+TRNCCL_API trncclResult_t trncclCommAbort(trncclComm_t comm);
+TRNCCL_API trncclResult_t trncclCommGetAsyncError(trncclComm_t comm, trncclResult_t* asyncError);
+TRNCCL_API trncclResult_t trncclCommCount(const trncclComm_t comm, int* count);
+TRNCCL_API trncclResult_t trncclCommUserRank(const trncclComm_t comm, int* rank);
+
+/* ---- Collectives and point-to-point --------------------------------------- */
+
+TRNCCL_API trncclResult_t trncclAllReduce(const void* sendbuff, void* recvbuff, size_t count,
+                                          trncclDataType_t datatype, trncclRedOp_t op, trncclComm_t comm,
+                                          trncclStream_t stream);
+TRNCCL_API trncclResult_t trncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
+                                          trncclDataType_t datatype, trncclComm_t comm, trncclStream_t stream);
+TRNCCL_API trncclResult_t trncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                                              trncclDataType_t datatype, trncclRedOp_t op,
+                                              trncclComm_t comm, trncclStream_t stream);
+TRNCCL_API trncclResult_t trncclBroadcast(const void* sendbuff, void* recvbuff, size_t count,
+                                          trncclDataType_t datatype, int root, trncclComm_t comm,
+                                          trncclStream_t stream);
+TRNCCL_API trncclResult_t trncclReduce(const void* sendbuff, void* recvbuff, size_t count,
+                                       trncclDataType_t datatype, trncclRedOp_t op, int root,
+                                       trncclComm_t comm, trncclStream_t stream);
+TRNCCL_API trncclResult_t trncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count,
+                                         trncclDataType_t datatype, trncclComm_t comm, trncclStream_t stream);
+TRNCCL_API trncclResult_t trncclSend(const void* sendbuff, size_t count, trncclDataType_t datatype, int peer,
+                                     trncclComm_t comm, trncclStream_t stream);
+TRNCCL_API trncclResult_t trncclRecv(void* recvbuff, size_t count, trncclDataType_t datatype, int peer,
+                                     trncclComm_t comm, trncclStream_t stream);
+TRNCCL_API trncclResult_t trncclGroupStart(void);
+TRNCCL_API trncclResult_t trncclGroupEnd(void);
+
+/* ---- Streams: ordered queues of operations --------------------------------- */
+
+TRNCCL_API trncclResult_t trncclStreamCreate(trncclStream_t* stream);
+TRNCCL_API trncclResult_t trncclStreamSynchronize(trncclStream_t stream);
+/* trncclSuccess when everything queued has finished, trncclInProgress if not. */
+TRNCCL_API trncclResult_t trncclStreamQuery(trncclStream_t stream);
+TRNCCL_API trncclResult_t trncclStreamDestroy(trncclStream_t stream);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TRNCCL_H_ */

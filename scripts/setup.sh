@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs exactly the Debian 12 packages trnccl needs (only those missing),
+# then configures and builds into ./build. Idempotent: run it as often as you
+# like; a second run only rebuilds what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  cmake g++ make pkg-config git   # toolchain
+  libfabric-dev libfabric-bin     # ofi transport (fi_info for diagnostics)
+  libopenmpi-dev openmpi-bin      # trnccl-perf launcher and MPI peer figures
+  libhwloc-dev                    # host discovery
+  libbenchmark-dev                # kernel benchmarks
+  catch2                          # tests (v2.13 on Debian 12)
+  nlohmann-json3-dev              # topology files, JSON output
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+BUILD_DIR=${BUILD_DIR:-build}
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-Release} >/dev/null
+cmake --build "$BUILD_DIR" -j"$(nproc)"

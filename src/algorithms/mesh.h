@@ -1,0 +1,19 @@
+// Mesh: every rank exchanges directly with every other rank in one step.
+// All-to-all always works this way; all-reduce, all-gather and reduce-scatter
+// use it for small messages, where one round of latency beats the ring's 2(n-1).
+// Each rank then reduces all n contributions in rank order in one kernel call,
+// so every rank computes the same bits.
+#pragma once
+
+#include "algorithms/algorithm.h"
+
+namespace trnccl::algo {
+
+class Mesh : public Algorithm {
+ public:
+  const char* name() const override { return "mesh"; }
+  std::string whyUnsupported(const CollectiveArgs& args) const override;
+  Schedule build(const CollectiveArgs& args) const override;
+};
+
+}  // namespace trnccl::algo

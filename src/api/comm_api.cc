@@ -1,0 +1,182 @@
+// Communicator entry points: creation (unique id, init, init-all, split),
+// queries, and the three ways to end one (finalize, destroy, abort).
+#include <algorithm>
+#include <exception>
+#include <thread>
+#include <vector>
+
+#include "api/guard.h"
+#include "api/handles.h"
+#include "base/env.h"
+#include "core/bootstrap.h"
+
+using trnccl::throwInvalidArgument;
+using trnccl::api::guarded;
+namespace core = trnccl::core;
+
+namespace {
+
+std::chrono::milliseconds rendezvousTimeout() {
+  return std::chrono::milliseconds(trnccl::env::getInt("TRNCCL_TIMEOUT_MS", 300000, 1, INT64_MAX / 2));
+}
+
+trncclComm_t newComm(const trncclUniqueId& id, int nranks, int rank, core::Config config) {
+  auto handle = std::make_unique<trncclComm>();
+  handle->impl = std::make_unique<core::Communicator>(id, nranks, rank, std::move(config));
+  trncclComm_t comm = handle.release();
+  trnccl::api::registerComm(comm);
+  return comm;
+}
+
+void deleteComm(trncclComm_t comm) {
+  trnccl::api::unregisterComm(comm);
+  delete comm;
+}
+
+void checkRanks(int nranks, int rank) {
+  if (nranks < 1) throwInvalidArgument("nranks", "is " + std::to_string(nranks) + "; it must be >= 1");
+  if (rank < 0 || rank >= nranks)
+    throwInvalidArgument("rank", "is " + std::to_string(rank) + "; it must be in [0, " +
+                                     std::to_string(nranks) + ")");
+}
+
+}  // namespace
+
+extern "C" TRNCCL_API trncclResult_t trncclGetUniqueId(trncclUniqueId* id) {
+  return guarded("trncclGetUniqueId", nullptr, [&] {
+    if (id == nullptr) throwInvalidArgument("id", "is NULL");
+    *id = core::createUniqueId(rendezvousTimeout());
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommInitRankConfig(trncclComm_t* comm, int nranks,
+                                                              trncclUniqueId id, int rank,
+                                                              trncclConfig_t* config) {
+  return guarded("trncclCommInitRankConfig", nullptr, [&] {
+    if (comm == nullptr) throwInvalidArgument("comm", "is NULL");
+    *comm = nullptr;
+    checkRanks(nranks, rank);
+    *comm = newComm(id, nranks, rank, core::resolveConfig(config));
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommInitRank(trncclComm_t* comm, int nranks, trncclUniqueId id,
+                                                        int rank) {
+  return trncclCommInitRankConfig(comm, nranks, id, rank, nullptr);
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommInitAll(trncclComm_t* comms, int nranks, const int* unused) {
+  (void)unused;  // NCCL's device list; every rank here is a thread of this process
+  return guarded("trncclCommInitAll", nullptr, [&] {
+    if (comms == nullptr) throwInvalidArgument("comms", "is NULL");
+    if (nranks < 1) throwInvalidArgument("nranks", "is " + std::to_string(nranks) + "; it must be >= 1");
+    const core::Config config = core::resolveConfig(nullptr);
+    const trncclUniqueId id = core::createUniqueId(config.timeout);
+    std::vector<trncclComm_t> created(nranks, nullptr);
+    std::vector<std::exception_ptr> errors(nranks);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < nranks; ++r) {
+      threads.emplace_back([&, r] {
+        try {
+          created[r] = newComm(id, nranks, r, config);
+        } catch (...) {
+          errors[r] = std::current_exception();
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (auto& e : errors) {
+      if (!e) continue;
+      for (trncclComm_t c : created)
+        if (c) deleteComm(c);
+      std::rethrow_exception(e);
+    }
+    std::copy(created.begin(), created.end(), comms);
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommSplit(trncclComm_t comm, int color, int key,
+                                                     trncclComm_t* newcomm, trncclConfig_t* config) {
+  return guarded("trncclCommSplit", comm, [&] {
+    core::Communicator& parent = trnccl::api::usableComm(comm);
+    if (newcomm == nullptr) throwInvalidArgument("newcomm", "is NULL");
+    if (color < 0 && color != TRNCCL_SPLIT_NOCOLOR)
+      throwInvalidArgument("color", "is negative and not TRNCCL_SPLIT_NOCOLOR");
+    *newcomm = nullptr;
+    const core::Config childConfig = config ? core::resolveConfig(config) : parent.config();
+    parent.drain();
+
+    // Everyone learns everyone's (color, key); members of a color are ordered
+    // by (key, parent rank); the first of them makes the new unique id.
+    struct Choice {
+      int color, key;
+    };
+    const int n = parent.size(), me = parent.rank();
+    std::vector<Choice> choices(n);
+    choices[me] = Choice{color, key};
+    parent.bootstrap().allGather(choices.data(), sizeof(Choice));
+    if (color == TRNCCL_SPLIT_NOCOLOR) return;
+    std::vector<int> members;
+    for (int r = 0; r < n; ++r)
+      if (choices[r].color == color) members.push_back(r);
+    std::stable_sort(members.begin(), members.end(),
+                     [&](int a, int b) { return choices[a].key < choices[b].key; });
+    const int newRank = static_cast<int>(std::find(members.begin(), members.end(), me) - members.begin());
+    constexpr int kSplitIdTag = 0x5b17;
+    trncclUniqueId id;
+    if (newRank == 0) {
+      id = core::createUniqueId(childConfig.timeout);
+      for (size_t i = 1; i < members.size(); ++i)
+        parent.bootstrap().send(members[i], kSplitIdTag, &id, sizeof(id));
+    } else {
+      parent.bootstrap().recv(members[0], kSplitIdTag, &id, sizeof(id));
+    }
+    *newcomm = newComm(id, static_cast<int>(members.size()), newRank, childConfig);
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommFinalize(trncclComm_t comm) {
+  return guarded("trncclCommFinalize", comm, [&] {
+    core::Communicator& c = trnccl::api::liveComm(comm);
+    c.drain();
+    c.checkUsable();
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommDestroy(trncclComm_t comm) {
+  return guarded("trncclCommDestroy", comm, [&] {
+    trnccl::api::liveComm(comm);
+    deleteComm(comm);
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommAbort(trncclComm_t comm) {
+  return guarded("trncclCommAbort", comm, [&] {
+    trnccl::api::liveComm(comm).abort();
+    deleteComm(comm);
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommGetAsyncError(trncclComm_t comm, trncclResult_t* asyncError) {
+  return guarded("trncclCommGetAsyncError", comm, [&] {
+    core::Communicator& c = trnccl::api::liveComm(comm);
+    if (asyncError == nullptr) throwInvalidArgument("asyncError", "is NULL");
+    *asyncError = c.asyncError();
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommCount(const trncclComm_t comm, int* count) {
+  return guarded("trncclCommCount", comm, [&] {
+    core::Communicator& c = trnccl::api::liveComm(comm);
+    if (count == nullptr) throwInvalidArgument("count", "is NULL");
+    *count = c.size();
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommUserRank(const trncclComm_t comm, int* rank) {
+  return guarded("trncclCommUserRank", comm, [&] {
+    core::Communicator& c = trnccl::api::liveComm(comm);
+    if (rank == nullptr) throwInvalidArgument("rank", "is NULL");
+    *rank = c.rank();
+  });
+}

@@ -1,0 +1,50 @@
+// How every wait in trnccl waits: spin briefly (the answer is often a few
+// hundred nanoseconds away), then yield the core (ranks oversubscribe the
+// host), then block in the caller's wait primitive so a sleeping rank costs
+// nothing. reset() after progress.
+#pragma once
+
+#include <sched.h>
+
+#include <chrono>
+#include <cstdint>
+
+namespace trnccl {
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+class Backoff {
+ public:
+  static constexpr uint32_t kSpins = 200;
+  static constexpr uint32_t kYields = 50;
+
+  // `block(maxWait)` sleeps until woken or maxWait passes.
+  template <class Block>
+  void pause(Block&& block) {
+    if (rounds_ < kSpins) {
+      for (int i = 0; i < 8; ++i) cpuRelax();
+    } else if (rounds_ < kSpins + kYields) {
+      sched_yield();
+    } else {
+      block(std::chrono::microseconds(blockUs_));
+      if (blockUs_ < kMaxBlockUs) blockUs_ *= 2;
+    }
+    ++rounds_;
+  }
+  void reset() {
+    rounds_ = 0;
+    blockUs_ = kMinBlockUs;
+  }
+
+ private:
+  static constexpr int64_t kMinBlockUs = 50;
+  static constexpr int64_t kMaxBlockUs = 20000;
+  uint32_t rounds_ = 0;
+  int64_t blockUs_ = kMinBlockUs;
+};
+
+}  // namespace trnccl

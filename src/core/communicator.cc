@@ -1,0 +1,227 @@
+#include "core/communicator.h"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include "base/datatype.h"
+#include "base/error.h"
+#include "base/log.h"
+#include "device/kernels/kernels.h"
+#include "transports/shm/shm_transport.h"
+
+namespace trnccl::core {
+namespace {
+
+// Ranks share memory only if they run on the same machine (same boot).
+struct HostIdentity {
+  char name[64] = {};
+  char boot[40] = {};
+};
+
+HostIdentity thisHost() {
+  HostIdentity id;
+  gethostname(id.name, sizeof(id.name) - 1);
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string boot;
+  std::getline(in, boot);
+  std::strncpy(id.boot, boot.c_str(), sizeof(id.boot) - 1);
+  return id;
+}
+
+std::string jobKey(const trncclUniqueId& id, int nranks) {
+  // The id's bytes are random enough (a port and a 128-bit secret) to name
+  // this communicator's shared resources.
+  uint64_t h = 1469598103934665603ull;
+  for (char c : id.internal) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  char key[32];
+  std::snprintf(key, sizeof(key), "%016llx-%d", static_cast<unsigned long long>(h), nranks);
+  return key;
+}
+
+}  // namespace
+
+Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Config config)
+    : rank_(rank),
+      nranks_(nranks),
+      config_(std::move(config)),
+      device_(device::trainium()),
+      tuner_(config_.algorithm, "TRNCCL_ALGO"),
+      staging_(config_.sliceBytes),
+      sendTags_(nranks, 0),
+      recvTags_(nranks, 0) {
+  bootstrap_ = Bootstrap::connect(id, rank, nranks, config_.timeout, &abortFlag_);
+
+  std::vector<HostIdentity> hosts(nranks);
+  hosts[rank] = thisHost();
+  bootstrap_->allGather(hosts.data(), sizeof(HostIdentity));
+  for (int r = 0; r < nranks; ++r) {
+    if (std::memcmp(&hosts[r], &hosts[rank], sizeof(HostIdentity)) != 0)
+      throwError(trncclInvalidUsage,
+                 "rank " + std::to_string(r) + " runs on host '" + hosts[r].name +
+                     "', rank " + std::to_string(rank) + " on '" + hosts[rank].name +
+                     "': this version connects ranks of one host only (shared memory)");
+  }
+  connectTransports(id);
+
+  context_.rank = rank;
+  context_.nranks = nranks;
+  context_.device = &device_;
+  context_.staging = &staging_;
+  context_.window = config_.window;
+  context_.timeout = config_.timeout;
+  context_.abortFlag = &abortFlag_;
+  context_.rounding =
+      config_.stochasticRounding ? kernels::Rounding::Stochastic : kernels::Rounding::NearestEven;
+  context_.seed = config_.seed;
+  TRNCCL_INFO("comm %s rank %d/%d ready: transport %s, kernels %s, slice %zu B, window %d, timeout %lld ms",
+              config_.name.empty() ? "-" : config_.name.c_str(), rank, nranks,
+              transports_.empty() ? "none" : transports_[0]->name(),
+              kernels::isaName(kernels::selectedIsa()), config_.sliceBytes, config_.window,
+              static_cast<long long>(config_.timeout.count()));
+}
+
+void Communicator::connectTransports(const trncclUniqueId& id) {
+  context_.transportOf.assign(nranks_, nullptr);
+  if (nranks_ == 1) return;
+  transport::Options options;
+  options.rank = rank_;
+  options.nranks = nranks_;
+  for (int r = 0; r < nranks_; ++r)
+    if (r != rank_) options.peers.push_back(r);
+  options.oob = bootstrap_.get();
+  options.timeout = config_.timeout;
+  options.jobKey = jobKey(id, nranks_);
+  transports_.push_back(transport::createShmTransport(options));
+  for (int r : options.peers) context_.transportOf[r] = transports_[0].get();
+  context_.transports = {transports_[0].get()};
+}
+
+Communicator::~Communicator() {
+  // Queued operations reference this communicator: let them finish (or, after
+  // an abort, give up) before anything is torn down.
+  std::unique_lock<std::mutex> lock(pendingMutex_);
+  const auto deadline = std::chrono::steady_clock::now() + config_.timeout;
+  while (pending_ > 0) {
+    if (pendingChanged_.wait_until(lock, deadline) == std::cv_status::timeout) {
+      TRNCCL_WARN("rank %d: destroying a communicator with %d operations still running; aborting them",
+                  rank_, pending_);
+      abort();
+      pendingChanged_.wait(lock, [&] { return pending_ == 0; });
+    }
+  }
+}
+
+uint32_t Communicator::nextP2PTag(int peer, bool send) {
+  return (send ? sendTags_ : recvTags_).at(peer)++;
+}
+
+std::function<void()> Communicator::prepare(Work work) {
+  const uint64_t ticket = turns_.take();
+  {
+    std::lock_guard<std::mutex> lock(pendingMutex_);
+    ++pending_;
+  }
+  // Decrements `pending_` when the closure is gone, whether or not it ran.
+  auto guard = std::shared_ptr<void>(nullptr, [this](void*) {
+    std::lock_guard<std::mutex> lock(pendingMutex_);
+    --pending_;
+    pendingChanged_.notify_all();
+  });
+  return [this, ticket, guard, work = std::move(work)] {
+    const bool myTurn = turns_.waitTurn(ticket, [&] { return aborted() || asyncError() != trncclSuccess; });
+    if (!myTurn) {
+      checkUsable();  // throws: giving up means aborted or failed
+      throwError(trncclInternalError, "lost the communicator's turn");
+    }
+    struct FinishTurn {
+      runtime::TurnTaker& turns;
+      ~FinishTurn() { turns.finishTurn(); }
+    } finish{turns_};
+    checkUsable();
+    try {
+      run(work);
+    } catch (const Error& e) {
+      fail(e.code(), e.what());
+      throw;
+    }
+  };
+}
+
+void Communicator::drain() {
+  std::unique_lock<std::mutex> lock(pendingMutex_);
+  pendingChanged_.wait(lock, [&] { return pending_ == 0; });
+}
+
+void Communicator::run(const Work& work) {
+  for (const CollectiveCall& c : work.collectives) runCollective(c);
+  if (!work.p2p.empty()) runP2P(work.p2p);
+}
+
+std::string Communicator::label(const char* what, uint64_t sequence) const {
+  return std::string(what) + " #" + std::to_string(sequence) + " on rank " + std::to_string(rank_);
+}
+
+void Communicator::runCollective(const CollectiveCall& c) {
+  algo::CollectiveArgs a = c.args;
+  // A step carries at most the slices the executor keeps in flight.
+  a.maxStepElements = static_cast<size_t>(config_.window) * (config_.sliceBytes / typeSize(a.type));
+  const ScheduleKey key{static_cast<int>(a.collective), a.count, a.type, a.op, a.root, a.inPlace};
+  auto it = schedules_.find(key);
+  if (it == schedules_.end()) {
+    if (schedules_.size() >= 256) schedules_.clear();  // bound the cache
+    const algo::Algorithm& algorithm = tuner_.choose(a);
+    it = schedules_.emplace(key, algorithm.build(a)).first;
+    TRNCCL_TRACE("rank %d: %s of %zu x %s uses %s", rank_, algo::collectiveName(a.collective),
+                 a.count, typeName(a.type), algorithm.name());
+  }
+  const algo::Schedule& schedule = it->second;
+  const size_t scratchBytes = schedule.scratchElements * typeSize(a.type);
+  if (scratch_.size() < scratchBytes) scratch_.resize(scratchBytes);
+
+  runtime::Call call;
+  call.buffers = {nullptr, const_cast<void*>(c.send), c.recv, scratch_.data()};
+  call.tagBase = runtime::collectiveTagBase(c.sequence);
+  call.label = label(algo::collectiveName(a.collective), c.sequence);
+  runtime::execute(schedule, call, context_);
+}
+
+void Communicator::runP2P(const std::vector<P2PCall>& calls) {
+  std::vector<algo::P2POp> ops;
+  runtime::Call call;
+  call.buffers = {nullptr, nullptr, nullptr, nullptr};
+  for (const P2PCall& c : calls) {
+    ops.push_back(c.op);
+    call.buffers.push_back(c.buffer);
+  }
+  call.tagBase = runtime::kP2PTagBase;
+  call.label = "send/recv group on rank " + std::to_string(rank_);
+  runtime::execute(algo::buildP2P(rank_, nranks_, ops), call, context_);
+}
+
+void Communicator::abort() {
+  abortFlag_ = true;
+  for (auto& t : transports_) t->interrupt();
+}
+
+void Communicator::fail(trncclResult_t code, const std::string& message) {
+  std::lock_guard<std::mutex> lock(errorMutex_);
+  if (asyncError_ == trncclSuccess) asyncError_ = code, asyncMessage_ = message;
+}
+
+trncclResult_t Communicator::asyncError() const {
+  std::lock_guard<std::mutex> lock(errorMutex_);
+  return asyncError_;
+}
+
+void Communicator::checkUsable() const {
+  if (aborted()) throwError(trncclInvalidUsage, "the communicator was aborted");
+  std::lock_guard<std::mutex> lock(errorMutex_);
+  if (asyncError_ != trncclSuccess)
+    throwError(asyncError_, "the communicator failed earlier (" + asyncMessage_ +
+                                "); destroy or abort it");
+}
+
+}  // namespace trnccl::core

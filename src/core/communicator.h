@@ -1,0 +1,115 @@
+// A communicator: one rank's membership of a group of ranks, and everything it
+// owns to run collectives among them: the bootstrap, the transports, the
+// simulated device, the tuner, staging buffers, and the bookkeeping that keeps
+// every rank's operations in the same order.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "algorithms/algorithm.h"
+#include "algorithms/p2p.h"
+#include "algorithms/tuner.h"
+#include "core/bootstrap.h"
+#include "core/config.h"
+#include "device/device.h"
+#include "runtime/executor.h"
+#include "runtime/staging.h"
+#include "runtime/stream.h"
+#include "transports/transport.h"
+
+namespace trnccl::core {
+
+struct CollectiveCall {
+  algo::CollectiveArgs args;
+  const void* send = nullptr;
+  void* recv = nullptr;
+  uint64_t sequence = 0;
+};
+
+struct P2PCall {
+  algo::P2POp op;
+  void* buffer = nullptr;
+};
+
+// What one turn of a communicator runs: collectives in call order, then the
+// fused point-to-point operations of a group.
+struct Work {
+  std::vector<CollectiveCall> collectives;
+  std::vector<P2PCall> p2p;
+};
+
+class Communicator {
+ public:
+  // Collective over the nranks ranks sharing `id`.
+  Communicator(const trncclUniqueId& id, int nranks, int rank, Config config);
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return nranks_; }
+  const Config& config() const { return config_; }
+  Bootstrap& bootstrap() { return *bootstrap_; }
+  device::Device& device() { return device_; }
+
+  // Program-order bookkeeping, called in the issuing thread.
+  uint64_t nextSequence() { return sequence_++; }
+  uint32_t nextP2PTag(int peer, bool send);
+
+  // Takes this communicator's next turn and returns the closure that runs
+  // `work` in that turn, wherever it is called. It throws the work's error,
+  // which also becomes the communicator's asynchronous error.
+  std::function<void()> prepare(Work work);
+  // Blocks until every operation prepared so far has run or given up.
+  void drain();
+
+  void abort();
+  bool aborted() const { return abortFlag_.load(); }
+  // Throws if the communicator was aborted or a past operation failed.
+  void checkUsable() const;
+  trncclResult_t asyncError() const;
+
+ private:
+  void run(const Work& work);
+  void runCollective(const CollectiveCall& call);
+  void runP2P(const std::vector<P2PCall>& calls);
+  void fail(trncclResult_t code, const std::string& message);
+  void connectTransports(const trncclUniqueId& id);
+  std::string label(const char* what, uint64_t sequence) const;
+
+  int rank_, nranks_;
+  Config config_;
+  std::atomic<bool> abortFlag_{false};
+  std::unique_ptr<Bootstrap> bootstrap_;
+  std::vector<std::unique_ptr<transport::Transport>> transports_;
+  device::Device device_;
+  algo::Tuner tuner_;
+  runtime::StagingPool staging_;
+  runtime::ExecutorContext context_;
+  runtime::TurnTaker turns_;
+  std::vector<char> scratch_;
+
+  using ScheduleKey = std::tuple<int, size_t, int, int, int, bool>;
+  std::map<ScheduleKey, algo::Schedule> schedules_;  // touched only in turns
+
+  uint64_t sequence_ = 0;
+  std::vector<uint32_t> sendTags_, recvTags_;
+
+  std::mutex pendingMutex_;
+  std::condition_variable pendingChanged_;
+  int pending_ = 0;  // prepared closures not yet destroyed
+
+  mutable std::mutex errorMutex_;
+  trncclResult_t asyncError_ = trncclSuccess;
+  std::string asyncMessage_;
+};
+
+}  // namespace trnccl::core

@@ -1,0 +1,77 @@
+#include "core/config.h"
+
+#include "algorithms/tuner.h"
+#include "base/env.h"
+#include "base/error.h"
+
+namespace trnccl::core {
+namespace {
+
+bool isSet(int field) { return field != TRNCCL_CONFIG_UNDEF_INT; }
+
+std::string choice(const char* field, const char* value, const char* variable,
+                   const std::string& fallback, std::initializer_list<const char*> allowed) {
+  if (value == nullptr) return env::getChoice(variable, fallback, allowed);
+  std::string list;
+  for (const char* a : allowed) {
+    if (std::string(value) == a) return a;
+    list += list.empty() ? a : std::string(", ") + a;
+  }
+  throwInvalidArgument(std::string("config->") + field,
+                       std::string("is '") + value + "', not one of: " + list);
+}
+
+}  // namespace
+
+Config resolveConfig(const trncclConfig_t* user) {
+  if (user != nullptr && (user->magic != TRNCCL_CONFIG_MAGIC || user->size != sizeof(trncclConfig_t)))
+    throwInvalidArgument("config", "was not initialised with TRNCCL_CONFIG_INITIALIZER");
+  trncclConfig_t none = TRNCCL_CONFIG_INITIALIZER;
+  const trncclConfig_t& c = user ? *user : none;
+  Config out;
+
+  if (isSet(c.blocking)) {
+    if (c.blocking != 0 && c.blocking != 1) throwInvalidArgument("config->blocking", "must be 0 or 1");
+    out.blocking = c.blocking == 1;
+  }
+  if (isSet(c.timeoutMs)) {
+    if (c.timeoutMs <= 0) throwInvalidArgument("config->timeoutMs", "must be positive");
+    out.timeout = std::chrono::milliseconds(c.timeoutMs);
+  } else {
+    out.timeout = std::chrono::milliseconds(env::getInt("TRNCCL_TIMEOUT_MS", 300000, 1, INT64_MAX / 2));
+  }
+
+  out.topology = c.topology ? c.topology : env::get("TRNCCL_TOPO").value_or("");
+  if (!out.topology.empty())
+    throwError(trncclInvalidArgument,
+               (c.topology ? std::string("config->topology") : std::string("TRNCCL_TOPO")) + "='" +
+                   out.topology + "': topology files are not supported by this version yet; "
+                   "leave it unset (all ranks form one ring on this host)");
+
+  // Only the shared-memory transport exists in this version: "auto" means shm.
+  out.transport = choice("transport", c.transport, "TRNCCL_TRANSPORT", "auto", {"auto", "shm"});
+
+  if (c.algorithm) {
+    out.algorithm = c.algorithm;
+    algo::Tuner check(out.algorithm, "config->algorithm");
+  } else {
+    out.algorithm = env::get("TRNCCL_ALGO").value_or("auto");
+    algo::Tuner check(out.algorithm, "TRNCCL_ALGO");
+  }
+
+  if (isSet(c.stochasticRounding)) {
+    if (c.stochasticRounding != 0 && c.stochasticRounding != 1)
+      throwInvalidArgument("config->stochasticRounding", "must be 0 or 1");
+    out.stochasticRounding = c.stochasticRounding == 1;
+  } else {
+    out.stochasticRounding = env::getBool("TRNCCL_STOCHASTIC_ROUNDING", false);
+  }
+  out.seed = c.seed != 0 ? c.seed : static_cast<uint64_t>(env::getInt("TRNCCL_SEED", 0, 0, INT64_MAX));
+  if (c.commName) out.name = c.commName;
+
+  out.sliceBytes = static_cast<size_t>(env::getInt("TRNCCL_SLICE_BYTES", 512 * 1024, 4096, 64 << 20));
+  out.window = static_cast<int>(env::getInt("TRNCCL_WINDOW", 4, 1, 64));
+  return out;
+}
+
+}  // namespace trnccl::core

@@ -1,0 +1,31 @@
+// A communicator's settings, resolved once at creation from trncclConfig_t and
+// the environment: a field set in the config struct wins over its environment
+// variable; an unknown or malformed value is an error naming the field or
+// variable, never a silent fallback.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "trnccl/trnccl.h"
+
+namespace trnccl::core {
+
+struct Config {
+  bool blocking = true;
+  std::chrono::milliseconds timeout{300000};  // TRNCCL_TIMEOUT_MS
+  std::string topology;                       // TRNCCL_TOPO
+  std::string transport = "auto";             // TRNCCL_TRANSPORT
+  std::string algorithm = "auto";             // TRNCCL_ALGO
+  bool stochasticRounding = false;            // TRNCCL_STOCHASTIC_ROUNDING
+  uint64_t seed = 0;                          // TRNCCL_SEED
+  std::string name;                           // config.commName
+  size_t sliceBytes = 512 * 1024;             // TRNCCL_SLICE_BYTES: pipelining unit
+  int window = 4;                             // TRNCCL_WINDOW: slices in flight per step
+};
+
+// `user` may be NULL (all from the environment). Throws Error(InvalidArgument).
+Config resolveConfig(const trncclConfig_t* user);
+
+}  // namespace trnccl::core

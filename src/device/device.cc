@@ -1,0 +1,47 @@
+#include "device/device.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "base/datatype.h"
+
+namespace trnccl::device {
+
+EngineStats Engine::stats() const {
+  return EngineStats{calls_.load(), bytes_.load(), static_cast<double>(picoseconds_.load()) * 1e-12};
+}
+
+void Engine::reset() {
+  calls_ = 0;
+  bytes_ = 0;
+  picoseconds_ = 0;
+}
+
+void Engine::account(uint64_t bytes, double seconds) {
+  calls_.fetch_add(1, std::memory_order_relaxed);
+  bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  picoseconds_.fetch_add(static_cast<uint64_t>(std::llround(seconds * 1e12)), std::memory_order_relaxed);
+}
+
+void DmaEngine::copy(void* dst, const void* src, size_t bytes) {
+  if (bytes == 0 || dst == src) return;
+  std::memcpy(dst, src, bytes);
+  account(2 * bytes, dmaCopySeconds(model_, bytes));
+}
+
+void DmaEngine::convert(const kernels::ConvertArgs& args) {
+  kernels::convert(args);
+  const size_t moved = args.count * std::max(typeSize(args.srcType), typeSize(args.dstType));
+  account(args.count * (typeSize(args.srcType) + typeSize(args.dstType)),
+          dmaCopySeconds(model_, moved));
+}
+
+void VectorEngine::reduce(const kernels::ReduceArgs& args) {
+  kernels::reduce(args);
+  const size_t elem = typeSize(args.type);
+  account(args.count * elem * (args.nsrcs + 1),
+          vectorReduceSeconds(model_, args.count, args.nsrcs, elem));
+}
+
+}  // namespace trnccl::device

@@ -1,0 +1,101 @@
+// The entry points of kernels.h: argument checks, the per-call stochastic
+// rounding key, and one table lookup per call for the ISA's kernel.
+#include <cstring>
+#include <string>
+
+#include "base/datatype.h"
+#include "base/error.h"
+#include "device/kernels/kernel_table.h"
+#include "device/kernels/kernels.h"
+
+namespace trnccl::kernels {
+namespace {
+
+const KernelTable& kernelsFor(Isa isa) {
+  if (!isaSupported(isa))
+    throwInvalidArgument("isa", std::string("'") + isaName(isa) + "' is not supported by this CPU");
+  switch (isa) {
+    case Isa::Scalar: return scalarKernels();
+    case Isa::Avx2: return avx2Kernels();
+    case Isa::Avx512: return avx512Kernels();
+    case Isa::Avx512Bf16: return avx512Bf16Kernels();
+  }
+  throwInvalidArgument("isa", "is not an Isa");
+}
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+RandomKey randomKey(const RoundingMode& mode) {
+  if (mode.kind != Rounding::Stochastic) return {};
+  const uint64_t key = splitmix64(mode.seed ^ splitmix64(mode.call));
+  return {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)};
+}
+
+void checkType(const char* argument, trncclDataType_t type) {
+  if (!validType(type))
+    throwInvalidArgument(argument, "is not a trncclDataType_t (" + std::to_string(type) + ")");
+}
+
+void checkBuffer(const std::string& argument, const void* pointer) {
+  if (pointer == nullptr) throwInvalidArgument(argument, "is NULL");
+}
+
+void validate(const ReduceArgs& args) {
+  checkType("type", args.type);
+  if (!validOp(args.op))
+    throwInvalidArgument("op", "is not a trncclRedOp_t (" + std::to_string(args.op) + ")");
+  if (args.nsrcs < 1)
+    throwInvalidArgument("nsrcs", "must be at least 1 (is " + std::to_string(args.nsrcs) + ")");
+  if (args.op == trncclAvg && args.avgDivisor == 0) throwInvalidArgument("avgDivisor", "is 0");
+  if (args.count == 0) return;
+  checkBuffer("dst", args.dst);
+  checkBuffer("srcs", args.srcs);
+  for (int k = 0; k < args.nsrcs; ++k) checkBuffer("srcs[" + std::to_string(k) + "]", args.srcs[k]);
+}
+
+void validate(const ConvertArgs& args) {
+  checkType("srcType", args.srcType);
+  checkType("dstType", args.dstType);
+  if (!canConvert(args.srcType, args.dstType)) {
+    throwInvalidArgument("dstType", std::string("cannot be converted to from ") +
+                                        typeName(args.srcType) + " (only between floating types)");
+  }
+  if (args.count == 0) return;
+  checkBuffer("dst", args.dst);
+  checkBuffer("src", args.src);
+}
+
+}  // namespace
+
+void reduce(const ReduceArgs& args) { reduce(selectedIsa(), args); }
+
+void reduce(Isa isa, const ReduceArgs& args) {
+  validate(args);
+  const KernelTable& kernels = kernelsFor(isa);
+  if (args.count == 0) return;
+  kernels.reduce[args.type][args.op](args, randomKey(args.rounding));
+}
+
+bool canConvert(trncclDataType_t from, trncclDataType_t to) {
+  return validType(from) && validType(to) && (from == to || (isFloatType(from) && isFloatType(to)));
+}
+
+void convert(const ConvertArgs& args) { convert(selectedIsa(), args); }
+
+void convert(Isa isa, const ConvertArgs& args) {
+  validate(args);
+  const KernelTable& kernels = kernelsFor(isa);
+  if (args.count == 0) return;
+  if (args.srcType == args.dstType) {
+    if (args.dst != args.src) std::memmove(args.dst, args.src, args.count * typeSize(args.srcType));
+    return;
+  }
+  kernels.convert[args.srcType][args.dstType](args, randomKey(args.rounding));
+}
+
+}  // namespace trnccl::kernels

@@ -1,0 +1,16 @@
+// How selectedIsa() chooses its ISA, exposed for tests.
+#pragma once
+
+#include "device/kernels/kernels.h"
+
+namespace trnccl::kernels {
+
+inline constexpr const char* kIsaEnvironmentVariable = "TRNCCL_KERNEL_ISA";
+
+// The best ISA this CPU runs, or the one TRNCCL_KERNEL_ISA names; computed
+// afresh on every call (selectedIsa() keeps the first answer). Throws
+// trnccl::Error (trncclInvalidArgument) for an unknown name or an ISA this
+// CPU cannot run.
+Isa chooseIsa();
+
+}  // namespace trnccl::kernels

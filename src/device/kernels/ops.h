@@ -1,0 +1,64 @@
+// The five reduction operators, written once over lane operations L: an ISA
+// wrapper (FP32 vectors), ScalarLanes<double> or IntegerLanes<T>. Each is
+// constructed with the call's avg divisor; combine() folds the next source
+// into the accumulator, finish() is the step after the last source.
+#pragma once
+
+#include <cstdint>
+
+namespace trnccl::kernels {
+namespace {
+
+template <class L>
+struct Sum {
+  explicit Sum(uint64_t) {}
+  template <class X>
+  X combine(X acc, X x) const { return L::add(acc, x); }
+  template <class X>
+  X finish(X acc) const { return acc; }
+};
+
+template <class L>
+struct Prod {
+  explicit Prod(uint64_t) {}
+  template <class X>
+  X combine(X acc, X x) const { return L::mul(acc, x); }
+  template <class X>
+  X finish(X acc) const { return acc; }
+};
+
+// max/min propagate NaN: L::max(x, acc) returns acc when either is NaN, so a
+// NaN accumulator sticks, and a NaN source is taken explicitly. Among equal
+// values (+0 and -0) the earliest source wins.
+template <class L>
+struct Max {
+  explicit Max(uint64_t) {}
+  template <class X>
+  X combine(X acc, X x) const { return L::select(L::isNaN(x), x, L::max(x, acc)); }
+  template <class X>
+  X finish(X acc) const { return acc; }
+};
+
+template <class L>
+struct Min {
+  explicit Min(uint64_t) {}
+  template <class X>
+  X combine(X acc, X x) const { return L::select(L::isNaN(x), x, L::min(x, acc)); }
+  template <class X>
+  X finish(X acc) const { return acc; }
+};
+
+template <class L>
+struct Avg {
+  explicit Avg(uint64_t divisor) : divisor_(L::avgDivisor(divisor)) {}
+  template <class X>
+  X combine(X acc, X x) const { return L::add(acc, x); }
+  template <class X>
+  X finish(X acc) const { return L::div(acc, divisor_); }
+
+ private:
+  decltype(L::avgDivisor(1)) divisor_;
+};
+
+}  // namespace
+}  // namespace trnccl::kernels

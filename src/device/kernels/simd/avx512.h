@@ -1,0 +1,97 @@
+// AVX-512 (F, BW, DQ, VL): sixteen 32-bit lanes, with mask registers.
+// Avx512Bf16 adds the hardware FP32 -> bf16 conversion (vcvtneps2bf16).
+// Compile only in translation units built with the matching -m flags.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace trnccl::kernels::simd {
+namespace {
+
+struct Avx512 {
+  static constexpr size_t kLanes = 16;
+  using F = __m512;
+  using U = __m512i;
+  using M = __mmask16;
+
+  static F loadF(const std::byte* p) { return _mm512_loadu_ps(p); }
+  static void storeF(std::byte* p, F v) { _mm512_storeu_ps(p, v); }
+  static U loadU8(const std::byte* p) {
+    return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static U loadU16(const std::byte* p) {
+    return _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static void storeU8(std::byte* p, U v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(v));
+  }
+  static void storeU16(std::byte* p, U v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(v));
+  }
+
+  static F splatF(float v) { return _mm512_set1_ps(v); }
+  static F avgDivisor(uint64_t divisor) { return splatF(static_cast<float>(divisor)); }
+  static F add(F a, F b) { return _mm512_add_ps(a, b); }
+  static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+  static F div(F a, F b) { return _mm512_div_ps(a, b); }
+  static F max(F a, F b) { return _mm512_max_ps(a, b); }
+  static F min(F a, F b) { return _mm512_min_ps(a, b); }
+  static M isNaN(F a) { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
+  static F select(M m, F a, F b) { return _mm512_mask_blend_ps(m, b, a); }
+
+  static U splatU(uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
+  static U iota() { return _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); }
+  static F asF(U v) { return _mm512_castsi512_ps(v); }
+  static U asU(F v) { return _mm512_castps_si512(v); }
+
+  static U add(U a, U b) { return _mm512_add_epi32(a, b); }
+  static U sub(U a, U b) { return _mm512_sub_epi32(a, b); }
+  static U mullo(U a, U b) { return _mm512_mullo_epi32(a, b); }
+  static U bitAnd(U a, U b) { return _mm512_and_si512(a, b); }
+  static U bitOr(U a, U b) { return _mm512_or_si512(a, b); }
+  static U bitXor(U a, U b) { return _mm512_xor_si512(a, b); }
+  template <int kCount>
+  static U shl(U a) { return _mm512_slli_epi32(a, kCount); }
+  template <int kCount>
+  static U shr(U a) { return _mm512_srli_epi32(a, kCount); }
+  static U shlv(U a, U count) { return _mm512_sllv_epi32(a, count); }
+  static U shrv(U a, U count) { return _mm512_srlv_epi32(a, count); }
+  static U minU(U a, U b) { return _mm512_min_epu32(a, b); }
+  static U maxU(U a, U b) { return _mm512_max_epu32(a, b); }
+  static M lessThan(U a, U b) { return _mm512_cmplt_epi32_mask(a, b); }
+  static M equal(U a, U b) { return _mm512_cmpeq_epi32_mask(a, b); }
+  static U select(M m, U a, U b) { return _mm512_mask_blend_epi32(m, b, a); }
+  static bool any(M m) { return m != 0; }
+
+  static F halfToFloat(U half) { return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(half)); }
+  static F loadHalf(const std::byte* p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  // Hardware RNE to fp16; declines (false) when a lane is NaN, whose payload
+  // the hardware would keep.
+  static bool tryStoreHalfNearestEven(std::byte* p, F v) {
+    if (any(isNaN(v))) return false;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p),
+                        _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    return true;
+  }
+};
+
+struct Avx512Bf16 : Avx512 {
+  // Hardware RNE to bf16; declines (false) when a lane is NaN (payload kept)
+  // or an FP32 denormal (which vcvtneps2bf16 flushes to zero).
+  static bool tryStoreBf16NearestEven(std::byte* p, F v) {
+    constexpr int kQuietNaN = 0x01, kDenormal = 0x20, kSignalingNaN = 0x80;
+    if (_mm512_fpclass_ps_mask(v, kQuietNaN | kDenormal | kSignalingNaN) != 0) return false;
+    const __m256bh words = _mm512_cvtneps_pbh(v);
+    std::memcpy(p, &words, sizeof words);
+    return true;
+  }
+};
+
+}  // namespace
+}  // namespace trnccl::kernels::simd

@@ -1,0 +1,67 @@
+// The scalar "vector" (one lane): the portable path, and the reference the
+// SIMD paths must match bit for bit. Its operations replicate what the x86
+// vector instructions do (max/min operand order, shift counts >= 32 giving 0).
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#include "device/kernels/simd/lanes.h"
+
+namespace trnccl::kernels::simd {
+namespace {
+
+struct Scalar : ScalarLanes<float> {
+  static constexpr size_t kLanes = 1;
+  using U = uint32_t;
+  // The U overloads below would hide these.
+  using ScalarLanes<float>::add;
+  using ScalarLanes<float>::select;
+
+  static F loadF(const std::byte* p) { return loadAs<float>(p); }
+  static void storeF(std::byte* p, F v) { storeAs(p, v); }
+  static U loadU8(const std::byte* p) { return loadAs<uint8_t>(p); }
+  static U loadU16(const std::byte* p) { return loadAs<uint16_t>(p); }
+  static void storeU8(std::byte* p, U v) { storeAs(p, static_cast<uint8_t>(v)); }
+  static void storeU16(std::byte* p, U v) { storeAs(p, static_cast<uint16_t>(v)); }
+
+  static U splatU(uint32_t v) { return v; }
+  static U iota() { return 0; }
+  static F asF(U v) { return std::bit_cast<float>(v); }
+  static U asU(F v) { return std::bit_cast<uint32_t>(v); }
+
+  static U add(U a, U b) { return a + b; }
+  static U sub(U a, U b) { return a - b; }
+  static U mullo(U a, U b) { return a * b; }
+  static U bitAnd(U a, U b) { return a & b; }
+  static U bitOr(U a, U b) { return a | b; }
+  static U bitXor(U a, U b) { return a ^ b; }
+  template <int kCount>
+  static U shl(U a) { return a << kCount; }
+  template <int kCount>
+  static U shr(U a) { return a >> kCount; }
+  static U shlv(U a, U count) { return count < 32 ? a << count : 0; }
+  static U shrv(U a, U count) { return count < 32 ? a >> count : 0; }
+  static U minU(U a, U b) { return a < b ? a : b; }
+  static U maxU(U a, U b) { return a > b ? a : b; }
+  static M lessThan(U a, U b) { return static_cast<int32_t>(a) < static_cast<int32_t>(b); }
+  static M equal(U a, U b) { return a == b; }
+  static U select(M m, U a, U b) { return m ? a : b; }
+  static bool any(M m) { return m; }
+
+  // Exact, in integer arithmetic (what vcvtph2ps does in hardware).
+  static F halfToFloat(U half) {
+    const uint32_t sign = (half & 0x8000u) << 16;
+    const uint32_t exponent = (half >> 10) & 0x1Fu;
+    const uint32_t mantissa = half & 0x3FFu;
+    if (exponent == 0x1F) return asF(sign | 0x7F800000u | (mantissa << 13));
+    if (exponent != 0) return asF(sign | ((exponent + 112) << 23) | (mantissa << 13));
+    // Subnormal or zero: mantissa * 2^-24 is exact and an FP32 normal.
+    return asF(sign | asU(static_cast<float>(mantissa) * 0x1p-24f));
+  }
+  static F loadHalf(const std::byte* p) { return halfToFloat(loadU16(p)); }
+};
+
+}  // namespace
+}  // namespace trnccl::kernels::simd

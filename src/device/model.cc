@@ -1,0 +1,47 @@
+#include "device/model.h"
+
+#include <algorithm>
+#include <string>
+
+#include "base/error.h"
+
+namespace trnccl::device {
+
+constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+
+// Trainium (trn1, NeuronCore-v2): 32 GiB HBM at 820 GiB/s and 1 TB/s DMA
+// (Neuron docs, "Trainium Architecture"); VectorEngine 2.3 FP32 TFLOPS per
+// NeuronCore (Neuron docs, "NeuronCore-v2 Architecture").
+const DeviceModel& trainium() {
+  static const DeviceModel m{"trainium", "NeuronCore-v2", 32 * GiB, 820 * GiB, 1e12, 2.3e12};
+  return m;
+}
+
+// Trainium2 (trn2, NeuronCore-v3): 96 GiB HBM at 2.9 TB/s, DMA 3.5 TB/s
+// (DESIGN.md's hardware table). The NeuronCore-v3 VectorEngine figure is not
+// published; NeuronCore-v2's is assumed.
+const DeviceModel& trainium2() {
+  static const DeviceModel m{"trainium2", "NeuronCore-v3", 96 * GiB, 2.9e12, 3.5e12, 2.3e12};
+  return m;
+}
+
+const DeviceModel& deviceModel(std::string_view generation) {
+  if (generation == "trainium") return trainium();
+  if (generation == "trainium2") return trainium2();
+  throwInvalidArgument("generation", "'" + std::string(generation) +
+                                         "' is not a known device (trainium, trainium2)");
+}
+
+double dmaCopySeconds(const DeviceModel& m, size_t bytes) {
+  const double b = static_cast<double>(bytes);
+  return std::max(b / m.dmaBytesPerSec, 2 * b / m.hbmBytesPerSec);
+}
+
+double vectorReduceSeconds(const DeviceModel& m, size_t count, int nsrcs, size_t elemBytes) {
+  const double n = static_cast<double>(count);
+  const double traffic = n * static_cast<double>(elemBytes) * (nsrcs + 1);
+  const double ops = n * std::max(nsrcs - 1, 1);
+  return std::max(traffic / m.hbmBytesPerSec, ops / m.vectorFlopsFp32);
+}
+
+}  // namespace trnccl::device

@@ -1,0 +1,155 @@
+// Failures: a rank process that dies mid-job, and a rank that never calls the
+// collective. Nothing may hang: the other ranks get an error within the
+// timeout, naming a rank, and can abort promptly; no shared-memory segment is
+// left behind.
+#include <dirent.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "launcher.h"
+#include "scoped_env.h"
+#include "thread_ranks.h"
+
+using namespace colltest;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::set<std::string> trncclShmEntries() {
+  std::set<std::string> names;
+  if (DIR* dir = opendir("/dev/shm")) {
+    while (const dirent* e = readdir(dir)) {
+      const std::string name = e->d_name;
+      if (name.find("trnccl") != std::string::npos) names.insert(name);
+    }
+    closedir(dir);
+  }
+  return names;
+}
+
+// Entries present now that were not in `before`. Other tests running at the
+// same time may hold segments for a moment while they connect, so a leftover
+// must still be there after a few seconds.
+std::vector<std::string> leftovers(const std::set<std::string>& before) {
+  std::vector<std::string> left;
+  for (int attempt = 0; attempt < 30; ++attempt) {
+    left.clear();
+    for (const std::string& name : trncclShmEntries())
+      if (!before.count(name)) left.push_back(name);
+    if (left.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return left;
+}
+
+long long msSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+}
+
+void checkDeadRank(int nranks, int victim) {
+  // Many small slices: the victim dies between pipelined transfers.
+  ScopedEnv slices("TRNCCL_SLICE_BYTES", "4096");
+  const std::set<std::string> before = trncclShmEntries();
+  const WorkerJob job =
+      runWorkers(TRNCCL_COLL_WORKER, nranks,
+                 {"--mode", "die", "--victim", std::to_string(victim), "--die-before", "3", "--timeout-ms", "4000"},
+                 std::chrono::seconds(60));
+  std::vector<int> codes(static_cast<size_t>(nranks), 0);
+  codes[static_cast<size_t>(victim)] = 3;
+  INFO("workers (the victim exits 3; 1 = a survivor's check failed, see stderr): " << describeJob(job));
+  CHECK(exitedWith(job, codes));
+  const std::vector<std::string> left = leftovers(before);
+  INFO("left in /dev/shm: " << left.size() << (left.empty() ? "" : ", e.g. " + left[0]));
+  CHECK(left.empty());
+}
+
+}  // namespace
+
+TEST_CASE("failure: a rank process exits before its 3rd all-reduce (rank 1 of 3)", "[failure][processes]") {
+  checkDeadRank(3, 1);
+}
+
+TEST_CASE("failure: a rank process exits before its 3rd all-reduce (rank 0 of 4)", "[failure][processes]") {
+  checkDeadRank(4, 0);
+}
+
+TEST_CASE("failure: a rank that never calls the collective gives trncclTimeout naming the peer", "[failure][timeout]") {
+  FailureLog log;
+  std::atomic<int> finished{0};
+  const int n = GENERATE(2, 3);
+  const int absent = n - 1;
+  trncclConfig_t config = TRNCCL_CONFIG_INITIALIZER;
+  config.timeoutMs = 1000;
+  const ThreadJob job = runOnThreadsWithConfig(n, config, [&](trncclComm_t comm, int r) {
+    if (r == absent) {
+      // Stays away until the others have given up (bounded).
+      const auto deadline = Clock::now() + std::chrono::seconds(60);
+      while (finished.load() < n - 1 && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      return true;
+    }
+    std::vector<float> send(50000, 1.0f), recv(50000, 0.0f);
+    const auto start = Clock::now();
+    const trncclResult_t rc = trncclAllReduce(send.data(), recv.data(), send.size(), trncclFloat32, trncclSum, comm, nullptr);
+    const long long ms = msSince(start);
+    const std::string message = trncclGetLastError(comm);
+    ++finished;
+    if (rc != trncclTimeout) log.fail(r, "returned " + std::to_string(rc) + " after " + std::to_string(ms) + " ms, expected trncclTimeout: " + message);
+    if (ms < 900 || ms > 15000) log.fail(r, "gave up after " + std::to_string(ms) + " ms with a 1000 ms timeout");
+    // With 2 ranks the only peer is the absent one; with more, the peer a
+    // rank waits for may be a live rank that waits itself.
+    const std::regex names = n == 2 ? std::regex("rank " + std::to_string(absent) + "\\b") : std::regex("rank [0-9]+");
+    if (!std::regex_search(message, names)) log.fail(r, "the message names no (absent) peer: '" + message + "'");
+    trncclResult_t async = trncclSuccess;
+    log.expect(r, "trncclCommGetAsyncError", trncclCommGetAsyncError(comm, &async), trncclSuccess, comm);
+    if (async != trncclTimeout) log.fail(r, "trncclCommGetAsyncError gave " + std::to_string(async) + ", expected trncclTimeout");
+    // The failed communicator refuses further work at once (no second wait).
+    const auto again = Clock::now();
+    const trncclResult_t rc2 = trncclAllReduce(send.data(), recv.data(), send.size(), trncclFloat32, trncclSum, comm, nullptr);
+    if (rc2 == trncclSuccess || msSince(again) > 500)
+      log.fail(r, "a call on the failed communicator returned " + std::to_string(rc2) + " after " + std::to_string(msSince(again)) + " ms");
+    return true;
+  });
+  INFO(n << " ranks, rank " << absent << " absent");
+  INFO("communicator creation: " << job.initError);
+  REQUIRE(job.init == trncclSuccess);
+  INFO(log.text());
+  CHECK(log.size() == 0);
+}
+
+TEST_CASE("failure: trncclCommAbort returns promptly while a peer is stuck, and the aborted call returns", "[failure][abort]") {
+  // Rank 0 waits in an all-reduce on a stream that rank 1 never joins; an
+  // abort from the test thread must end it well before the 60 s timeout.
+  trncclConfig_t config = TRNCCL_CONFIG_INITIALIZER;
+  config.timeoutMs = 60000;
+  trncclUniqueId id;
+  REQUIRE(trncclGetUniqueId(&id) == trncclSuccess);
+  std::vector<trncclComm_t> comms(2, nullptr);
+  inThreads(2, [&](int r) {
+    trncclConfig_t mine = config;
+    return static_cast<int>(trncclCommInitRankConfig(&comms[static_cast<size_t>(r)], 2, id, r, &mine));
+  });
+  REQUIRE(comms[0] != nullptr);
+  REQUIRE(comms[1] != nullptr);
+  trncclStream_t stream = nullptr;
+  REQUIRE(trncclStreamCreate(&stream) == trncclSuccess);
+  std::vector<float> send(1000, 1.0f), recv(1000, 0.0f);
+  REQUIRE(trncclAllReduce(send.data(), recv.data(), send.size(), trncclFloat32, trncclSum, comms[0], stream) == trncclSuccess);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK(trncclStreamQuery(stream) == trncclInProgress);
+  const auto start = Clock::now();
+  CHECK(trncclCommAbort(comms[0]) == trncclSuccess);
+  const trncclResult_t synced = trncclStreamSynchronize(stream);
+  const long long ms = msSince(start);
+  INFO("abort + synchronize took " << ms << " ms; synchronize returned " << synced << ": " << trncclGetLastError(nullptr));
+  CHECK(ms < 10000);
+  CHECK(synced != trncclSuccess);  // the aborted all-reduce did not complete
+  CHECK(trncclStreamDestroy(stream) == trncclSuccess);
+  CHECK(trncclCommDestroy(comms[1]) == trncclSuccess);
+}

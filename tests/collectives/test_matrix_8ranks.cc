@@ -1,0 +1,12 @@
+// The full matrix on 8 ranks. Threads and processes run in one test case so
+// that no two 8-rank jobs share the (2-core) machine.
+#include <catch2/catch.hpp>
+
+#include "matrix_checks.h"
+
+using namespace colltest;
+
+TEST_CASE("matrix: 8 ranks as threads, then as processes", "[matrix][8ranks]") {
+  SECTION("threads") { checkThreadMatrix(8, MatrixOptions{}); }
+  SECTION("processes") { checkProcessMatrix(8, {}); }
+}

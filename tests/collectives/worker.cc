@@ -1,0 +1,242 @@
+// One rank of a multi-process test, started by launcher.cc. Uses the public
+// C API only. Exit status: 0 passed, 1 a check failed (the first failures are
+// printed on stderr), 2 bad usage or setup, 3 the rank that dies on purpose.
+//
+//   worker --id HEX --nranks N --rank R --mode matrix [--large-types few] [--stream]
+//          [--colls AllReduce,Broadcast,...] [--counts 1,37] [--large-types float32,int8]
+//   worker ... --mode die --victim V --die-before K --timeout-ms T
+//   worker ... --mode random
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "encoding.h"
+#include "matrix.h"
+#include "random_reduce.h"
+#include "trnccl/trnccl.h"
+#include "unique_id_hex.h"
+
+using namespace colltest;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Args {
+  std::map<std::string, std::string> values;
+  std::string get(const std::string& key, const std::string& fallback = "") const {
+    auto it = values.find(key);
+    return it == values.end() ? fallback : it->second;
+  }
+  int getInt(const std::string& key, int fallback) const {
+    auto it = values.find(key);
+    return it == values.end() ? fallback : std::atoi(it->second.c_str());
+  }
+  bool has(const std::string& key) const { return values.count(key) != 0; }
+};
+
+Args parse(int argc, char** argv) {
+  Args args;
+  for (int i = 1; i < argc; ++i) {
+    std::string key = argv[i];
+    if (key.rfind("--", 0) != 0) continue;
+    key.erase(0, 2);
+    const bool flag = i + 1 >= argc || std::string(argv[i + 1]).rfind("--", 0) == 0;
+    args.values[key] = flag ? "1" : argv[++i];
+  }
+  return args;
+}
+
+long long msSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+}
+
+// "AllReduce,Broadcast" -> those collectives; false if a name is unknown.
+bool parseColls(const std::string& list, std::vector<Coll>* out) {
+  out->clear();
+  size_t at = 0;
+  while (at <= list.size()) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    const std::string name = list.substr(at, comma - at);
+    bool found = false;
+    for (Coll c : allColls())
+      if (name == collName(c)) out->push_back(c), found = true;
+    if (!found) return false;
+    at = comma + 1;
+  }
+  return true;
+}
+
+// "float32,int8" -> those types; false if a name is unknown.
+bool parseTypes(const std::string& list, std::vector<trncclDataType_t>* out) {
+  out->clear();
+  size_t at = 0;
+  while (at <= list.size()) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    const std::string name = list.substr(at, comma - at);
+    bool found = false;
+    for (trncclDataType_t t : allTypes())
+      if (name == typeInfo(t).name) out->push_back(t), found = true;
+    if (!found) return false;
+    at = comma + 1;
+  }
+  return true;
+}
+
+int runMatrixMode(trncclComm_t comm, const Args& args) {
+  MatrixOptions options;
+  if (args.has("colls") && !parseColls(args.get("colls"), &options.collectives)) {
+    std::fprintf(stderr, "worker: bad --colls '%s'\n", args.get("colls").c_str());
+    return 2;
+  }
+  if (args.get("large-types") == "few") {
+    options.largeTypes = fewLargeTypes();
+  } else if (args.has("large-types") && !parseTypes(args.get("large-types"), &options.largeTypes)) {
+    std::fprintf(stderr, "worker: bad --large-types '%s'\n", args.get("large-types").c_str());
+    return 2;
+  }
+  if (args.has("counts")) {
+    options.counts.clear();
+    for (size_t at = 0; at < args.get("counts").size();) {
+      const std::string list = args.get("counts");
+      const size_t comma = std::min(list.find(',', at), list.size());
+      options.counts.push_back(std::stoul(list.substr(at, comma - at)));
+      at = comma + 1;
+    }
+  }
+  options.useStream = args.has("stream");
+  options.salt = static_cast<uint64_t>(args.getInt("salt", 7));
+  return runMatrix(comm, options) == 0 ? 0 : 1;
+}
+
+int runRandomMode(trncclComm_t comm, int rank, int nranks) {
+  int failures = 0;
+  for (const RandomCase& c : randomCases()) {
+    std::vector<char> result;
+    const std::string error = randomAllReduce(comm, c, 99, &result);
+    if (!error.empty()) {
+      std::fprintf(stderr, "MISMATCH %s\n", error.c_str());
+      return 1;  // a failed call leaves the ranks out of step
+    }
+    // Every rank's result bytes, gathered (in pieces of 16 KiB), must equal
+    // this rank's.
+    const size_t piece = 16 * 1024;
+    std::vector<char> all(piece * static_cast<size_t>(nranks));
+    for (size_t at = 0; at < result.size(); at += piece) {
+      const size_t bytes = std::min(piece, result.size() - at);
+      if (trncclAllGather(result.data() + at, all.data(), bytes, trncclUint8, comm, nullptr) != trncclSuccess) {
+        std::fprintf(stderr, "MISMATCH rank %d: trncclAllGather failed: %s\n", rank, trncclGetLastError(comm));
+        return 1;
+      }
+      for (int q = 0; q < nranks; ++q) {
+        const char* theirs = all.data() + static_cast<size_t>(q) * bytes;
+        for (size_t b = 0; b < bytes; ++b) {
+          if (theirs[b] == result[at + b]) continue;
+          std::fprintf(stderr, "MISMATCH rank %d: %s: rank %d's result differs from rank %d's at byte %zu\n", rank,
+                       describeCase(c).c_str(), q, rank, at + b);
+          ++failures;
+          break;
+        }
+      }
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+// All ranks all-reduce in a loop; the victim _exits before its call number
+// `dieBefore` (1-based). The others must get an error from that call within
+// the timeout (plus slack), with a message naming a rank, and then abort
+// promptly.
+int runDieMode(trncclComm_t comm, int rank, const Args& args, int timeoutMs) {
+  const int victim = args.getInt("victim", 1), dieBefore = args.getInt("die-before", 3);
+  const size_t count = 1 << 17;  // 512 KiB of float: many slices
+  std::vector<float> send(count, 1.0f), recv(count);
+  int nranks = 0;
+  trncclCommCount(comm, &nranks);
+  for (int call = 1; call <= dieBefore; ++call) {
+    if (rank == victim && call == dieBefore) _exit(3);
+    const auto start = Clock::now();
+    const trncclResult_t rc = trncclAllReduce(send.data(), recv.data(), count, trncclFloat32, trncclSum, comm, nullptr);
+    const long long ms = msSince(start);
+    if (call < dieBefore) {
+      if (rc != trncclSuccess || recv[0] != static_cast<float>(nranks) || recv[count - 1] != static_cast<float>(nranks)) {
+        std::fprintf(stderr, "FAIL rank %d: all-reduce %d before the death returned %d (%s), recv[0]=%g\n", rank,
+                     call, rc, trncclGetLastError(comm), static_cast<double>(recv[0]));
+        return 1;
+      }
+      continue;
+    }
+    const std::string message = trncclGetLastError(comm);
+    std::fprintf(stderr, "rank %d: all-reduce %d after rank %d died returned %d (%s) after %lld ms: %s\n", rank,
+                 call, victim, rc, trncclGetErrorString(rc), ms, message.c_str());
+    int failures = 0;
+    if (rc == trncclSuccess || rc == trncclInProgress) {
+      std::fprintf(stderr, "FAIL rank %d: the all-reduce did not fail\n", rank);
+      ++failures;
+    }
+    if (ms > timeoutMs + 5000) {
+      std::fprintf(stderr, "FAIL rank %d: the error took %lld ms, timeout is %d ms\n", rank, ms, timeoutMs);
+      ++failures;
+    }
+    if (!std::regex_search(message, std::regex("rank [0-9]+"))) {
+      std::fprintf(stderr, "FAIL rank %d: trncclGetLastError names no rank: '%s'\n", rank, message.c_str());
+      ++failures;
+    }
+    trncclResult_t async = trncclSuccess;
+    if (trncclCommGetAsyncError(comm, &async) != trncclSuccess || async == trncclSuccess) {
+      std::fprintf(stderr, "FAIL rank %d: trncclCommGetAsyncError reports %d after the failure\n", rank, async);
+      ++failures;
+    }
+    const auto abortStart = Clock::now();
+    const trncclResult_t aborted = trncclCommAbort(comm);
+    const long long abortMs = msSince(abortStart);
+    if (aborted != trncclSuccess || abortMs > 5000) {
+      std::fprintf(stderr, "FAIL rank %d: trncclCommAbort returned %d after %lld ms: %s\n", rank, aborted, abortMs,
+                   trncclGetLastError(nullptr));
+      ++failures;
+    }
+    return failures == 0 ? 0 : 1;
+  }
+  std::fprintf(stderr, "FAIL rank %d: the victim rank %d did not die\n", rank, victim);
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args args = parse(argc, argv);
+  trncclUniqueId id;
+  const int nranks = args.getInt("nranks", 0), rank = args.getInt("rank", -1);
+  if (!uniqueIdFromHex(args.get("id"), &id) || nranks < 1 || rank < 0 || rank >= nranks) {
+    std::fprintf(stderr, "worker: usage: --id HEX --nranks N --rank R --mode matrix|die|random\n");
+    return 2;
+  }
+  const std::string mode = args.get("mode", "matrix");
+  trncclConfig_t config = TRNCCL_CONFIG_INITIALIZER;
+  const int timeoutMs = args.getInt("timeout-ms", 0);
+  if (timeoutMs > 0) config.timeoutMs = timeoutMs;
+  trncclComm_t comm = nullptr;
+  if (trncclCommInitRankConfig(&comm, nranks, id, rank, &config) != trncclSuccess) {
+    std::fprintf(stderr, "FAIL rank %d/%d: trncclCommInitRankConfig: %s\n", rank, nranks, trncclGetLastError(nullptr));
+    return 2;
+  }
+  int status = 2;
+  if (mode == "matrix") status = runMatrixMode(comm, args);
+  else if (mode == "random") status = runRandomMode(comm, rank, nranks);
+  else if (mode == "die") return runDieMode(comm, rank, args, timeoutMs);  // the comm is aborted there
+  if (status == 0 && trncclCommFinalize(comm) != trncclSuccess) {
+    std::fprintf(stderr, "FAIL rank %d: trncclCommFinalize: %s\n", rank, trncclGetLastError(comm));
+    status = 1;
+  }
+  if (trncclCommDestroy(comm) != trncclSuccess) {
+    std::fprintf(stderr, "FAIL rank %d: trncclCommDestroy: %s\n", rank, trncclGetLastError(nullptr));
+    status = 1;
+  }
+  return status;
+}

@@ -1,0 +1,127 @@
+// Every ISA path gives the scalar path's bits, for every type, op and
+// conversion, in both rounding modes, on data with every kind of value: NaN
+// (quiet, signalling, with payloads and signs), +-inf, +-0, subnormals, max.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "base/datatype.h"
+#include "test_support.h"
+
+namespace trnccl::kernels::test {
+namespace {
+
+// Not a multiple of any lane count: vector bodies and a tail.
+constexpr size_t kCount = 4096 + 61;
+constexpr int kSourceCounts[] = {1, 2, 3, 8};
+constexpr int kMaxSources = 8;
+// Stochastic rounding's element index crosses 2^32 inside the buffer.
+constexpr uint64_t kFirstIndex = (uint64_t{1} << 32) - 1000;
+
+RoundingMode roundingMode(Rounding kind) {
+  RoundingMode mode;
+  mode.kind = kind;
+  mode.seed = 0x5EED;
+  mode.call = 77;
+  mode.firstIndex = kFirstIndex;
+  return mode;
+}
+
+const char* nameOf(Rounding kind) { return kind == Rounding::Stochastic ? "stochastic" : "nearest-even"; }
+
+// The first element where `result` differs from `expected`, or kCount.
+size_t firstDifference(trncclDataType_t type, const std::vector<std::byte>& result,
+                       const std::vector<std::byte>& expected) {
+  for (size_t i = 0; i < kCount; ++i)
+    if (bitsAt(type, result.data(), i) != bitsAt(type, expected.data(), i)) return i;
+  return kCount;
+}
+
+std::vector<std::byte> randomBuffer(trncclDataType_t type, Values values, std::mt19937_64& rng) {
+  std::vector<std::byte> buffer(kCount * typeSize(type));
+  fillRandom(type, values, buffer.data(), kCount, rng);
+  return buffer;
+}
+
+std::vector<std::byte> runReduce(Isa isa, trncclDataType_t type, trncclRedOp_t op,
+                                 const std::vector<const void*>& srcs, Rounding kind) {
+  std::vector<std::byte> dst(kCount * typeSize(type));
+  ReduceArgs args;
+  args.dst = dst.data();
+  args.srcs = srcs.data();
+  args.nsrcs = static_cast<int>(srcs.size());
+  args.count = kCount;
+  args.type = type;
+  args.op = op;
+  args.avgDivisor = 3;
+  args.rounding = roundingMode(kind);
+  reduce(isa, args);
+  return dst;
+}
+
+std::vector<std::byte> runConvert(Isa isa, trncclDataType_t from, trncclDataType_t to,
+                                  const std::vector<std::byte>& src, Rounding kind) {
+  std::vector<std::byte> dst(kCount * typeSize(to));
+  ConvertArgs args;
+  args.src = src.data();
+  args.srcType = from;
+  args.dst = dst.data();
+  args.dstType = to;
+  args.count = kCount;
+  args.rounding = roundingMode(kind);
+  convert(isa, args);
+  return dst;
+}
+
+TEST_CASE("every ISA reduces to the scalar path's bits", "[kernels][cross-isa]") {
+  std::mt19937_64 rng(42);
+  for (trncclDataType_t type : kAllTypes) {
+    std::vector<std::vector<std::byte>> sources;
+    for (int k = 0; k < kMaxSources; ++k) sources.push_back(randomBuffer(type, Values::AnyBits, rng));
+    for (trncclRedOp_t op : kAllOps) {
+      for (int nsrcs : kSourceCounts) {
+        std::vector<const void*> srcs;
+        for (int k = 0; k < nsrcs; ++k) srcs.push_back(sources[k].data());
+        for (Rounding kind : {Rounding::NearestEven, Rounding::Stochastic}) {
+          const std::vector<std::byte> expected = runReduce(Isa::Scalar, type, op, srcs, kind);
+          for (Isa isa : supportedIsas()) {
+            const size_t i = firstDifference(type, runReduce(isa, type, op, srcs, kind), expected);
+            std::string inputs;
+            for (const void* src : srcs) inputs += " " + hex(bitsAt(type, src, i % kCount));
+            INFO(typeName(type) << " " << opName(op) << " K=" << nsrcs << " " << nameOf(kind) << " on "
+                                << isaName(isa) << ": element " << i << ", inputs" << inputs);
+            REQUIRE(i == kCount);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("every ISA converts to the scalar path's bits", "[kernels][cross-isa]") {
+  std::mt19937_64 rng(43);
+  for (trncclDataType_t from : kFloatTypes) {
+    // Wide puts fp32/fp64 inputs around the narrow formats' ranges.
+    for (Values values : {Values::AnyBits, Values::Wide}) {
+      const std::vector<std::byte> src = randomBuffer(from, values, rng);
+      for (trncclDataType_t to : kFloatTypes) {
+        for (Rounding kind : {Rounding::NearestEven, Rounding::Stochastic}) {
+          const std::vector<std::byte> expected = runConvert(Isa::Scalar, from, to, src, kind);
+          for (Isa isa : supportedIsas()) {
+            const size_t i = firstDifference(to, runConvert(isa, from, to, src, kind), expected);
+            INFO(typeName(from) << " -> " << typeName(to) << " " << nameOf(kind) << " on "
+                                << isaName(isa) << ": element " << i << ", input "
+                                << hex(bitsAt(from, src.data(), i % kCount)));
+            REQUIRE(i == kCount);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trnccl::kernels::test

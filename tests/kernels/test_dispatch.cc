@@ -1,0 +1,187 @@
+// The entry points around the kernels: ISA selection and TRNCCL_KERNEL_ISA,
+// argument checks, in-place operation, and integer avg at its edges.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "base/datatype.h"
+#include "base/error.h"
+#include "device/kernels/isa.h"
+#include "test_support.h"
+
+namespace trnccl::kernels::test {
+namespace {
+
+TEST_CASE("ISA names, support and selection", "[kernels][isa]") {
+  CHECK(std::string(isaName(Isa::Scalar)) == "scalar");
+  CHECK(std::string(isaName(Isa::Avx2)) == "avx2");
+  CHECK(std::string(isaName(Isa::Avx512)) == "avx512");
+  CHECK(std::string(isaName(Isa::Avx512Bf16)) == "avx512bf16");
+  CHECK(isaSupported(Isa::Scalar));
+  CHECK(isaSupported(selectedIsa()));
+  // Each ISA includes the ones before it.
+  for (size_t i = 1; i < std::size(kAllIsas); ++i)
+    if (isaSupported(kAllIsas[i])) CHECK(isaSupported(kAllIsas[i - 1]));
+
+  const ScopedEnv unset(kIsaEnvironmentVariable, nullptr);
+  CHECK(chooseIsa() == supportedIsas().back());
+}
+
+TEST_CASE("TRNCCL_KERNEL_ISA lowers the ISA and rejects what it cannot run", "[kernels][isa]") {
+  for (Isa isa : kAllIsas) {
+    const ScopedEnv env(kIsaEnvironmentVariable, isaName(isa));
+    INFO(isaName(isa));
+    if (isaSupported(isa)) {
+      CHECK(chooseIsa() == isa);
+    } else {
+      CHECK_THROWS_WITH(chooseIsa(), Catch::Contains(kIsaEnvironmentVariable));
+    }
+  }
+  const ScopedEnv upper(kIsaEnvironmentVariable, "SCALAR");
+  CHECK(chooseIsa() == Isa::Scalar);
+  const ScopedEnv bogus(kIsaEnvironmentVariable, "sse9");
+  try {
+    chooseIsa();
+    FAIL("an unknown ISA name was accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == trncclInvalidArgument);
+    CHECK_THAT(e.what(), Catch::Contains(kIsaEnvironmentVariable) && Catch::Contains("sse9"));
+  }
+}
+
+TEST_CASE("reduce checks its arguments", "[kernels][arguments]") {
+  float a = 1, b = 2, out = 0;
+  const void* srcs[] = {&a, &b};
+  const void* nullSource[] = {&a, nullptr};
+  ReduceArgs good;
+  good.dst = &out;
+  good.srcs = srcs;
+  good.nsrcs = 2;
+  good.count = 1;
+  CHECK_NOTHROW(reduce(good));
+  CHECK(out == 3);
+
+  const auto rejects = [&](auto change) {
+    ReduceArgs args = good;
+    change(args);
+    try {
+      reduce(args);
+    } catch (const Error& e) {
+      return e.code() == trncclInvalidArgument;
+    }
+    return false;
+  };
+  CHECK(rejects([](ReduceArgs& args) { args.nsrcs = 0; }));
+  CHECK(rejects([](ReduceArgs& args) { args.type = static_cast<trncclDataType_t>(12); }));
+  CHECK(rejects([](ReduceArgs& args) { args.op = static_cast<trncclRedOp_t>(5); }));
+  CHECK(rejects([](ReduceArgs& args) { args.op = trncclAvg, args.avgDivisor = 0; }));
+  CHECK(rejects([](ReduceArgs& args) { args.dst = nullptr; }));
+  CHECK(rejects([](ReduceArgs& args) { args.srcs = nullptr; }));
+  CHECK(rejects([&](ReduceArgs& args) { args.srcs = nullSource; }));
+  for (Isa isa : kAllIsas)
+    if (!isaSupported(isa)) CHECK_THROWS_AS(reduce(isa, good), Error);
+
+  ReduceArgs empty;  // count 0 is a no-op, even without buffers
+  empty.nsrcs = 1;
+  CHECK_NOTHROW(reduce(empty));
+}
+
+TEST_CASE("reduce works in place (dst == srcs[0]) on every ISA", "[kernels][reduce]") {
+  constexpr size_t kCount = 4097;
+  std::mt19937_64 rng(11);
+  for (trncclDataType_t type : kAllTypes) {
+    std::vector<std::vector<std::byte>> sources(8, std::vector<std::byte>(kCount * typeSize(type)));
+    for (auto& source : sources) fillRandom(type, Values::AnyBits, source.data(), kCount, rng);
+    for (trncclRedOp_t op : kAllOps) {
+      for (int nsrcs : {1, 2, 8}) {
+        for (Isa isa : supportedIsas()) {
+          std::vector<const void*> srcs;
+          for (int k = 0; k < nsrcs; ++k) srcs.push_back(sources[k].data());
+          ReduceArgs args;
+          args.srcs = srcs.data();
+          args.nsrcs = nsrcs;
+          args.count = kCount;
+          args.type = type;
+          args.op = op;
+          args.avgDivisor = 3;
+          std::vector<std::byte> outOfPlace(sources[0].size());
+          args.dst = outOfPlace.data();
+          reduce(isa, args);
+          std::vector<std::byte> inPlace = sources[0];
+          srcs[0] = args.dst = inPlace.data();
+          reduce(isa, args);
+          INFO(typeName(type) << " " << opName(op) << " K=" << nsrcs << " on " << isaName(isa));
+          CHECK(inPlace == outOfPlace);
+        }
+      }
+    }
+  }
+}
+
+template <class T>
+T reduceOne(Isa isa, trncclDataType_t type, trncclRedOp_t op, std::vector<T> values,
+            uint64_t divisor) {
+  std::vector<const void*> srcs;
+  for (const T& value : values) srcs.push_back(&value);
+  T out{};
+  ReduceArgs args;
+  args.dst = &out;
+  args.srcs = srcs.data();
+  args.nsrcs = static_cast<int>(srcs.size());
+  args.count = 1;
+  args.type = type;
+  args.op = op;
+  args.avgDivisor = divisor;
+  reduce(isa, args);
+  return out;
+}
+
+TEST_CASE("integer sum, product and avg wrap and truncate as C does", "[kernels][reduce]") {
+  constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
+  constexpr uint64_t kTwoTo63 = uint64_t{1} << 63, kMaxU64 = ~uint64_t{0};
+  for (Isa isa : supportedIsas()) {
+    INFO(isaName(isa));
+    CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclSum, {100, 100}, 1) == -56);
+    CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclAvg, {100, 100}, 2) == -28);  // wrapped sum / 2
+    CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclAvg, {-7, 0}, 2) == -3);      // toward zero
+    CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclAvg, {-128}, 200) == 0);     // divisor beyond int8
+    CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclProd, {-128, -1}, 1) == -128);
+    CHECK(reduceOne<uint8_t>(isa, trncclUint8, trncclProd, {16, 17}, 1) == 16);
+    CHECK(reduceOne<int32_t>(isa, trncclInt32, trncclSum, {INT32_MAX, 1}, 1) == INT32_MIN);
+    CHECK(reduceOne<int32_t>(isa, trncclInt32, trncclProd, {65536, 65536}, 1) == 0);
+    CHECK(reduceOne<uint32_t>(isa, trncclUint32, trncclAvg, {4000000000u, 4000000000u}, 2) ==
+          (8000000000u & 0xFFFFFFFFu) / 2);
+    CHECK(reduceOne<int64_t>(isa, trncclInt64, trncclAvg, {kMin64}, kTwoTo63) == -1);
+    CHECK(reduceOne<int64_t>(isa, trncclInt64, trncclAvg, {kMin64 + 1}, kTwoTo63) == 0);
+    CHECK(reduceOne<int64_t>(isa, trncclInt64, trncclAvg, {-5}, kMaxU64) == 0);
+    CHECK(reduceOne<uint64_t>(isa, trncclUint64, trncclAvg, {kMaxU64}, kMaxU64) == 1);
+    CHECK(reduceOne<uint64_t>(isa, trncclUint64, trncclSum, {kMaxU64, 2}, 1) == 1);
+    CHECK(reduceOne<int64_t>(isa, trncclInt64, trncclMin, {-1, 1, kMin64}, 1) == kMin64);
+  }
+}
+
+TEST_CASE("max and min propagate NaN; the earliest of equal zeros wins", "[kernels][reduce]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (Isa isa : supportedIsas()) {
+    INFO(isaName(isa));
+    for (trncclRedOp_t op : {trncclMax, trncclMin}) {
+      for (const std::vector<float>& values : {std::vector<float>{nan, 1.0f}, {1.0f, nan}, {1.0f, 2.0f, nan}}) {
+        const float result = reduceOne<float>(isa, trncclFloat32, op, values, 1);
+        uint32_t bits;
+        std::memcpy(&bits, &result, sizeof bits);
+        CHECK(bits == 0x7FC00000u);
+      }
+      CHECK(std::signbit(reduceOne<float>(isa, trncclFloat32, op, {-0.0f, 0.0f}, 1)));
+      CHECK_FALSE(std::signbit(reduceOne<float>(isa, trncclFloat32, op, {0.0f, -0.0f}, 1)));
+      CHECK(std::isnan(reduceOne<double>(isa, trncclFloat64, op, {2.0, std::nan("")}, 1)));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trnccl::kernels::test

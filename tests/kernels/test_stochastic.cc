@@ -1,0 +1,140 @@
+// Stochastic rounding: unbiased, a pure function of (seed, call, element
+// index), different for different seeds and calls; and the Neuron
+// documentation's example of why it matters.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "base/datatype.h"
+#include "device/kernels/formats.h"
+#include "reference.h"
+#include "test_support.h"
+
+namespace trnccl::kernels::test {
+namespace {
+
+constexpr size_t kSamples = 100000;
+
+RoundingMode stochastic(uint64_t seed, uint64_t call, uint64_t firstIndex = 0) {
+  RoundingMode mode;
+  mode.kind = Rounding::Stochastic;
+  mode.seed = seed;
+  mode.call = call;
+  mode.firstIndex = firstIndex;
+  return mode;
+}
+
+// `count` copies of x converted from FP32 to `type`.
+std::vector<uint16_t> convertCopies(Isa isa, trncclDataType_t type, float x, size_t count,
+                                    const RoundingMode& mode) {
+  const std::vector<float> src(count, x);
+  std::vector<uint16_t> dst(count);
+  ConvertArgs args;
+  args.src = src.data();
+  args.srcType = trncclFloat32;
+  args.dst = dst.data();
+  args.dstType = type;
+  args.count = count;
+  args.rounding = mode;
+  convert(isa, args);
+  return dst;
+}
+
+TEST_CASE("stochastic rounding is unbiased", "[kernels][stochastic]") {
+  for (trncclDataType_t type : kNarrowTypes) {
+    const double smallest = decodeCode(type, 1);  // the smallest subnormal
+    const double one = 1.0, ulpAtOne = std::ldexp(1.0, -layoutOf(type).mantissaBits);
+    struct Interval {
+      double low, high;
+    };
+    // Between 1 and its successor, between 0 and the smallest subnormal, and
+    // far below that (more shift than there are random bits).
+    for (const Interval between : {Interval{one, one + ulpAtOne}, Interval{0, smallest}}) {
+      for (double fraction : {0.25, 0.5, 0.9, 0x1p-10}) {
+        for (double sign : {1.0, -1.0}) {
+          const double width = between.high - between.low;
+          const auto x = static_cast<float>(sign * (between.low + fraction * width));
+          const double p = (std::fabs(x) - between.low) / width;  // of rounding away from zero
+          // Four standard errors of the mean of kSamples two-point draws.
+          const double tolerance = 4 * width * std::sqrt(p * (1 - p) / kSamples);
+          for (Isa isa : supportedIsas()) {
+            const std::vector<uint16_t> codes = convertCopies(isa, type, x, kSamples, stochastic(9, 1));
+            double total = 0;
+            for (size_t i = 0; i < kSamples; ++i) total += valueAt(type, codes.data(), i);
+            INFO(typeName(type) << " x=" << x << " on " << isaName(isa));
+            CHECK(std::fabs(total / kSamples - x) <= tolerance);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("stochastic rounding depends only on seed, call and element index", "[kernels][stochastic]") {
+  const float x = 1.0f + 0x1p-11f;  // half way between two fp16 values
+  const size_t n = 10000, half = n / 2;
+  for (Isa isa : supportedIsas()) {
+    INFO(isaName(isa));
+    const std::vector<uint16_t> whole = convertCopies(isa, trncclFloat16, x, n, stochastic(1, 2, 500));
+    CHECK(convertCopies(isa, trncclFloat16, x, n, stochastic(1, 2, 500)) == whole);
+    // The same elements in two calls, each with its global first index.
+    std::vector<uint16_t> split = convertCopies(isa, trncclFloat16, x, half, stochastic(1, 2, 500));
+    const std::vector<uint16_t> second =
+        convertCopies(isa, trncclFloat16, x, n - half, stochastic(1, 2, 500 + half));
+    split.insert(split.end(), second.begin(), second.end());
+    CHECK(split == whole);
+    // Another seed, another call: about half the elements round the other way.
+    for (const RoundingMode& other : {stochastic(3, 2, 500), stochastic(1, 3, 500)}) {
+      const std::vector<uint16_t> different = convertCopies(isa, trncclFloat16, x, n, other);
+      size_t differing = 0;
+      for (size_t i = 0; i < n; ++i) differing += different[i] != whole[i];
+      CHECK(differing > n / 3);
+      CHECK(differing < 2 * n / 3);
+    }
+  }
+}
+
+// fp16 1024 + 0.5, 2048 times; each addition is one 2-source reduction with
+// the call number as the iteration.
+double accumulateHalves(Isa isa, const RoundingMode& base) {
+  uint16_t value = 0x6400;  // 1024
+  const uint16_t half = 0x3800;
+  for (uint64_t call = 0; call < 2048; ++call) {
+    const void* srcs[] = {&value, &half};
+    ReduceArgs args;
+    args.dst = &value;
+    args.srcs = srcs;
+    args.nsrcs = 2;
+    args.count = 1;
+    args.type = trncclFloat16;
+    args.op = trncclSum;
+    args.rounding = base;
+    args.rounding.call = call;
+    reduce(isa, args);
+  }
+  return valueAt(trncclFloat16, &value, 0);
+}
+
+TEST_CASE("adding 0.5 to fp16 1024 2048 times: stuck with RNE, about 2048 with SR",
+          "[kernels][stochastic]") {
+  constexpr int kSeeds = 8;
+  for (Isa isa : supportedIsas()) {
+    INFO(isaName(isa));
+    CHECK(accumulateHalves(isa, RoundingMode{}) == 1024.0);
+    // One run's standard deviation is about 25 (1.2%): each run must be
+    // within 5%, the mean of 8 runs within 1%.
+    double total = 0;
+    for (int seed = 0; seed < kSeeds; ++seed) {
+      const double result = accumulateHalves(isa, stochastic(seed, 0));
+      INFO("seed " << seed << ": " << result);
+      CHECK(std::fabs(result - 2048.0) <= 0.05 * 2048.0);
+      total += result;
+    }
+    INFO("mean " << total / kSeeds);
+    CHECK(std::fabs(total / kSeeds - 2048.0) <= 0.01 * 2048.0);
+  }
+}
+
+}  // namespace
+}  // namespace trnccl::kernels::test

@@ -1,0 +1,55 @@
+// Helpers for transport tests' rank bodies: driving requests to completion
+// as the runtime does, message contents that reveal misplaced bytes, and
+// environment variables.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "tests/transports/test_oob.h"
+#include "transports/transport.h"
+
+namespace trnccl::test {
+
+// Throws std::runtime_error(message) unless `condition`.
+void expect(bool condition, const std::string& message);
+
+// progress() with the runtime's Backoff (spin, yield, wait()) until every
+// request is done; throws std::runtime_error after `timeout`.
+void drive(transport::Transport& transport, const std::vector<transport::Request*>& requests,
+           std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+// The trnccl::Error that `step` throws; std::runtime_error if it throws none.
+Error errorFrom(const std::function<void()>& step);
+
+// Content of the message from `from` to `to` with `tag`: every byte depends on
+// its offset (also across slot-sized shifts) and on the message.
+void fillPattern(void* buffer, size_t bytes, int from, int to, transport::Tag tag);
+// Empty if `buffer` holds that content, else where and how it first differs.
+std::string patternMismatch(const void* buffer, size_t bytes, int from, int to,
+                            transport::Tag tag);
+
+// All other ranks as peers.
+transport::Options optionsFor(const TestOutOfBand& oob, const std::string& jobKey);
+// A job key no other test (or earlier run) uses.
+std::string uniqueJobKey(const std::string& what);
+
+// Sets (or, with nullopt, unsets) an environment variable until destroyed.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::optional<std::string>& value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> previous_;
+};
+
+}  // namespace trnccl::test

@@ -1,0 +1,284 @@
+// What every transport must do (transports/transport.h), run against every
+// variant in transports_under_test.cc, with ranks as threads and as processes.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <deque>
+#include <random>
+
+#include "tests/transports/check.h"
+#include "tests/transports/launch.h"
+#include "tests/transports/transports_under_test.h"
+
+using namespace trnccl;
+using namespace trnccl::test;
+using transport::Request;
+using transport::Tag;
+using transport::Transport;
+
+namespace {
+
+using TransportBody = std::function<void(int rank, TestOutOfBand& oob, Transport& transport)>;
+
+std::vector<RankResult> runWithTransport(const TransportUnderTest& variant, Launch how,
+                                         int nranks, const TransportBody& body) {
+  VariantEnvironment environment(variant);
+  const std::string jobKey = uniqueJobKey("conformance");
+  return launch(how, nranks, [&](int rank, TestOutOfBand& oob) {
+    std::unique_ptr<Transport> transport = variant.create(optionsFor(oob, jobKey));
+    body(rank, oob, *transport);
+  });
+}
+
+Request request(int peer, Tag tag, void* buffer, size_t bytes) {
+  Request r;
+  r.peer = peer;
+  r.tag = tag;
+  r.buffer = buffer;
+  r.bytes = bytes;
+  return r;
+}
+
+// A receive buffer with guard bytes behind the capacity, to catch overruns.
+constexpr size_t kGuardBytes = 64;
+constexpr std::byte kGuard{0xA5};
+
+void expectReceived(const Request& receive, const std::vector<std::byte>& buffer, size_t bytes,
+                    int from, int to) {
+  expect(receive.done, "receive not done");
+  expect(receive.transferred == bytes, "receive of tag " + std::to_string(receive.tag) +
+                                           " reports " + std::to_string(receive.transferred) +
+                                           " bytes, want " + std::to_string(bytes));
+  const std::string mismatch = patternMismatch(buffer.data(), bytes, from, to, receive.tag);
+  expect(mismatch.empty(), mismatch);
+  expect(std::all_of(buffer.end() - kGuardBytes, buffer.end(),
+                     [](std::byte b) { return b == kGuard; }),
+         "receive of tag " + std::to_string(receive.tag) + " wrote past its capacity");
+}
+
+}  // namespace
+
+TEST_CASE("transport conformance: 0 B to 64 MiB arrive intact, receive posted first or last",
+          "[transport][conformance]") {
+  const TransportUnderTest variant = GENERATE(from_range(transportsUnderTest()));
+  const Launch how = GENERATE(Launch::Threads, Launch::Processes);
+  CAPTURE(variant.name, launchName(how));
+  requireAllOk(runWithTransport(variant, how, 2, [](int rank, TestOutOfBand& oob, Transport& t) {
+    const int peer = 1 - rank;
+    Tag tag = 0;
+    for (const size_t bytes : {size_t{0}, size_t{1}, size_t{7}, size_t{4095}, size_t{65536},
+                               size_t{65537}, size_t{(1 << 20) + 13}, size_t{64} << 20}) {
+      for (const bool receiveFirst : {true, false}) {
+        ++tag;
+        std::vector<std::byte> out(bytes);
+        std::vector<std::byte> in(bytes + kGuardBytes, kGuard);
+        fillPattern(out.data(), bytes, rank, peer, tag);
+        Request send = request(peer, tag, out.data(), bytes);
+        Request receive = request(peer, tag, in.data(), bytes);
+        if (receiveFirst) {
+          t.irecv(receive);
+          oob.barrier();
+          t.isend(send);
+        } else {
+          t.isend(send);
+          for (int i = 0; i < 10; ++i) t.progress();  // the message reaches the peer unexpected
+          oob.barrier();
+          t.irecv(receive);
+        }
+        drive(t, {&send, &receive});
+        expect(send.done, "send not done");
+        expectReceived(receive, in, bytes, peer, rank);
+        oob.barrier();  // the peer is done with our buffer (single copy reads it)
+      }
+    }
+  }));
+}
+
+TEST_CASE("transport conformance: many concurrent messages among 2, 3, 4 and 8 ranks, "
+          "posted in random order",
+          "[transport][conformance]") {
+  const TransportUnderTest variant = GENERATE(from_range(transportsUnderTest()));
+  const Launch how = GENERATE(Launch::Threads, Launch::Processes);
+  const int nranks = GENERATE(2, 3, 4, 8);
+  CAPTURE(variant.name, launchName(how), nranks);
+  requireAllOk(runWithTransport(variant, how, nranks, [nranks](int rank, TestOutOfBand&,
+                                                               Transport& t) {
+    constexpr int kPerPeer = 10;
+    // Sizes straddle the interesting limits: empty, one byte, odd, a slot, a
+    // slot plus one, several slots.
+    constexpr size_t kSizes[] = {0, 1, 333, 4096, 65536, 65537, 200001, 1 << 20};
+    auto sizeOf = [&](int from, int to, int i) {
+      return kSizes[static_cast<size_t>(from * 5 + to * 3 + i * 7) % std::size(kSizes)];
+    };
+    auto tagOf = [](int i) { return (Tag{0xC0FFEE} << 32) | static_cast<Tag>(i * 17 + 3); };
+    struct Op {
+      bool send;
+      int peer;
+      int index;
+      std::vector<std::byte> buffer;
+      Request request;
+    };
+    std::deque<Op> ops;  // stable addresses: the transport holds the requests
+    for (int peer = 0; peer < nranks; ++peer) {
+      if (peer == rank) continue;
+      for (int i = 0; i < kPerPeer; ++i) {
+        const size_t out = sizeOf(rank, peer, i);
+        Op& send = ops.emplace_back(Op{true, peer, i, std::vector<std::byte>(out), {}});
+        fillPattern(send.buffer.data(), out, rank, peer, tagOf(i));
+        send.request = request(peer, tagOf(i), send.buffer.data(), out);
+        const size_t in = sizeOf(peer, rank, i);
+        const size_t capacity = in + static_cast<size_t>(i % 3);  // sometimes roomier than needed
+        Op& receive = ops.emplace_back(
+            Op{false, peer, i, std::vector<std::byte>(capacity + kGuardBytes, kGuard), {}});
+        receive.request = request(peer, tagOf(i), receive.buffer.data(), capacity);
+      }
+    }
+    std::vector<Op*> order;
+    for (Op& op : ops) order.push_back(&op);
+    std::mt19937 random(static_cast<unsigned>(rank * 7919 + nranks));
+    std::shuffle(order.begin(), order.end(), random);
+    for (size_t i = 0; i < order.size(); ++i) {
+      Op& op = *order[i];
+      op.send ? t.isend(op.request) : t.irecv(op.request);
+      if (random() % 4 == 0) t.progress();
+    }
+    std::vector<Request*> requests;
+    for (Op* op : order) requests.push_back(&op->request);
+    drive(t, requests);
+    for (const Op& op : ops) {
+      if (!op.send) expectReceived(op.request, op.buffer, sizeOf(op.peer, rank, op.index), op.peer, rank);
+    }
+  }));
+}
+
+TEST_CASE("transport conformance: a message larger than its receive is InvalidUsage naming the "
+          "peer and both sizes",
+          "[transport][conformance]") {
+  const TransportUnderTest variant = GENERATE(from_range(transportsUnderTest()));
+  const Launch how = GENERATE(Launch::Threads, Launch::Processes);
+  CAPTURE(variant.name, launchName(how));
+  requireAllOk(runWithTransport(variant, how, 2, [](int rank, TestOutOfBand& oob, Transport& t) {
+    Tag tag = 0;
+    for (const size_t bytes : {size_t{100}, size_t{3} << 20}) {
+      std::vector<std::byte> buffer(bytes);
+      const Tag tooBig = ++tag;
+      const Tag after = ++tag;
+      if (rank == 0) {
+        fillPattern(buffer.data(), bytes, 0, 1, after);
+        Request send = request(1, tooBig, buffer.data(), bytes);
+        t.isend(send);
+        // The sender may finish (the bytes left) or learn the receive was too small.
+        try {
+          drive(t, {&send});
+        } catch (const Error& e) {
+          expect(e.code() == trncclInvalidUsage, std::string("sender got ") + e.what());
+        }
+        oob.barrier();
+        Request next = request(1, after, buffer.data(), bytes);
+        t.isend(next);
+        drive(t, {&next});
+      } else {
+        Request receive = request(0, tooBig, buffer.data(), bytes / 2);
+        t.irecv(receive);
+        const Error e = errorFrom([&] { drive(t, {&receive}); });
+        const std::string message = e.what();
+        expect(e.code() == trncclInvalidUsage, "receiver got " + message);
+        for (const std::string& part : {std::string("rank 0"), std::to_string(bytes),
+                                        std::to_string(bytes / 2)})
+          expect(message.find(part) != std::string::npos,
+                 "'" + message + "' does not mention '" + part + "'");
+        oob.barrier();
+        // The transport still works afterwards.
+        std::vector<std::byte> in(bytes + kGuardBytes, kGuard);
+        Request next = request(0, after, in.data(), bytes);
+        t.irecv(next);
+        drive(t, {&next});
+        expectReceived(next, in, bytes, 0, 1);
+      }
+      oob.barrier();
+    }
+  }));
+}
+
+TEST_CASE("transport conformance: after cancelAll the transport leaves posted buffers alone",
+          "[transport][conformance]") {
+  const TransportUnderTest variant = GENERATE(from_range(transportsUnderTest()));
+  const Launch how = GENERATE(Launch::Threads, Launch::Processes);
+  CAPTURE(variant.name, launchName(how));
+  requireAllOk(runWithTransport(variant, how, 2, [](int rank, TestOutOfBand& oob, Transport& t) {
+    constexpr size_t kBytes = 1000;
+    std::vector<std::byte> buffer(kBytes, kGuard);
+    if (rank == 1) {
+      Request dropped = request(0, 1, buffer.data(), kBytes);
+      t.irecv(dropped);
+      t.progress();
+      t.cancelAll();
+      oob.barrier();  // now rank 0 sends tags 1 and 2
+      std::vector<std::byte> in(kBytes + kGuardBytes, kGuard);
+      Request later = request(0, 2, in.data(), kBytes);
+      t.irecv(later);
+      drive(t, {&later});  // tag 1 arrived first, on the same path
+      expectReceived(later, in, kBytes, 0, 1);
+      expect(!dropped.done, "a cancelled receive completed");
+      expect(std::all_of(buffer.begin(), buffer.end(), [](std::byte b) { return b == kGuard; }),
+             "a cancelled receive's buffer was written");
+    } else {
+      oob.barrier();
+      std::vector<std::byte> first(kBytes), second(kBytes);
+      fillPattern(first.data(), kBytes, 0, 1, 1);
+      fillPattern(second.data(), kBytes, 0, 1, 2);
+      Request a = request(1, 1, first.data(), kBytes);
+      Request b = request(1, 2, second.data(), kBytes);
+      t.isend(a);
+      t.isend(b);
+      drive(t, {&b});
+      t.cancelAll();  // `a` may wait forever for a receive that was cancelled
+    }
+    oob.barrier();
+  }));
+}
+
+TEST_CASE("transport conformance: a peer process that dies mid-transfer is a RemoteError on the "
+          "survivor within seconds",
+          "[transport][conformance]") {
+  const TransportUnderTest variant = GENERATE(from_range(transportsUnderTest()));
+  const bool killed = GENERATE(false, true);
+  const char* death = killed ? "SIGKILL" : "_exit";
+  CAPTURE(variant.name, death);
+  constexpr size_t kBytes = 64 << 20;
+  constexpr auto kBound = std::chrono::seconds(10);
+  const auto results = runWithTransport(variant, Launch::Processes, 2, [&](int rank,
+                                                                           TestOutOfBand& oob,
+                                                                           Transport& t) {
+    std::vector<std::byte> buffer(kBytes);
+    if (rank == 1) {
+      Request send = request(0, 1, buffer.data(), kBytes);
+      t.isend(send);
+      oob.barrier();
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+      while (std::chrono::steady_clock::now() < until) t.progress();
+      if (killed) raise(SIGKILL);
+      _exit(7);
+    }
+    Request receive = request(1, 1, buffer.data(), kBytes);
+    std::byte unused{};
+    Request never = request(1, 2, &unused, 1);  // keeps a request outstanding at the death
+    t.irecv(receive);
+    t.irecv(never);
+    oob.barrier();
+    const auto start = std::chrono::steady_clock::now();
+    const Error e = errorFrom([&] { drive(t, {&receive, &never}, kBound * 2); });
+    const auto took = std::chrono::steady_clock::now() - start;
+    const std::string message = e.what();
+    expect(e.code() == trncclRemoteError, "got " + message);
+    expect(message.find("rank 1") != std::string::npos, "'" + message + "' does not name rank 1");
+    expect(took < kBound, "the death was noticed only after " +
+                              std::to_string(std::chrono::duration<double>(took).count()) + " s");
+  });
+  INFO("rank 0: " << results[0].describe() << "; rank 1: " << results[1].describe());
+  CHECK(results[0].ok());
+  CHECK(results[1].error.empty());
+  CHECK((killed ? results[1].signal == SIGKILL : results[1].exitCode == 7));
+}

@@ -1,0 +1,287 @@
+// The shared-memory transport's own promises, beyond the conformance suite:
+// /dev/shm hygiene, setup failures, the single-copy fallback, and waiting.
+#include <dirent.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "tests/transports/check.h"
+#include "tests/transports/launch.h"
+#include "transports/shm/config.h"
+#include "transports/shm/layout.h"
+#include "transports/shm/segment.h"
+#include "transports/shm/shm_transport.h"
+
+using namespace trnccl;
+using namespace trnccl::test;
+using transport::Request;
+using transport::Tag;
+using transport::Transport;
+
+namespace {
+
+// The transport's files in /dev/shm for one job.
+std::vector<std::string> segmentsOf(const std::string& jobKey) {
+  std::vector<std::string> names;
+  DIR* dir = opendir("/dev/shm");
+  if (dir == nullptr) return names;
+  while (const dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name.starts_with(transport::shm::kSegmentPrefix) && name.find(jobKey) != std::string::npos)
+      names.push_back(name);
+  }
+  closedir(dir);
+  return names;
+}
+
+Request request(int peer, Tag tag, void* buffer, size_t bytes) {
+  Request r;
+  r.peer = peer;
+  r.tag = tag;
+  r.buffer = buffer;
+  r.bytes = bytes;
+  return r;
+}
+
+void expectMentions(const std::string& message, const std::vector<std::string>& parts) {
+  for (const std::string& part : parts)
+    expect(message.find(part) != std::string::npos,
+           "'" + message + "' does not mention '" + part + "'");
+}
+
+// One message of `bytes` from rank 1 to rank 0, content checked.
+void sendOneToRankZero(int rank, Transport& t, size_t bytes, Tag tag) {
+  std::vector<std::byte> buffer(bytes);
+  if (rank == 1) {
+    fillPattern(buffer.data(), bytes, 1, 0, tag);
+    Request send = request(0, tag, buffer.data(), bytes);
+    t.isend(send);
+    drive(t, {&send});
+  } else {
+    Request receive = request(1, tag, buffer.data(), bytes);
+    t.irecv(receive);
+    drive(t, {&receive});
+    const std::string mismatch = patternMismatch(buffer.data(), bytes, 1, 0, tag);
+    expect(mismatch.empty(), mismatch);
+  }
+}
+
+// Forwards to the test channel, but SIGKILLs this rank at its n-th collective.
+class DyingOutOfBand : public transport::OutOfBand {
+ public:
+  DyingOutOfBand(TestOutOfBand& inner, int dieAtCall) : inner_(inner), dieAtCall_(dieAtCall) {}
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  void allGather(void* data, size_t bytes) override {
+    count();
+    inner_.allGather(data, bytes);
+  }
+  void barrier() override {
+    count();
+    inner_.barrier();
+  }
+
+ private:
+  void count() {
+    if (++calls_ == dieAtCall_) raise(SIGKILL);
+  }
+  TestOutOfBand& inner_;
+  int dieAtCall_;
+  int calls_ = 0;
+};
+
+// Makes process_vm_readv fail with EPERM in this process, as a kernel or
+// container that forbids cross-memory attach does. (x86-64 syscall numbers.)
+void forbidCrossMemoryAttach() {
+  sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog program{static_cast<unsigned short>(std::size(filter)), filter};
+  expect(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "PR_SET_NO_NEW_PRIVS failed");
+  expect(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0, "seccomp filter refused");
+}
+
+double threadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Wall and CPU seconds a call takes on this thread.
+template <class Call>
+std::pair<double, double> timed(Call&& call) {
+  const auto start = std::chrono::steady_clock::now();
+  const double cpu = threadCpuSeconds();
+  call();
+  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+          threadCpuSeconds() - cpu};
+}
+
+}  // namespace
+
+TEST_CASE("shm: segments leave /dev/shm once every rank has mapped them", "[shm]") {
+  const Launch how = GENERATE(Launch::Threads, Launch::Processes);
+  CAPTURE(launchName(how));
+  const std::string jobKey = uniqueJobKey("shm-clean");
+  requireAllOk(launch(how, 4, [&](int rank, TestOutOfBand& oob) {
+    auto t = transport::createShmTransport(optionsFor(oob, jobKey));
+    oob.barrier();  // every rank is set up
+    expect(segmentsOf(jobKey).empty(), "segments still in /dev/shm after setup");
+    if (rank < 2) sendOneToRankZero(rank, *t, 100000, 1);
+  }));
+  CHECK(segmentsOf(jobKey).empty());
+}
+
+TEST_CASE("shm: a rank killed during setup leaves nothing in /dev/shm", "[shm]") {
+  const int dieAtCall = GENERATE(2, 3);  // after creating its segment; after mapping its peers'
+  CAPTURE(dieAtCall);
+  const std::string jobKey = uniqueJobKey("shm-setup-kill");
+  const auto results = launch(Launch::Processes, 3, [&](int rank, TestOutOfBand& oob) {
+    if (rank == 1) {
+      DyingOutOfBand dying(oob, dieAtCall);
+      transport::Options options = optionsFor(oob, jobKey);
+      options.oob = &dying;
+      transport::createShmTransport(options);
+      throw std::runtime_error("survived its own death");
+    }
+    const Error e = errorFrom([&] { transport::createShmTransport(optionsFor(oob, jobKey)); });
+    expectMentions(e.what(), {"rank 1"});
+  });
+  INFO(results[0].describe() << "; " << results[1].describe() << "; " << results[2].describe());
+  CHECK(results[0].ok());
+  CHECK(results[1].signal == SIGKILL);
+  CHECK(results[2].ok());
+  CHECK(segmentsOf(jobKey).empty());
+}
+
+TEST_CASE("shm: a killed peer is a RemoteError naming it and leaves nothing in /dev/shm",
+          "[shm]") {
+  const std::string jobKey = uniqueJobKey("shm-peer-kill");
+  const auto results = launch(Launch::Processes, 3, [&](int rank, TestOutOfBand& oob) {
+    auto t = transport::createShmTransport(optionsFor(oob, jobKey));
+    if (rank == 2) raise(SIGKILL);
+    std::byte byte{};
+    Request receive = request(2, 1, &byte, 1);
+    t->irecv(receive);
+    const Error e = errorFrom([&] { drive(*t, {&receive}); });
+    expect(e.code() == trncclRemoteError, std::string("got ") + e.what());
+    expectMentions(e.what(), {"rank 2 (pid ", "exited"});
+  });
+  INFO(results[0].describe() << "; " << results[1].describe() << "; " << results[2].describe());
+  CHECK(results[0].ok());
+  CHECK(results[1].ok());
+  CHECK(results[2].signal == SIGKILL);
+  CHECK(segmentsOf(jobKey).empty());
+}
+
+TEST_CASE("shm: too little room in /dev/shm fails setup with SystemError naming /dev/shm and "
+          "the bytes needed and free",
+          "[shm]") {
+  constexpr uint64_t kAbsurdFifoBytes = uint64_t{1} << 50;
+  ScopedEnv fifo("TRNCCL_SHM_FIFO_BYTES", std::to_string(kAbsurdFifoBytes));
+  const transport::shm::SegmentLayout layout{
+      2, 1, {kAbsurdFifoBytes / transport::shm::kSlotBytes, transport::shm::kSlotBytes}};
+  const std::string needed = std::to_string(*layout.bytes());
+  const std::string jobKey = uniqueJobKey("shm-full");
+  requireAllOk(launch(Launch::Threads, 2, [&](int, TestOutOfBand& oob) {
+    const Error e = errorFrom([&] { transport::createShmTransport(optionsFor(oob, jobKey)); });
+    expect(e.code() == trncclSystemError, std::string("got ") + e.what());
+    expectMentions(e.what(), {"cannot reserve " + needed + " bytes in /dev/shm", "bytes free",
+                              "TRNCCL_SHM_FIFO_BYTES"});
+  }));
+  CHECK(segmentsOf(jobKey).empty());
+}
+
+TEST_CASE("shm: ranks that disagree on the FIFO size or on who their peers are all fail setup "
+          "with InvalidUsage",
+          "[shm]") {
+  const std::string jobKey = uniqueJobKey("shm-disagree");
+  SECTION("TRNCCL_SHM_FIFO_BYTES differs") {
+    requireAllOk(launch(Launch::Processes, 2, [&](int rank, TestOutOfBand& oob) {
+      if (rank == 1) setenv("TRNCCL_SHM_FIFO_BYTES", "1048576", 1);
+      const Error e = errorFrom([&] { transport::createShmTransport(optionsFor(oob, jobKey)); });
+      expect(e.code() == trncclInvalidUsage, std::string("got ") + e.what());
+      expectMentions(e.what(), {"TRNCCL_SHM_FIFO_BYTES"});
+    }));
+  }
+  SECTION("rank 0 lists rank 2 as a peer, rank 2 lists nobody") {
+    requireAllOk(launch(Launch::Threads, 3, [&](int rank, TestOutOfBand& oob) {
+      transport::Options options = optionsFor(oob, jobKey);
+      options.peers = rank == 0 ? std::vector<int>{1, 2} : rank == 1 ? std::vector<int>{0}
+                                                                      : std::vector<int>{};
+      const Error e = errorFrom([&] { transport::createShmTransport(options); });
+      expect(e.code() == trncclInvalidUsage, std::string("got ") + e.what());
+      expectMentions(e.what(), {"rank 2 does not list rank 0"});
+    }));
+  }
+  CHECK(segmentsOf(jobKey).empty());
+}
+
+TEST_CASE("shm: TRNCCL_SHM_COPY=cma falls back to the FIFO where the kernel refuses "
+          "cross-memory attach",
+          "[shm]") {
+  ScopedEnv copy("TRNCCL_SHM_COPY", "cma");
+  const std::string jobKey = uniqueJobKey("shm-no-cma");
+  requireAllOk(launch(Launch::Processes, 2, [&](int rank, TestOutOfBand& oob) {
+    if (rank == 0) forbidCrossMemoryAttach();
+    auto t = transport::createShmTransport(optionsFor(oob, jobKey));
+    sendOneToRankZero(rank, *t, (4 << 20) + 1, 1);  // refused, then streamed
+    sendOneToRankZero(rank, *t, 1000, 2);           // streamed from the start
+  }));
+}
+
+TEST_CASE("shm: wait() sleeps without burning CPU until a message, interrupt() or its limit",
+          "[shm]") {
+  const std::string jobKey = uniqueJobKey("shm-wait");
+  requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
+    auto t = transport::createShmTransport(optionsFor(oob, jobKey));
+    std::byte byte{};
+    if (rank == 1) {
+      oob.barrier();
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      Request send = request(0, 1, &byte, 1);
+      t->isend(send);
+      drive(*t, {&send});
+      oob.barrier();
+      oob.barrier();  // stays (closing would ring rank 0) until rank 0 is done
+      return;
+    }
+    Request receive = request(1, 1, &byte, 1);
+    t->irecv(receive);
+    t->progress();
+    oob.barrier();
+    auto [wall, cpu] = timed([&] { t->wait(std::chrono::seconds(5)); });
+    expect(wall < 3.0, "a message did not wake wait() (" + std::to_string(wall) + " s)");
+    expect(cpu < 0.05, "wait() used " + std::to_string(cpu) + " s of CPU");
+    drive(*t, {&receive});
+    oob.barrier();
+
+    t->progress();
+    std::thread interrupter([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      t->interrupt();
+    });
+    std::tie(wall, cpu) = timed([&] { t->wait(std::chrono::seconds(5)); });
+    interrupter.join();
+    expect(wall < 3.0, "interrupt() did not wake wait() (" + std::to_string(wall) + " s)");
+    expect(cpu < 0.05, "wait() used " + std::to_string(cpu) + " s of CPU");
+
+    t->progress();
+    std::tie(wall, cpu) = timed([&] { t->wait(std::chrono::milliseconds(200)); });
+    expect(wall > 0.15 && wall < 3.0,
+           "wait(200 ms) with nothing to do took " + std::to_string(wall) + " s");
+    expect(cpu < 0.05, "wait() used " + std::to_string(cpu) + " s of CPU");
+    oob.barrier();
+  }));
+}

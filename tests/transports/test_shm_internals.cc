@@ -1,0 +1,138 @@
+// The shared-memory transport's parts on their own: a FIFO must refuse the
+// impossible values a buggy or dying peer can leave in shared memory, and the
+// doorbell must wake its sleeper.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "base/error.h"
+#include "transports/shm/doorbell.h"
+#include "transports/shm/fifo.h"
+
+using namespace trnccl;
+using namespace trnccl::transport::shm;
+
+namespace {
+
+constexpr int kPeer = 5;
+
+// A FIFO in ordinary memory (zeroed, as a fresh segment is).
+struct LocalFifo {
+  explicit LocalFifo(FifoGeometry g) : geometry(g), memory(g.bytes() / 8 + 1, 0) {}
+  std::byte* ring() { return reinterpret_cast<std::byte*>(memory.data()); }
+  FifoGeometry geometry;
+  std::vector<uint64_t> memory;
+};
+
+SlotHeader dataSlot(uint64_t tag, uint64_t bytes) {
+  return {SlotKind::Data, 0, tag, 1000, 0, bytes, 0};
+}
+
+void requireRemoteErrorNamingPeer(const std::function<void()>& step) {
+  try {
+    step();
+    FAIL("no error");
+  } catch (const Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == trncclRemoteError);
+    CHECK(std::string(e.what()).find("rank 5") != std::string::npos);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("shm FIFO: slots arrive in order, a full FIFO asks to be told when there is room",
+          "[shm][fifo]") {
+  LocalFifo fifo({4, 64});
+  FifoWriter writer(fifo.ring(), fifo.geometry, kPeer);
+  FifoReader reader(fifo.ring(), fifo.geometry, kPeer);
+  const char text[] = "hello";
+  for (uint64_t tag = 0; tag < 4; ++tag) {
+    REQUIRE(writer.hasSpace());
+    writer.write(dataSlot(tag, sizeof text), text);
+  }
+  CHECK_FALSE(writer.hasSpace());
+  CHECK_FALSE(reader.hasNext());  // nothing published yet
+  REQUIRE(writer.publish());
+  for (uint64_t tag = 0; tag < 4; ++tag) {
+    REQUIRE(reader.hasNext());
+    const std::byte* payload = nullptr;
+    const SlotHeader slot = reader.next(&payload);
+    CHECK(slot.tag == tag);
+    CHECK(slot.bytes == sizeof text);
+    CHECK(std::memcmp(payload, text, sizeof text) == 0);
+    reader.consume();
+  }
+  CHECK_FALSE(reader.hasNext());
+  CHECK(reader.release());  // the writer found the FIFO full and asked
+  CHECK(writer.hasSpace());
+  CHECK_FALSE(reader.release());
+}
+
+TEST_CASE("shm FIFO: impossible indices and slot headers from a peer are RemoteErrors, never "
+          "followed",
+          "[shm][fifo]") {
+  LocalFifo fifo({4, 64});
+  FifoWriter rogue(fifo.ring(), fifo.geometry, kPeer);
+  const char payload[64] = {};
+  SECTION("a write index more than a FIFO ahead") {
+    FifoReader reader(fifo.ring(), fifo.geometry, kPeer);
+    for (int i = 0; i < 5; ++i) rogue.write(dataSlot(1, 8), payload);  // ignores hasSpace()
+    rogue.publish();
+    requireRemoteErrorNamingPeer([&] { reader.hasNext(); });
+  }
+  SECTION("an unknown slot kind") {
+    FifoReader reader(fifo.ring(), fifo.geometry, kPeer);
+    rogue.write({static_cast<SlotKind>(99), 0, 1, 0, 0, 0, 0}, payload);
+    rogue.publish();
+    REQUIRE(reader.hasNext());
+    const std::byte* data = nullptr;
+    requireRemoteErrorNamingPeer([&] { reader.next(&data); });
+  }
+  SECTION("a slot claiming more bytes than a slot holds") {
+    LocalFifo small({4, 32});  // the reader's view: slots of 32 bytes
+    FifoWriter writer(small.ring(), {1, 64}, kPeer);  // one slot at the same place, 64 bytes
+    FifoReader reader(small.ring(), small.geometry, kPeer);
+    writer.write(dataSlot(1, 48), payload);
+    writer.publish();
+    REQUIRE(reader.hasNext());
+    const std::byte* data = nullptr;
+    requireRemoteErrorNamingPeer([&] { reader.next(&data); });
+  }
+  SECTION("a read index beyond what was written") {
+    FifoReader liar(fifo.ring(), fifo.geometry, kPeer);
+    for (int i = 0; i < 4; ++i) rogue.write(dataSlot(1, 8), payload);
+    rogue.publish();
+    for (int i = 0; i < 9; ++i) liar.consume();
+    liar.release();
+    requireRemoteErrorNamingPeer([&] { rogue.hasSpace(); });
+  }
+}
+
+TEST_CASE("shm doorbell: a ring wakes the sleeper, without one it sleeps its limit",
+          "[shm][doorbell]") {
+  DoorbellWord word{};
+  Doorbell bell(&word);
+  using clock = std::chrono::steady_clock;
+
+  const uint32_t seen = bell.sequence();
+  bell.ring();
+  auto start = clock::now();
+  bell.sleep(seen, std::chrono::seconds(5));  // rung since `seen`: no sleep at all
+  CHECK(clock::now() - start < std::chrono::seconds(1));
+
+  std::thread ringer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    bell.ring();
+  });
+  start = clock::now();
+  bell.sleep(bell.sequence(), std::chrono::seconds(5));
+  ringer.join();
+  CHECK(clock::now() - start < std::chrono::seconds(3));
+
+  start = clock::now();
+  bell.sleep(bell.sequence(), std::chrono::milliseconds(100));
+  CHECK(clock::now() - start >= std::chrono::milliseconds(90));
+}

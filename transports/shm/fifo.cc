@@ -1,0 +1,99 @@
+#include "transports/shm/fifo.h"
+
+#include <atomic>
+#include <cstring>
+#include <string>
+
+#include "base/error.h"
+
+namespace trnccl::transport::shm {
+namespace {
+
+// Control lines at the start of the ring.
+uint64_t& headWord(std::byte* ring) { return *reinterpret_cast<uint64_t*>(ring); }
+uint32_t& spaceWantedWord(std::byte* ring) { return *reinterpret_cast<uint32_t*>(ring + 8); }
+uint64_t& tailWord(std::byte* ring) { return *reinterpret_cast<uint64_t*>(ring + 64); }
+
+std::byte* slotAt(std::byte* ring, const FifoGeometry& g, uint64_t index) {
+  return ring + FifoGeometry::kControlBytes + (index % g.slots) * g.slotStride();
+}
+
+[[noreturn]] void corrupt(int peer, const std::string& what) {
+  throwError(trncclRemoteError, "rank " + std::to_string(peer) +
+                                    " corrupted its shared-memory FIFO with this rank: " + what);
+}
+
+}  // namespace
+
+static_assert(sizeof(SlotHeader) <= FifoGeometry::kSlotHeaderBytes);
+
+FifoWriter::FifoWriter(std::byte* ring, FifoGeometry geometry, int peer)
+    : ring_(ring), geometry_(geometry), peer_(peer) {}
+
+bool FifoWriter::hasSpace() {
+  if (head_ - tailSeen_ < geometry_.slots) return true;
+  auto refresh = [this](std::memory_order order) {
+    const uint64_t tail = std::atomic_ref<uint64_t>(tailWord(ring_)).load(order);
+    if (tail < tailSeen_ || tail > published_)
+      corrupt(peer_, "read index " + std::to_string(tail) + " outside [" +
+                         std::to_string(tailSeen_) + ", " + std::to_string(published_) + "]");
+    tailSeen_ = tail;
+    return head_ - tailSeen_ < geometry_.slots;
+  };
+  if (refresh(std::memory_order_acquire)) return true;
+  std::atomic_ref<uint32_t>(spaceWantedWord(ring_)).store(1, std::memory_order_seq_cst);
+  return refresh(std::memory_order_seq_cst);
+}
+
+void FifoWriter::write(const SlotHeader& header, const void* payload) {
+  std::byte* slot = slotAt(ring_, geometry_, head_);
+  std::memcpy(slot, &header, sizeof header);
+  if (header.bytes != 0) std::memcpy(slot + FifoGeometry::kSlotHeaderBytes, payload, header.bytes);
+  ++head_;
+}
+
+bool FifoWriter::publish() {
+  if (head_ == published_) return false;
+  std::atomic_ref<uint64_t>(headWord(ring_)).store(head_, std::memory_order_release);
+  published_ = head_;
+  return true;
+}
+
+FifoReader::FifoReader(std::byte* ring, FifoGeometry geometry, int peer)
+    : ring_(ring), geometry_(geometry), peer_(peer) {}
+
+bool FifoReader::hasNext() {
+  if (tail_ != headSeen_) return true;
+  const uint64_t head = std::atomic_ref<uint64_t>(headWord(ring_)).load(std::memory_order_acquire);
+  if (head < headSeen_ || head - tail_ > geometry_.slots)
+    corrupt(peer_, "write index " + std::to_string(head) + " with read index " +
+                       std::to_string(tail_) + " and " + std::to_string(geometry_.slots) +
+                       " slots");
+  headSeen_ = head;
+  return tail_ != headSeen_;
+}
+
+SlotHeader FifoReader::next(const std::byte** payload) const {
+  const std::byte* slot = slotAt(ring_, geometry_, tail_);
+  SlotHeader header;
+  std::memcpy(&header, slot, sizeof header);
+  const auto kind = static_cast<uint32_t>(header.kind);
+  if (kind == 0 || kind > kLastSlotKind) corrupt(peer_, "slot kind " + std::to_string(kind));
+  if (header.bytes > geometry_.slotBytes)
+    corrupt(peer_, "slot of " + std::to_string(header.bytes) + " bytes (slots hold " +
+                       std::to_string(geometry_.slotBytes) + ")");
+  *payload = slot + FifoGeometry::kSlotHeaderBytes;
+  return header;
+}
+
+bool FifoReader::release() {
+  if (tail_ == released_) return false;
+  std::atomic_ref<uint64_t>(tailWord(ring_)).store(tail_, std::memory_order_seq_cst);
+  released_ = tail_;
+  std::atomic_ref<uint32_t> spaceWanted(spaceWantedWord(ring_));
+  if (spaceWanted.load(std::memory_order_seq_cst) == 0) return false;
+  spaceWanted.store(0, std::memory_order_seq_cst);
+  return true;
+}
+
+}  // namespace trnccl::transport::shm

@@ -1,0 +1,58 @@
+// What a rank's shared segment holds. Its size is bounded and known before it
+// is created: a page of header plus, for each peer, one FIFO of
+// `slots x (64 + slotBytes)` bytes (default 8 x 64 KiB, about 512 KiB per peer):
+//
+//   [0, 64)        SegmentHeader
+//   [64, 128)      DoorbellWord: the owner sleeps on it, everyone rings it
+//   [128, ...)     int32 fifoOfRank[nranks]: 1 + the index of that rank's
+//                  FIFO, 0 when that rank is not a peer
+//   page-aligned   fifoCount FIFOs, each written by one peer (fifo.h)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "transports/shm/doorbell.h"
+#include "transports/shm/fifo.h"
+
+namespace trnccl::transport::shm {
+
+inline constexpr uint64_t kSegmentMagic = 0x6d68732d6c63636eULL;  // "nccl-shm"
+inline constexpr uint32_t kSegmentVersion = 1;
+
+struct SegmentHeader {
+  uint64_t magic;
+  uint32_t version;
+  int32_t rank;
+  int32_t nranks;
+  uint32_t fifoCount;
+  uint32_t closed;  // set by the owner when its transport goes away
+};
+
+struct SegmentLayout {
+  static constexpr uint64_t kDoorbellOffset = 64;
+  static constexpr uint64_t kFifoTableOffset = 128;
+  static constexpr uint64_t kPageBytes = 4096;
+
+  int nranks = 0;
+  uint32_t fifoCount = 0;
+  FifoGeometry fifo;
+
+  uint64_t fifoOffset(uint32_t index) const {
+    const uint64_t table = kFifoTableOffset + uint64_t{4} * static_cast<uint64_t>(nranks);
+    return (table + kPageBytes - 1) / kPageBytes * kPageBytes + index * fifo.bytes();
+  }
+  // The whole segment; nullopt if that does not fit in 64 bits.
+  std::optional<uint64_t> bytes() const {
+    uint64_t fifos = 0, total = 0;
+    if (__builtin_mul_overflow(uint64_t{fifoCount}, fifo.bytes(), &fifos) ||
+        __builtin_add_overflow(fifoOffset(0), fifos, &total))
+      return std::nullopt;
+    return total;
+  }
+};
+
+static_assert(sizeof(SegmentHeader) <= SegmentLayout::kDoorbellOffset);
+static_assert(sizeof(DoorbellWord) <= SegmentLayout::kFifoTableOffset - SegmentLayout::kDoorbellOffset);
+
+}  // namespace trnccl::transport::shm

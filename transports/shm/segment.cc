@@ -1,0 +1,108 @@
+#include "transports/shm/segment.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <utility>
+
+#include "base/error.h"
+
+namespace trnccl::transport::shm {
+namespace {
+
+std::string freeBytesInDevShm() {
+  struct statvfs fs;
+  if (statvfs("/dev/shm", &fs) != 0) return "an unknown number of";
+  return std::to_string(static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize);
+}
+
+// The mapping keeps the segment alive; the descriptor is closed either way.
+std::byte* mapAndClose(int fd, size_t bytes, const std::string& name) {
+  void* data = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const int err = errno;
+  close(fd);
+  if (data == MAP_FAILED) throwSystemError("mmap of shared-memory segment " + name, err);
+  return static_cast<std::byte*>(data);
+}
+
+}  // namespace
+
+std::string segmentName(const std::string& jobKey, int rank) {
+  // Keep the job key readable (it tells whose segment this is) but only in
+  // characters that are safe in a file name, and short enough for NAME_MAX.
+  std::string key;
+  for (char c : jobKey.substr(0, 64))
+    key += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_';
+  if (key.empty()) key = "job";
+  std::random_device random;
+  const uint64_t nonce = (uint64_t{random()} << 32) | random();
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, "-r%d-%016llx", rank,
+                static_cast<unsigned long long>(nonce));
+  std::string name = "/";
+  name.append(kSegmentPrefix).append(key).append(suffix);
+  return name;
+}
+
+Segment Segment::create(const std::string& name, size_t bytes, const std::string& purpose) {
+  int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) throwSystemError("shm_open(" + name + ") in /dev/shm", errno);
+  // posix_fallocate takes an off_t: a size beyond it cannot fit either.
+  int err = bytes > static_cast<size_t>(INT64_MAX)
+                ? EFBIG
+                : posix_fallocate(fd, 0, static_cast<off_t>(bytes));
+  if (err != 0) {
+    close(fd);
+    unlink(name);
+    throwError(trncclSystemError, "cannot reserve " + std::to_string(bytes) +
+                                      " bytes in /dev/shm for " + purpose + " (segment " + name +
+                                      "): " + std::strerror(err) + "; /dev/shm has " +
+                                      freeBytesInDevShm() + " bytes free");
+  }
+  try {
+    return Segment(mapAndClose(fd, bytes, name), bytes);
+  } catch (...) {
+    unlink(name);
+    throw;
+  }
+}
+
+Segment Segment::open(const std::string& name, size_t bytes) {
+  int fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
+  if (fd < 0) throwSystemError("shm_open(" + name + ") of a peer's segment in /dev/shm", errno);
+  struct stat st;
+  if (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) != bytes) {
+    close(fd);
+    throwError(trncclSystemError, "shared-memory segment " + name + " is not the " +
+                                      std::to_string(bytes) + " bytes its owner announced");
+  }
+  return Segment(mapAndClose(fd, bytes, name), bytes);
+}
+
+void Segment::unlink(const std::string& name) noexcept { shm_unlink(name.c_str()); }
+
+Segment::Segment(Segment&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+Segment& Segment::operator=(Segment&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) munmap(data_, size_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+Segment::~Segment() {
+  if (data_ != nullptr) munmap(data_, size_);
+}
+
+}  // namespace trnccl::transport::shm

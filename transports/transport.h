@@ -1,0 +1,84 @@
+// The one narrow interface between the runtime and every transport (shm, ofi,
+// tcp): tagged, non-blocking point-to-point messages between the ranks of one
+// communicator. A transport never knows which collective it serves; the
+// runtime never knows how bytes move.
+//
+// Matching: a message sent by rank A to rank B with tag T completes the receive
+// that B posts for (peer A, tag T), whatever the order in which either side
+// posts, and whatever order the wire delivers in. Tags are unique among the
+// messages in flight between a pair of ranks.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace trnccl::transport {
+
+using Tag = uint64_t;
+
+// One send or receive. Owned by the caller, which must keep it alive (and not
+// touch its buffer) until `done`, or until cancelAll() returns.
+struct Request {
+  // Set by the caller before posting.
+  int peer = -1;
+  Tag tag = 0;
+  void* buffer = nullptr;  // const for sends
+  size_t bytes = 0;        // send: message size; receive: capacity
+  // Set by the transport.
+  bool done = false;
+  size_t transferred = 0;  // receive: the size of the message that arrived
+  uint64_t internal[4] = {};  // the transport's bookkeeping
+};
+
+// What a transport needs from the communicator to set itself up: the
+// bootstrap's out-of-band channel between all ranks.
+class OutOfBand {
+ public:
+  virtual ~OutOfBand() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Every rank contributes `bytes` at data + rank * bytes; on return data
+  // holds all size() contributions.
+  virtual void allGather(void* data, size_t bytes) = 0;
+  virtual void barrier() = 0;
+};
+
+struct Options {
+  int rank = 0;
+  int nranks = 0;
+  std::vector<int> peers;            // the ranks this transport connects to (never rank itself)
+  OutOfBand* oob = nullptr;          // collective: every rank of the communicator calls the factory
+  std::chrono::milliseconds timeout{300000};
+  std::string jobKey;                // unique per communicator: names shared resources
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual const char* name() const = 0;
+
+  // Post a send / receive. They return at once; the transfer happens in progress().
+  virtual void isend(Request& request) = 0;
+  virtual void irecv(Request& request) = 0;
+
+  // Advance everything posted; completed requests get done = true. Throws
+  // trnccl::Error on failure, naming the peer (a peer that died: trncclRemoteError;
+  // a message larger than the posted receive: trncclInvalidUsage).
+  virtual void progress() = 0;
+
+  // Block until there may be something to progress, or `maxWait` passes, or
+  // interrupt() is called (the blocking stage of the runtime's backoff).
+  virtual void wait(std::chrono::microseconds maxWait) = 0;
+  // Wake a thread blocked in wait(); callable from any thread (abort).
+  virtual void interrupt() = 0;
+
+  // Forget every posted request (abort / error path): afterwards the transport
+  // no longer touches their buffers.
+  virtual void cancelAll() = 0;
+};
+
+}  // namespace trnccl::transport
