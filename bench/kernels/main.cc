@@ -21,9 +21,10 @@
 namespace trnccl::bench {
 namespace {
 
-constexpr trncclDataType_t kTypes[] = {
-    trncclInt8,    trncclUint8,   trncclInt32,   trncclUint32,   trncclInt64,      trncclUint64,
-    trncclFloat16, trncclFloat32, trncclFloat64, trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
+constexpr trncclDataType_t kTypes[] = {trncclInt8,     trncclUint8,      trncclInt32,
+                                       trncclUint32,   trncclInt64,      trncclUint64,
+                                       trncclFloat16,  trncclFloat32,    trncclFloat64,
+                                       trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
 constexpr trncclRedOp_t kOps[] = {trncclSum, trncclProd, trncclMax, trncclMin, trncclAvg};
 
 void benchReduce(benchmark::State& state, kernels::Isa isa, trncclDataType_t type, trncclRedOp_t op,

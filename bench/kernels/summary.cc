@@ -9,17 +9,20 @@
 namespace trnccl::bench {
 namespace {
 
-constexpr trncclDataType_t kTypes[] = {
-    trncclInt8,    trncclUint8,   trncclInt32,   trncclUint32,   trncclInt64,      trncclUint64,
-    trncclFloat16, trncclFloat32, trncclFloat64, trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
+constexpr trncclDataType_t kTypes[] = {trncclInt8,     trncclUint8,      trncclInt32,
+                                       trncclUint32,   trncclInt64,      trncclUint64,
+                                       trncclFloat16,  trncclFloat32,    trncclFloat64,
+                                       trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
 constexpr trncclRedOp_t kOps[] = {trncclSum, trncclProd, trncclMax, trncclMin, trncclAvg};
 
 struct Target {
   trncclDataType_t type;
   double ratio;  // of STREAM add, at the largest size
 };
-constexpr Target kTargets[] = {{trncclFloat32, 0.9},    {trncclBfloat16, 0.8},
-                               {trncclFloat16, 0.8},    {trncclFloat8e4m3, 0.5},
+constexpr Target kTargets[] = {{trncclFloat32, 0.9},
+                               {trncclBfloat16, 0.8},
+                               {trncclFloat16, 0.8},
+                               {trncclFloat8e4m3, 0.5},
                                {trncclFloat8e5m2, 0.5}};
 
 std::string fixed(double value, int decimals) {
@@ -63,7 +66,8 @@ void SummaryReporter::ReportRuns(const std::vector<Run>& runs) {
 }
 
 double SummaryReporter::gigabytesPerSecond(const std::string& name) const {
-  if (const auto median = medians_.find(name); median != medians_.end()) return median->second / 1e9;
+  if (const auto median = medians_.find(name); median != medians_.end())
+    return median->second / 1e9;
   const auto found = repetitions_.find(name);
   if (found == repetitions_.end()) return -1;
   std::vector<double> values = found->second;
@@ -88,7 +92,8 @@ void SummaryReporter::printReferences(std::ostream& out) const {
 void SummaryReporter::printReductions(std::ostream& out) const {
   std::vector<std::string> header;
   for (int nsrcs : kSourceCounts)
-    for (size_t bytes : kBufferBytes) header.push_back("K=" + std::to_string(nsrcs) + " " + sizeLabel(bytes));
+    for (size_t bytes : kBufferBytes)
+      header.push_back("K=" + std::to_string(nsrcs) + " " + sizeLabel(bytes));
   printRow(out, "reduce", header);
   for (trncclDataType_t type : kTypes) {
     for (trncclRedOp_t op : kOps) {

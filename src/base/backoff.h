@@ -39,6 +39,8 @@ class Backoff {
     rounds_ = 0;
     blockUs_ = kMinBlockUs;
   }
+  // Past spinning: worth the cost of reading the clock on every pause.
+  bool patient() const { return rounds_ >= kSpins; }
 
  private:
   static constexpr int64_t kMinBlockUs = 50;

@@ -13,6 +13,14 @@
 namespace trnccl::log {
 namespace {
 
+Level parseLevel() {
+  const std::string choice = env::getChoice("TRNCCL_DEBUG", "NONE", {"NONE", "WARN", "INFO", "TRACE"});
+  return choice == "WARN"    ? Level::Warn
+         : choice == "INFO"  ? Level::Info
+         : choice == "TRACE" ? Level::Trace
+                             : Level::None;
+}
+
 struct Sink {
   Level level = Level::None;
   FILE* out = stderr;
@@ -25,11 +33,7 @@ struct Sink {
     host = name;
     // A bad TRNCCL_DEBUG must not make logging itself throw: report and use WARN.
     try {
-      std::string choice = env::getChoice("TRNCCL_DEBUG", "NONE", {"NONE", "WARN", "INFO", "TRACE"});
-      level = choice == "WARN"   ? Level::Warn
-              : choice == "INFO" ? Level::Info
-              : choice == "TRACE" ? Level::Trace
-                                  : Level::None;
+      level = parseLevel();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "trnccl: %s; using WARN\n", e.what());
       level = Level::Warn;
@@ -74,6 +78,8 @@ const char* levelName(Level l) {
 }  // namespace
 
 Level level() { return sink().level; }
+
+void checkEnvironment() { parseLevel(); }
 
 void write(Level l, const char* format, ...) {
   Sink& s = sink();

@@ -7,7 +7,10 @@ namespace trnccl::log {
 
 enum class Level { None = 0, Warn = 1, Info = 2, Trace = 3 };
 
-Level level();  // parsed once from TRNCCL_DEBUG
+Level level();  // parsed once from TRNCCL_DEBUG (a bad value logs a note and means WARN)
+// Throws Error(InvalidArgument) naming TRNCCL_DEBUG if its value is not a level:
+// creating a communicator refuses what logging itself only warns about.
+void checkEnvironment();
 inline bool enabled(Level l) { return static_cast<int>(l) <= static_cast<int>(level()); }
 void write(Level l, const char* format, ...) __attribute__((format(printf, 2, 3)));
 

@@ -49,7 +49,7 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
       config_(std::move(config)),
       device_(device::trainium()),
       tuner_(config_.algorithm, "TRNCCL_ALGO"),
-      staging_(config_.sliceBytes),
+      executor_(context_),
       sendTags_(nranks, 0),
       recvTags_(nranks, 0) {
   bootstrap_ = Bootstrap::connect(id, rank, nranks, config_.timeout, &abortFlag_);
@@ -69,7 +69,7 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   context_.rank = rank;
   context_.nranks = nranks;
   context_.device = &device_;
-  context_.staging = &staging_;
+  context_.sliceBytes = config_.sliceBytes;
   context_.window = config_.window;
   context_.timeout = config_.timeout;
   context_.abortFlag = &abortFlag_;
@@ -102,15 +102,13 @@ void Communicator::connectTransports(const trncclUniqueId& id) {
 Communicator::~Communicator() {
   // Queued operations reference this communicator: let them finish (or, after
   // an abort, give up) before anything is torn down.
-  std::unique_lock<std::mutex> lock(pendingMutex_);
   const auto deadline = std::chrono::steady_clock::now() + config_.timeout;
-  while (pending_ > 0) {
-    if (pendingChanged_.wait_until(lock, deadline) == std::cv_status::timeout) {
-      TRNCCL_WARN("rank %d: destroying a communicator with %d operations still running; aborting them",
-                  rank_, pending_);
-      abort();
-      pendingChanged_.wait(lock, [&] { return pending_ == 0; });
-    }
+  auto idle = [&] { return pending_.load() == 0; };
+  if (!pendingChanged_.wait(idle, [&] { return std::chrono::steady_clock::now() > deadline; })) {
+    TRNCCL_WARN("rank %d: destroying a communicator with %d operations still running; aborting them", rank_,
+                pending_.load());
+    abort();
+    pendingChanged_.wait(idle, [] { return false; });
   }
 }
 
@@ -120,39 +118,40 @@ uint32_t Communicator::nextP2PTag(int peer, bool send) {
 
 std::function<void()> Communicator::prepare(Work work) {
   const uint64_t ticket = turns_.take();
-  {
-    std::lock_guard<std::mutex> lock(pendingMutex_);
-    ++pending_;
-  }
+  pending_.fetch_add(1);
   // Decrements `pending_` when the closure is gone, whether or not it ran.
   auto guard = std::shared_ptr<void>(nullptr, [this](void*) {
-    std::lock_guard<std::mutex> lock(pendingMutex_);
-    --pending_;
-    pendingChanged_.notify_all();
+    pending_.fetch_sub(1);
+    pendingChanged_.notify();
   });
-  return [this, ticket, guard, work = std::move(work)] {
-    const bool myTurn = turns_.waitTurn(ticket, [&] { return aborted() || asyncError() != trncclSuccess; });
-    if (!myTurn) {
-      checkUsable();  // throws: giving up means aborted or failed
-      throwError(trncclInternalError, "lost the communicator's turn");
-    }
-    struct FinishTurn {
-      runtime::TurnTaker& turns;
-      ~FinishTurn() { turns.finishTurn(); }
-    } finish{turns_};
-    checkUsable();
-    try {
-      run(work);
-    } catch (const Error& e) {
-      fail(e.code(), e.what());
-      throw;
-    }
-  };
+  return [this, ticket, guard, work = std::move(work)] { inTurn(ticket, [&] { run(work); }); };
+}
+
+void Communicator::runNow(const CollectiveCall& call) {
+  inTurn(turns_.take(), [&] { runCollective(call); });
+}
+
+template <class Body>
+void Communicator::inTurn(uint64_t ticket, Body&& body) {
+  if (!turns_.waitTurn(ticket, [&] { return aborted() || asyncError() != trncclSuccess; })) {
+    checkUsable();  // throws: giving up means aborted or failed
+    throwError(trncclInternalError, "lost the communicator's turn");
+  }
+  struct FinishTurn {
+    runtime::TurnTaker& turns;
+    ~FinishTurn() { turns.finishTurn(); }
+  } finish{turns_};
+  checkUsable();
+  try {
+    body();
+  } catch (const Error& e) {
+    fail(e.code(), e.what());
+    throw;
+  }
 }
 
 void Communicator::drain() {
-  std::unique_lock<std::mutex> lock(pendingMutex_);
-  pendingChanged_.wait(lock, [&] { return pending_ == 0; });
+  pendingChanged_.wait([&] { return pending_.load() == 0; }, [] { return false; });
 }
 
 void Communicator::run(const Work& work) {
@@ -160,45 +159,66 @@ void Communicator::run(const Work& work) {
   if (!work.p2p.empty()) runP2P(work.p2p);
 }
 
-std::string Communicator::label(const char* what, uint64_t sequence) const {
-  return std::string(what) + " #" + std::to_string(sequence) + " on rank " + std::to_string(rank_);
-}
-
 void Communicator::runCollective(const CollectiveCall& c) {
   algo::CollectiveArgs a = c.args;
   // A step carries at most the slices the executor keeps in flight.
   a.maxStepElements = static_cast<size_t>(config_.window) * (config_.sliceBytes / typeSize(a.type));
   const ScheduleKey key{static_cast<int>(a.collective), a.count, a.type, a.op, a.root, a.inPlace};
-  auto it = schedules_.find(key);
-  if (it == schedules_.end()) {
-    if (schedules_.size() >= 256) schedules_.clear();  // bound the cache
-    const algo::Algorithm& algorithm = tuner_.choose(a);
-    it = schedules_.emplace(key, algorithm.build(a)).first;
-    TRNCCL_TRACE("rank %d: %s of %zu x %s uses %s", rank_, algo::collectiveName(a.collective),
-                 a.count, typeName(a.type), algorithm.name());
+  if (lastSchedule_ == nullptr || key != lastKey_) {
+    auto it = schedules_.find(key);
+    if (it == schedules_.end()) {
+      if (schedules_.size() >= 256) schedules_.clear(), lastSchedule_ = nullptr;  // bound the cache
+      const algo::Algorithm& algorithm = tuner_.choose(a);
+      it = schedules_.emplace(key, algorithm.build(a)).first;
+      TRNCCL_TRACE("rank %d: %s of %zu x %s uses %s", rank_, algo::collectiveName(a.collective), a.count,
+                   typeName(a.type), algorithm.name());
+    }
+    lastSchedule_ = &it->second;
+    lastKey_ = key;
   }
-  const algo::Schedule& schedule = it->second;
+  const algo::Schedule& schedule = *lastSchedule_;
   const size_t scratchBytes = schedule.scratchElements * typeSize(a.type);
   if (scratch_.size() < scratchBytes) scratch_.resize(scratchBytes);
 
+  void* const buffers[] = {nullptr, const_cast<void*>(c.send), c.recv, scratch_.data()};
   runtime::Call call;
-  call.buffers = {nullptr, const_cast<void*>(c.send), c.recv, scratch_.data()};
+  call.buffers = buffers;
+  call.bufferCount = std::size(buffers);
   call.tagBase = runtime::collectiveTagBase(c.sequence);
-  call.label = label(algo::collectiveName(a.collective), c.sequence);
-  runtime::execute(schedule, call, context_);
+  call.what = algo::collectiveName(a.collective);
+  call.sequence = c.sequence;
+  executor_.run(schedule, call);
 }
 
 void Communicator::runP2P(const std::vector<P2PCall>& calls) {
   std::vector<algo::P2POp> ops;
-  runtime::Call call;
-  call.buffers = {nullptr, nullptr, nullptr, nullptr};
+  std::vector<void*> buffers = {nullptr, nullptr, nullptr, nullptr};
+  // A send whose buffer a receive of the same group overwrites (nccl-tests'
+  // in-place sendrecv) goes out from a copy taken before anything arrives.
+  std::vector<std::vector<char>> copies;
+  auto overwritten = [&](const P2PCall& send) {
+    const char* s = static_cast<const char*>(send.buffer);
+    for (const P2PCall& c : calls) {
+      const char* r = static_cast<const char*>(c.buffer);
+      if (!c.op.send && r < s + send.op.bytes && s < r + c.op.bytes) return true;
+    }
+    return false;
+  };
   for (const P2PCall& c : calls) {
     ops.push_back(c.op);
-    call.buffers.push_back(c.buffer);
+    void* buffer = c.buffer;
+    if (c.op.send && overwritten(c)) {
+      const char* data = static_cast<const char*>(c.buffer);
+      buffer = copies.emplace_back(data, data + c.op.bytes).data();
+    }
+    buffers.push_back(buffer);
   }
+  runtime::Call call;
+  call.buffers = buffers.data();
+  call.bufferCount = buffers.size();
   call.tagBase = runtime::kP2PTagBase;
-  call.label = "send/recv group on rank " + std::to_string(rank_);
-  runtime::execute(algo::buildP2P(rank_, nranks_, ops), call, context_);
+  call.what = "send/recv group";
+  executor_.run(algo::buildP2P(rank_, nranks_, ops), call);
 }
 
 void Communicator::abort() {

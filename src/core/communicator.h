@@ -5,7 +5,6 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -17,11 +16,11 @@
 #include "algorithms/algorithm.h"
 #include "algorithms/p2p.h"
 #include "algorithms/tuner.h"
+#include "base/signal.h"
 #include "core/bootstrap.h"
 #include "core/config.h"
 #include "device/device.h"
 #include "runtime/executor.h"
-#include "runtime/staging.h"
 #include "runtime/stream.h"
 #include "transports/transport.h"
 
@@ -68,6 +67,9 @@ class Communicator {
   // `work` in that turn, wherever it is called. It throws the work's error,
   // which also becomes the communicator's asynchronous error.
   std::function<void()> prepare(Work work);
+  // Takes the next turn and runs one collective in it, in this thread: the
+  // blocking path, with nothing to allocate.
+  void runNow(const CollectiveCall& call);
   // Blocks until every operation prepared so far has run or given up.
   void drain();
 
@@ -79,11 +81,13 @@ class Communicator {
 
  private:
   void run(const Work& work);
+  // Runs `body` in `ticket`'s turn; a failure becomes the async error.
+  template <class Body>
+  void inTurn(uint64_t ticket, Body&& body);
   void runCollective(const CollectiveCall& call);
   void runP2P(const std::vector<P2PCall>& calls);
   void fail(trncclResult_t code, const std::string& message);
   void connectTransports(const trncclUniqueId& id);
-  std::string label(const char* what, uint64_t sequence) const;
 
   int rank_, nranks_;
   Config config_;
@@ -92,20 +96,21 @@ class Communicator {
   std::vector<std::unique_ptr<transport::Transport>> transports_;
   device::Device device_;
   algo::Tuner tuner_;
-  runtime::StagingPool staging_;
   runtime::ExecutorContext context_;
+  runtime::Executor executor_;
   runtime::TurnTaker turns_;
   std::vector<char> scratch_;
 
   using ScheduleKey = std::tuple<int, size_t, int, int, int, bool>;
   std::map<ScheduleKey, algo::Schedule> schedules_;  // touched only in turns
+  const algo::Schedule* lastSchedule_ = nullptr;     // benchmarks repeat one call
+  ScheduleKey lastKey_;
 
   uint64_t sequence_ = 0;
   std::vector<uint32_t> sendTags_, recvTags_;
 
-  std::mutex pendingMutex_;
-  std::condition_variable pendingChanged_;
-  int pending_ = 0;  // prepared closures not yet destroyed
+  std::atomic<int> pending_{0};  // prepared closures not yet destroyed
+  Signal pendingChanged_;
 
   mutable std::mutex errorMutex_;
   trncclResult_t asyncError_ = trncclSuccess;

@@ -3,6 +3,7 @@
 #include "algorithms/tuner.h"
 #include "base/env.h"
 #include "base/error.h"
+#include "base/log.h"
 
 namespace trnccl::core {
 namespace {
@@ -26,6 +27,7 @@ std::string choice(const char* field, const char* value, const char* variable,
 Config resolveConfig(const trncclConfig_t* user) {
   if (user != nullptr && (user->magic != TRNCCL_CONFIG_MAGIC || user->size != sizeof(trncclConfig_t)))
     throwInvalidArgument("config", "was not initialised with TRNCCL_CONFIG_INITIALIZER");
+  log::checkEnvironment();
   trncclConfig_t none = TRNCCL_CONFIG_INITIALIZER;
   const trncclConfig_t& c = user ? *user : none;
   Config out;

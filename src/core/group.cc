@@ -85,7 +85,8 @@ void issueCollective(Communicator& comm, runtime::Stream* stream, CollectiveCall
     return entry.work.collectives.push_back(call);
   }
   call.sequence = comm.nextSequence();
-  submit(comm, stream, Work{{call}, {}});
+  if (stream) stream->enqueue(comm.prepare(Work{{call}, {}}));
+  else comm.runNow(call);
 }
 
 void issueP2P(Communicator& comm, runtime::Stream* stream, P2PCall call) {

@@ -1,8 +1,9 @@
 #include "runtime/executor.h"
 
 #include <algorithm>
-#include <memory>
-#include <deque>
+#include <cstdlib>
+#include <new>
+#include <utility>
 
 #include "base/backoff.h"
 #include "base/datatype.h"
@@ -16,53 +17,86 @@ using Clock = std::chrono::steady_clock;
 using algo::Step;
 using transport::Request;
 
-// Runs one step, slice by slice. Slice j uses slot j % window; it may start
-// only once slice j - window has retired (computed, and its send completed).
-class StepRunner {
+std::string describe(const Call& call, int rank) {
+  return std::string(call.what) + " #" + std::to_string(call.sequence) + " on rank " + std::to_string(rank);
+}
+
+// A page-aligned slice-sized buffer, allocated on first use and kept.
+class StagingBuffer {
  public:
-  StepRunner(const Step& step, size_t stepIndex, const algo::Schedule& schedule, const Call& call,
-             const ExecutorContext& ctx)
-      : step_(step), stepIndex_(stepIndex), schedule_(schedule), call_(call), ctx_(ctx) {
-    elemBytes_ = typeSize(schedule.type);
-    sliceElems_ = std::max<size_t>(1, ctx.staging->bufferBytes() / elemBytes_);
-    // Both sides derive the slicing from the count alone, so they agree.
-    if (step.count > sliceElems_ * kMaxSlicesPerStep)
-      sliceElems_ = (step.count + kMaxSlicesPerStep - 1) / kMaxSlicesPerStep;
-    slices_ = (step.count + sliceElems_ - 1) / sliceElems_;
-    const bool recv = step.recvPeer >= 0, send = step.sendPeer >= 0;
-    const bool needsRecvSlot = recv && (step.reduce || step.dst.buffer == algo::kNone);
-    const bool needsSendSlot = send && step.reduce && step.dst.buffer == algo::kNone;
-    const size_t window = std::min<size_t>(ctx.window, std::max<size_t>(slices_, 1));
-    if (sliceElems_ * elemBytes_ > ctx.staging->bufferBytes() && (needsRecvSlot || needsSendSlot))
-      throwError(trncclInternalError, "slice larger than the staging buffers");
-    slots_.resize(window);
-    for (Slot& s : slots_) {
-      if (needsRecvSlot) s.recvBuffer = StagingBuffer(*ctx.staging);
-      if (needsSendSlot) s.sendBuffer = StagingBuffer(*ctx.staging);
+  StagingBuffer() = default;
+  StagingBuffer(StagingBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)) {}
+  StagingBuffer& operator=(StagingBuffer&&) = delete;
+  ~StagingBuffer() { std::free(data_); }
+  void* get(size_t bytes) {
+    if (data_ == nullptr) {
+      data_ = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+      if (data_ == nullptr) throw std::bad_alloc();
     }
+    return data_;
   }
 
+ private:
+  void* data_ = nullptr;
+};
+
+struct Slot {
+  Request recv, send;
+  StagingBuffer recvStage, sendStage;
+};
+
+}  // namespace
+
+// Runs one step at a time, slice by slice. Slice j uses slot j % window; it may
+// start only once slice j - window has retired (computed, and its send
+// completed). Its slots and staging buffers persist from step to step.
+class StepRunner {
+ public:
+  bool active() const { return step_ != nullptr; }
   bool done() const { return retired_ == slices_; }
+
+  void start(const Step& step, size_t stepIndex, const algo::Schedule& schedule, const Call& call,
+             const ExecutorContext& ctx) {
+    step_ = &step;
+    stepIndex_ = stepIndex;
+    schedule_ = &schedule;
+    call_ = &call;
+    ctx_ = &ctx;
+    elemBytes_ = typeSize(schedule.type);
+    sliceElems_ = std::max<size_t>(1, ctx.sliceBytes / elemBytes_);
+    // Both sides derive the slicing from the count alone, so they agree.
+    const bool staged = (step.recvPeer >= 0 && (step.reduce || step.dst.buffer == algo::kNone)) ||
+                        (step.sendPeer >= 0 && step.reduce && step.dst.buffer == algo::kNone);
+    if (step.count > sliceElems_ * kMaxSlicesPerStep) {
+      if (staged) throwError(trncclInternalError, "a staged step is longer than 2^16 slices");
+      sliceElems_ = (step.count + kMaxSlicesPerStep - 1) / kMaxSlicesPerStep;
+    }
+    slices_ = (step.count + sliceElems_ - 1) / sliceElems_;
+    window_ = std::min<size_t>(ctx.window, std::max<size_t>(slices_, 1));
+    if (slots_.size() < static_cast<size_t>(ctx.window)) slots_.resize(ctx.window);
+    posted_ = computed_ = retired_ = 0;
+  }
+
+  void finish() { step_ = nullptr; }
 
   // Posts, computes and retires what it can; true if anything moved.
   bool advance() {
     bool progressed = false;
-    const size_t window = slots_.size();
-    if (step_.recvPeer >= 0) {
-      while (posted_ < slices_ && posted_ < retired_ + window) {
+    if (step_->recvPeer >= 0) {
+      while (posted_ < slices_ && posted_ < retired_ + window_) {
         postReceive(posted_++);
         progressed = true;
       }
     }
-    while (computed_ < slices_ && computed_ < retired_ + window) {
-      Slot& slot = slots_[computed_ % window];
-      if (step_.recvPeer >= 0 && !slot.recv.done) break;
+    while (computed_ < slices_ && computed_ < retired_ + window_) {
+      Slot& slot = slots_[computed_ % window_];
+      if (step_->recvPeer >= 0 && !slot.recv.done) break;
       compute(computed_++, slot);
       progressed = true;
     }
     while (retired_ < computed_) {
-      Slot& slot = slots_[retired_ % window];
-      if (step_.sendPeer >= 0 && !slot.send.done) break;
+      Slot& slot = slots_[retired_ % window_];
+      if (step_->sendPeer >= 0 && !slot.send.done) break;
       ++retired_;
       progressed = true;
     }
@@ -71,70 +105,63 @@ class StepRunner {
 
   // What the oldest unfinished slice waits for, for timeout messages.
   std::string waitingFor() const {
-    const Slot& slot = slots_[retired_ % slots_.size()];
-    std::string where = " (step " + std::to_string(stepIndex_) + ", slice " +
-                        std::to_string(retired_ + 1) + " of " + std::to_string(slices_) + ")";
-    if (step_.recvPeer >= 0 && retired_ == computed_ && !slot.recv.done)
-      return "to receive from rank " + std::to_string(step_.recvPeer) + where;
-    return "for rank " + std::to_string(step_.sendPeer) + " to receive" + where;
+    const Slot& slot = slots_[retired_ % window_];
+    std::string where = " (step " + std::to_string(stepIndex_) + ", slice " + std::to_string(retired_ + 1) +
+                        " of " + std::to_string(slices_) + ")";
+    if (step_->recvPeer >= 0 && retired_ == computed_ && !slot.recv.done)
+      return "to receive from rank " + std::to_string(step_->recvPeer) + where;
+    return "for rank " + std::to_string(step_->sendPeer) + " to receive" + where;
   }
 
  private:
-  struct Slot {
-    Request recv, send;
-    StagingBuffer recvBuffer, sendBuffer;
-  };
-
   char* at(const algo::Span& span, size_t slice) const {
-    return static_cast<char*>(call_.buffers.at(span.buffer)) +
-           (span.offset + slice * sliceElems_) * elemBytes_;
+    if (span.buffer >= call_->bufferCount) throwError(trncclInternalError, "a step names a missing buffer");
+    return static_cast<char*>(call_->buffers[span.buffer]) + (span.offset + slice * sliceElems_) * elemBytes_;
   }
-  size_t sliceCount(size_t slice) const {
-    return std::min(sliceElems_, step_.count - slice * sliceElems_);
-  }
+  size_t sliceCount(size_t slice) const { return std::min(sliceElems_, step_->count - slice * sliceElems_); }
   uint64_t tag(uint32_t stepTag, size_t slice) const {
-    return call_.tagBase | (uint64_t(stepTag & 0xffffff) << 16) | slice;
+    return call_->tagBase | (uint64_t(stepTag & 0xffffff) << 16) | slice;
   }
+  size_t stageBytes() const { return sliceElems_ * elemBytes_; }
 
   void postReceive(size_t slice) {
-    Slot& slot = slots_[slice % slots_.size()];
+    Slot& slot = slots_[slice % window_];
+    const bool staged = step_->reduce || step_->dst.buffer == algo::kNone;
     slot.recv = Request{};
-    slot.recv.peer = step_.recvPeer;
-    slot.recv.tag = tag(step_.recvTag, slice);
-    slot.recv.buffer = slot.recvBuffer.data() ? slot.recvBuffer.data() : at(step_.dst, slice);
+    slot.recv.peer = step_->recvPeer;
+    slot.recv.tag = tag(step_->recvTag, slice);
+    slot.recv.buffer = staged ? slot.recvStage.get(stageBytes()) : at(step_->dst, slice);
     slot.recv.bytes = sliceCount(slice) * elemBytes_;
-    ctx_.transportOf.at(step_.recvPeer)->irecv(slot.recv);
+    ctx_->transportOf[step_->recvPeer]->irecv(slot.recv);
   }
 
   void compute(size_t slice, Slot& slot) {
     const size_t n = sliceCount(slice);
     const size_t bytes = n * elemBytes_;
-    const bool recv = step_.recvPeer >= 0;
+    const bool recv = step_->recvPeer >= 0;
+    const bool hasDst = step_->dst.buffer != algo::kNone;
     if (recv && slot.recv.transferred != bytes)
-      throwError(trncclInvalidUsage, call_.label + ": rank " + std::to_string(step_.recvPeer) +
-                                          " sent " + std::to_string(slot.recv.transferred) +
-                                          " bytes where " + std::to_string(bytes) +
-                                          " were expected (do all ranks pass the same count?)");
+      throwError(trncclInvalidUsage, describe(*call_, ctx_->rank) + ": rank " + std::to_string(step_->recvPeer) +
+                                         " sent " + std::to_string(slot.recv.transferred) + " bytes where " +
+                                         std::to_string(bytes) + " were expected (do all ranks pass the same count?)");
     void* value = nullptr;
-    if (step_.reduce) {
-      value = step_.dst.buffer != algo::kNone ? at(step_.dst, slice) : slot.sendBuffer.data();
+    if (step_->reduce) {
+      value = hasDst ? at(step_->dst, slice) : slot.sendStage.get(stageBytes());
       reduce(slice, n, recv ? slot.recv.buffer : nullptr, value);
     } else if (recv) {
       value = slot.recv.buffer;
-      if (slot.recvBuffer.data() && step_.dst.buffer != algo::kNone)
-        ctx_.device->dma().copy(at(step_.dst, slice), value, bytes);
+      if (hasDst && value != at(step_->dst, slice)) ctx_->device->dma().copy(at(step_->dst, slice), value, bytes);
     } else {
-      value = at(step_.srcs.at(0), slice);
-      if (step_.dst.buffer != algo::kNone)
-        ctx_.device->dma().copy(at(step_.dst, slice), value, bytes);
+      value = at(step_->srcs.at(0), slice);
+      if (hasDst) ctx_->device->dma().copy(at(step_->dst, slice), value, bytes);
     }
-    if (step_.sendPeer >= 0) {
+    if (step_->sendPeer >= 0) {
       slot.send = Request{};
-      slot.send.peer = step_.sendPeer;
-      slot.send.tag = tag(step_.sendTag, slice);
+      slot.send.peer = step_->sendPeer;
+      slot.send.tag = tag(step_->sendTag, slice);
       slot.send.buffer = value;
       slot.send.bytes = bytes;
-      ctx_.transportOf.at(step_.sendPeer)->isend(slot.send);
+      ctx_->transportOf[step_->sendPeer]->isend(slot.send);
     }
   }
 
@@ -142,140 +169,160 @@ class StepRunner {
   // in-place destination aliases the kernel's first source, as it allows.
   void reduce(size_t slice, size_t n, const void* received, void* out) {
     const void* inputs[64];
-    const size_t k = step_.srcs.size() + (received ? 1 : 0);
-    if (k > std::size(inputs))
-      throwError(trncclInternalError, "a step reduces more than 64 sources");
+    const size_t k = step_->srcs.size() + (received ? 1 : 0);
+    if (k > std::size(inputs)) throwError(trncclInternalError, "a step reduces more than 64 sources");
     size_t i = 0;
-    for (const algo::Span& src : step_.srcs) inputs[i++] = at(src, slice);
+    for (const algo::Span& src : step_->srcs) inputs[i++] = at(src, slice);
     if (received) inputs[i++] = received;
     kernels::ReduceArgs args;
     args.dst = out;
     args.srcs = inputs;
     args.nsrcs = static_cast<int>(k);
     args.count = n;
-    args.type = schedule_.type;
-    const bool average = schedule_.op == trncclAvg;
-    args.op = average && !step_.final ? trncclSum : schedule_.op;
-    args.avgDivisor = average ? static_cast<uint64_t>(schedule_.nranks) : 1;
-    args.rounding.kind = ctx_.rounding;
-    args.rounding.seed = ctx_.seed;
+    args.type = schedule_->type;
+    const bool average = schedule_->op == trncclAvg;
+    args.op = average && !step_->final ? trncclSum : schedule_->op;
+    args.avgDivisor = average ? static_cast<uint64_t>(schedule_->nranks) : 1;
+    args.rounding.kind = ctx_->rounding;
+    args.rounding.seed = ctx_->seed;
     // Each reduction of the same elements (one per ring hop) draws fresh bits.
-    args.rounding.call = call_.tagBase | stepIndex_;
-    const algo::Span& first = step_.srcs.empty() ? step_.dst : step_.srcs[0];
+    args.rounding.call = call_->tagBase | stepIndex_;
+    const algo::Span& first = step_->srcs.empty() ? step_->dst : step_->srcs[0];
     args.rounding.firstIndex = first.offset + slice * sliceElems_;
-    ctx_.device->vector().reduce(args);
+    ctx_->device->vector().reduce(args);
   }
 
-  const Step& step_;
-  size_t stepIndex_;
-  const algo::Schedule& schedule_;
-  const Call& call_;
-  const ExecutorContext& ctx_;
-  size_t elemBytes_ = 1, sliceElems_ = 1, slices_ = 0;
+  const Step* step_ = nullptr;
+  size_t stepIndex_ = 0;
+  const algo::Schedule* schedule_ = nullptr;
+  const Call* call_ = nullptr;
+  const ExecutorContext* ctx_ = nullptr;
+  size_t elemBytes_ = 1, sliceElems_ = 1, slices_ = 0, window_ = 1;
   size_t posted_ = 0, computed_ = 0, retired_ = 0;
   std::vector<Slot> slots_;
 };
 
-// A channel starts its steps in order and keeps two in flight: the next step
-// posts its receives while the current one still waits for its peer to take
-// its sends, which is what the peer's own next step does. (Strictly
-// sequential steps deadlock a ring whose sends complete only when received.)
+// A channel starts its steps in order and keeps two in flight (step i runs in
+// lane i % 2): the next step posts its receives while the current one still
+// waits for its peer to take its sends, which is what the peer's own next step
+// does. (Strictly sequential steps deadlock a ring whose sends complete only
+// when received.)
 class ChannelRunner {
  public:
-  static constexpr size_t kStepsInFlight = 2;
+  void start(const algo::Channel& channel, size_t firstStepIndex, const algo::Schedule& schedule,
+             const Call& call, const ExecutorContext& ctx) {
+    channel_ = &channel;
+    firstStepIndex_ = firstStepIndex;
+    schedule_ = &schedule;
+    call_ = &call;
+    ctx_ = &ctx;
+    next_ = oldest_ = 0;
+  }
 
-  ChannelRunner(const algo::Channel& channel, size_t firstStepIndex, const algo::Schedule& schedule,
-                const Call& call, const ExecutorContext& ctx)
-      : channel_(channel), firstStepIndex_(firstStepIndex), schedule_(schedule), call_(call), ctx_(ctx) {}
-
-  bool done() const { return next_ == channel_.steps.size() && active_.empty(); }
+  bool done() const { return oldest_ == channel_->steps.size(); }
 
   bool advance() {
     bool progressed = false;
     for (;;) {
-      while (active_.size() < kStepsInFlight && next_ < channel_.steps.size()) {
-        active_.push_back(std::make_unique<StepRunner>(channel_.steps[next_], firstStepIndex_ + next_,
-                                                       schedule_, call_, ctx_));
+      while (next_ < channel_->steps.size() && next_ < oldest_ + 2 && !lanes_[next_ % 2].active()) {
+        lanes_[next_ % 2].start(channel_->steps[next_], firstStepIndex_ + next_, *schedule_, *call_, *ctx_);
         ++next_;
         progressed = true;
       }
+      for (size_t i = oldest_; i < next_; ++i) {
+        StepRunner& lane = lanes_[i % 2];
+        if (lane.active()) progressed |= lane.advance();
+      }
       bool retired = false;
-      for (auto it = active_.begin(); it != active_.end();) {
-        progressed |= (*it)->advance();
-        if ((*it)->done()) {
-          it = active_.erase(it);
-          retired = true;
-        } else {
-          ++it;
-        }
+      while (oldest_ < next_ && (!lanes_[oldest_ % 2].active() || lanes_[oldest_ % 2].done())) {
+        lanes_[oldest_ % 2].finish();
+        ++oldest_;
+        retired = true;
       }
       if (!retired) return progressed;
     }
   }
 
-  std::string waitingFor() const { return active_.empty() ? "nothing" : active_.front()->waitingFor(); }
+  std::string waitingFor() const {
+    return oldest_ < next_ ? lanes_[oldest_ % 2].waitingFor() : std::string("nothing");
+  }
+
+  // Drops the steps in flight after an error (their requests were cancelled).
+  void reset() {
+    for (StepRunner& lane : lanes_) lane.finish();
+  }
 
  private:
-  const algo::Channel& channel_;
-  size_t firstStepIndex_;
-  const algo::Schedule& schedule_;
-  const Call& call_;
-  const ExecutorContext& ctx_;
-  size_t next_ = 0;
-  std::deque<std::unique_ptr<StepRunner>> active_;
+  const algo::Channel* channel_ = nullptr;
+  size_t firstStepIndex_ = 0;
+  const algo::Schedule* schedule_ = nullptr;
+  const Call* call_ = nullptr;
+  const ExecutorContext* ctx_ = nullptr;
+  size_t next_ = 0, oldest_ = 0;
+  StepRunner lanes_[2];
 };
 
-void runPhase(const algo::Phase& phase, size_t& stepIndex, const algo::Schedule& schedule,
-              const Call& call, const ExecutorContext& ctx) {
-  std::vector<std::unique_ptr<ChannelRunner>> channels;
-  for (const algo::Channel& c : phase.channels) {
-    channels.push_back(std::make_unique<ChannelRunner>(c, stepIndex, schedule, call, ctx));
-    stepIndex += c.steps.size();
+Executor::Executor(const ExecutorContext& context) : ctx_(context) {}
+Executor::~Executor() = default;
+
+void Executor::runPhase(const algo::Phase& phase, size_t firstStep, const algo::Schedule& schedule,
+                        const Call& call) {
+  const size_t nchannels = phase.channels.size();
+  while (channels_.size() < nchannels) channels_.push_back(std::make_unique<ChannelRunner>());
+  for (size_t c = 0; c < nchannels; ++c) {
+    channels_[c]->start(phase.channels[c], firstStep, schedule, call, ctx_);
+    firstStep += phase.channels[c].steps.size();
   }
   Backoff backoff;
-  auto lastProgress = Clock::now();
+  Clock::time_point idleSince{};
   for (;;) {
-    for (transport::Transport* t : ctx.transports) t->progress();
+    for (transport::Transport* t : ctx_.transports) t->progress();
     bool progressed = false, finished = true;
-    for (auto& c : channels) {
-      progressed |= c->advance();
-      finished = finished && c->done();
+    for (size_t c = 0; c < nchannels; ++c) {
+      progressed |= channels_[c]->advance();
+      finished = finished && channels_[c]->done();
     }
     if (finished) return;
     if (progressed) {
       backoff.reset();
-      lastProgress = Clock::now();
+      idleSince = {};
       continue;
     }
-    if (ctx.abortFlag && ctx.abortFlag->load(std::memory_order_relaxed))
-      throwError(trncclInvalidUsage, call.label + ": the communicator was aborted");
-    if (Clock::now() - lastProgress > ctx.timeout) {
-      for (auto& c : channels) {
-        if (c->done()) continue;
-        throwError(trncclTimeout, call.label + " (" + schedule.algorithm + "): rank " +
-                                      std::to_string(ctx.rank) + " waited " +
-                                      std::to_string(ctx.timeout.count()) + " ms " +
-                                      c->waitingFor());
+    if (ctx_.abortFlag && ctx_.abortFlag->load(std::memory_order_relaxed))
+      throwError(trncclInvalidUsage, describe(call, ctx_.rank) + ": the communicator was aborted");
+    // The clock is read only once spinning is over: a busy wait stays cheap.
+    if (backoff.patient()) {
+      const auto now = Clock::now();
+      if (idleSince == Clock::time_point{}) idleSince = now;
+      if (now - idleSince > ctx_.timeout) {
+        for (size_t c = 0; c < nchannels; ++c) {
+          if (channels_[c]->done()) continue;
+          throwError(trncclTimeout, describe(call, ctx_.rank) + " (" + schedule.algorithm + "): rank " +
+                                        std::to_string(ctx_.rank) + " waited " +
+                                        std::to_string(ctx_.timeout.count()) + " ms " + channels_[c]->waitingFor());
+        }
       }
     }
     backoff.pause([&](std::chrono::microseconds maxWait) {
-      if (ctx.transports.size() == 1) ctx.transports[0]->wait(maxWait);
+      if (ctx_.transports.size() == 1) ctx_.transports[0]->wait(maxWait);
       else sched_yield();
     });
   }
 }
 
-}  // namespace
-
-void execute(const algo::Schedule& schedule, const Call& call, const ExecutorContext& ctx) {
+void Executor::run(const algo::Schedule& schedule, const Call& call) {
   if (log::enabled(log::Level::Trace))
-    TRNCCL_TRACE("%s: %s", call.label.c_str(), schedule.describe().c_str());
+    TRNCCL_TRACE("%s: %s", describe(call, ctx_.rank).c_str(), schedule.describe().c_str());
   try {
-    size_t stepIndex = 0;
-    for (const algo::Phase& phase : schedule.phases) runPhase(phase, stepIndex, schedule, call, ctx);
+    size_t firstStep = 0;
+    for (const algo::Phase& phase : schedule.phases) {
+      runPhase(phase, firstStep, schedule, call);
+      for (const algo::Channel& c : phase.channels) firstStep += c.steps.size();
+    }
   } catch (...) {
-    // The requests die with the runners: the transports must forget them first.
-    for (transport::Transport* t : ctx.transports) t->cancelAll();
+    // The steps in flight own requests the transports still point to.
+    for (transport::Transport* t : ctx_.transports) t->cancelAll();
+    for (auto& c : channels_) c->reset();
     throw;
   }
 }

@@ -3,18 +3,22 @@
 // overlaps reducing slice j and forwarding slice j-1; reductions and copies go
 // to the simulated device's vector and DMA engines. Every wait backs off
 // (spin, yield, block in the transport) and is bounded by the timeout.
+//
+// One Executor per communicator, reused by every call (calls on a
+// communicator never overlap: they take turns), so its per-channel state and
+// staging buffers are allocated once and a small collective allocates nothing.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "algorithms/schedule.h"
 #include "device/device.h"
 #include "device/kernels/kernels.h"
-#include "runtime/staging.h"
 #include "transports/transport.h"
 
 namespace trnccl::runtime {
@@ -26,7 +30,7 @@ struct ExecutorContext {
   std::vector<transport::Transport*> transportOf;  // indexed by peer rank
   std::vector<transport::Transport*> transports;   // each distinct transport once
   device::Device* device = nullptr;
-  StagingPool* staging = nullptr;  // its buffer size is the slice size
+  size_t sliceBytes = 512 * 1024;  // the pipelining unit
   int window = 4;                  // slices in flight per step
   std::chrono::milliseconds timeout{300000};
   const std::atomic<bool>* abortFlag = nullptr;
@@ -36,9 +40,11 @@ struct ExecutorContext {
 
 // One call: its buffers (indexed by algo::Buffer) and its identity.
 struct Call {
-  std::vector<void*> buffers;  // [kNone]=nullptr, [kSend], [kRecv], [kScratch], user buffers...
-  uint64_t tagBase = 0;        // high bits of every message tag of this call
-  std::string label;           // "allreduce #17", for errors and traces
+  void* const* buffers = nullptr;  // [kNone]=nullptr, [kSend], [kRecv], [kScratch], user buffers...
+  size_t bufferCount = 0;
+  uint64_t tagBase = 0;            // high bits of every message tag of this call
+  const char* what = "";           // "allreduce", for messages
+  uint64_t sequence = 0;
 };
 
 // Message tags: bits 63..40 name the call, 39..16 the step's tag, 15..0 the slice.
@@ -46,7 +52,23 @@ inline uint64_t collectiveTagBase(uint64_t sequence) { return (sequence & 0x7fff
 inline constexpr uint64_t kP2PTagBase = uint64_t(1) << 63;
 inline constexpr size_t kMaxSlicesPerStep = 1 << 16;
 
-// Throws trnccl::Error; on any error every posted request is cancelled first.
-void execute(const algo::Schedule& schedule, const Call& call, const ExecutorContext& ctx);
+class ChannelRunner;
+
+class Executor {
+ public:
+  explicit Executor(const ExecutorContext& context);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // Throws trnccl::Error; on any error every posted request is cancelled first.
+  void run(const algo::Schedule& schedule, const Call& call);
+
+ private:
+  void runPhase(const algo::Phase& phase, size_t firstStep, const algo::Schedule& schedule, const Call& call);
+
+  const ExecutorContext& ctx_;
+  std::vector<std::unique_ptr<ChannelRunner>> channels_;  // grown on demand, reused
+};
 
 }  // namespace trnccl::runtime

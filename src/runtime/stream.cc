@@ -7,11 +7,8 @@ namespace trnccl::runtime {
 Stream::Stream() : worker_([this] { run(); }) {}
 
 Stream::~Stream() {
-  {
-    std::unique_lock<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  changed_.notify_all();
+  stopping_ = true;
+  workArrived_.notify();
   worker_.join();
 }
 
@@ -20,18 +17,23 @@ void Stream::enqueue(std::function<void()> work) {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(std::move(work));
   }
-  changed_.notify_all();
+  enqueued_.fetch_add(1, std::memory_order_release);
+  workArrived_.notify();
+}
+
+bool Stream::takeWork(std::function<void()>& work) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (queue_.empty()) return false;
+  work = std::move(queue_.front());
+  queue_.pop_front();
+  return true;
 }
 
 void Stream::run() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::function<void()> work;
   for (;;) {
-    changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping, and drained
-    auto work = std::move(queue_.front());
-    queue_.pop_front();
-    busy_ = true;
-    lock.unlock();
+    workArrived_.wait([&] { return takeWork(work); }, [&] { return stopping_.load(); });
+    if (!work) return;  // stopping, and nothing left
     trncclResult_t result = trncclSuccess;
     std::string message;
     try {
@@ -41,18 +43,20 @@ void Stream::run() {
     } catch (const std::exception& e) {
       result = trncclInternalError, message = e.what();
     }
-    lock.lock();
-    busy_ = false;
-    if (result != trncclSuccess && error_ == trncclSuccess) error_ = result, errorMessage_ = message;
-    changed_.notify_all();
+    work = nullptr;
+    if (result != trncclSuccess) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (error_ == trncclSuccess) error_ = result, errorMessage_ = message;
+    }
+    completed_.fetch_add(1, std::memory_order_release);
+    workDone_.notify();
   }
 }
 
 trncclResult_t Stream::synchronize(std::string* message) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  // Each queued operation is bounded by its communicator's timeout, so this
-  // wait is bounded too.
-  changed_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  const uint64_t target = enqueued_.load(std::memory_order_acquire);
+  workDone_.wait([&] { return completed_.load(std::memory_order_acquire) >= target; }, [] { return false; });
+  std::lock_guard<std::mutex> lock(mutex_);
   trncclResult_t result = error_;
   if (message) *message = errorMessage_;
   error_ = trncclSuccess;
@@ -61,40 +65,19 @@ trncclResult_t Stream::synchronize(std::string* message) {
 }
 
 trncclResult_t Stream::query() const {
+  if (completed_.load(std::memory_order_acquire) != enqueued_.load(std::memory_order_acquire))
+    return trncclInProgress;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!queue_.empty() || busy_) return trncclInProgress;
   return error_;
 }
 
-uint64_t TurnTaker::take() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return next_++;
-}
-
 bool TurnTaker::waitTurn(uint64_t ticket, const std::function<bool()>& giveUp) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (serving_ != ticket) {
-    if (giveUp()) return false;
-    changed_.wait_for(lock, std::chrono::milliseconds(50));
-  }
-  return true;
+  return changed_.wait([&] { return serving_.load(std::memory_order_acquire) == ticket; }, giveUp);
 }
 
 void TurnTaker::finishTurn() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++serving_;
-  }
-  changed_.notify_all();
-}
-
-bool TurnTaker::waitIdle(const std::function<bool()>& giveUp) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (serving_ != next_) {
-    if (giveUp()) return false;
-    changed_.wait_for(lock, std::chrono::milliseconds(50));
-  }
-  return true;
+  serving_.fetch_add(1, std::memory_order_release);
+  changed_.notify();
 }
 
 }  // namespace trnccl::runtime

@@ -4,14 +4,15 @@
 // the stream still run (each reports to its communicator).
 #pragma once
 
-#include <chrono>
-#include <condition_variable>
+#include <atomic>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
 
+#include "base/signal.h"
 #include "trnccl/trnccl.h"
 
 namespace trnccl::runtime {
@@ -19,24 +20,26 @@ namespace trnccl::runtime {
 class Stream {
  public:
   Stream();
-  ~Stream();  // drains the queue, then stops the thread
+  ~Stream();  // runs what is queued, then stops the thread
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
 
   void enqueue(std::function<void()> work);
-  // Waits until everything queued so far has run; returns (and clears) the
-  // first error and its message.
+  // Waits until everything queued so far has run (each operation is bounded by
+  // its communicator's timeout); returns (and clears) the first error.
   trncclResult_t synchronize(std::string* message);
   trncclResult_t query() const;  // trncclSuccess when idle, trncclInProgress otherwise
 
  private:
   void run();
+  bool takeWork(std::function<void()>& work);
 
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
+  mutable std::mutex mutex_;  // guards queue_ and the error
   std::deque<std::function<void()>> queue_;
-  bool busy_ = false;
-  bool stopping_ = false;
+  std::atomic<uint64_t> enqueued_{0};
+  std::atomic<uint64_t> completed_{0};
+  std::atomic<bool> stopping_{false};
+  Signal workArrived_, workDone_;
   trncclResult_t error_ = trncclSuccess;
   std::string errorMessage_;
   std::thread worker_;
@@ -47,18 +50,15 @@ class Stream {
 // operations in the same order, which is what keeps ranks matched.
 class TurnTaker {
  public:
-  uint64_t take();  // in program order, in the issuing thread
+  uint64_t take() { return next_.fetch_add(1, std::memory_order_relaxed); }  // in program order
   // Blocks until it is `ticket`'s turn; false if `giveUp` says so first.
   bool waitTurn(uint64_t ticket, const std::function<bool()>& giveUp);
   void finishTurn();
-  // Waits until every ticket taken so far has finished (or giveUp).
-  bool waitIdle(const std::function<bool()>& giveUp);
 
  private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  uint64_t next_ = 0;
-  uint64_t serving_ = 0;
+  std::atomic<uint64_t> next_{0};
+  std::atomic<uint64_t> serving_{0};
+  Signal changed_;
 };
 
 }  // namespace trnccl::runtime

@@ -98,14 +98,12 @@ double decodeFloat(trncclDataType_t type, uint64_t bits) {
   double magnitude;
   if (t.specials == Specials::Ieee && exponent == maxExponent) {
     magnitude = mantissa == 0 ? HUGE_VAL : NAN;
-  } else if (t.specials == Specials::E4m3Ocp && exponent == maxExponent &&
-             mantissa == (uint64_t{1} << M) - 1) {
+  } else if (t.specials == Specials::E4m3Ocp && exponent == maxExponent && mantissa == (uint64_t{1} << M) - 1) {
     magnitude = NAN;
   } else if (exponent == 0) {
     magnitude = std::ldexp(static_cast<double>(mantissa), 1 - t.bias - M);
   } else {
-    magnitude = std::ldexp(static_cast<double>(mantissa | (uint64_t{1} << M)),
-                           static_cast<int>(exponent) - t.bias - M);
+    magnitude = std::ldexp(static_cast<double>(mantissa | (uint64_t{1} << M)), static_cast<int>(exponent) - t.bias - M);
   }
   return negative ? -magnitude : magnitude;
 }
@@ -147,8 +145,7 @@ uint64_t encodeExactOrDie(trncclDataType_t type, double value) {
   bool ok = false;
   const uint64_t bits = encodeExact(type, value, &ok);
   if (!ok) {
-    std::fprintf(stderr, "colltest: %.17g is not exactly representable in %s (test bug)\n", value,
-                 typeInfo(type).name);
+    std::fprintf(stderr, "colltest: %.17g is not exactly representable in %s (test bug)\n", value, typeInfo(type).name);
     std::abort();
   }
   return bits;
@@ -174,8 +171,7 @@ std::string describe(trncclDataType_t type, uint64_t bits) {
   if (t.isFloat)
     std::snprintf(text, sizeof text, "0x%0*llx (%.9g)", digits, hex, decodeFloat(type, bits));
   else if (t.isSigned)
-    std::snprintf(text, sizeof text, "0x%0*llx (%lld)", digits, hex,
-                  static_cast<long long>(asSigned(type, bits)));
+    std::snprintf(text, sizeof text, "0x%0*llx (%lld)", digits, hex, static_cast<long long>(asSigned(type, bits)));
   else
     std::snprintf(text, sizeof text, "0x%0*llx (%llu)", digits, hex, hex);
   return text;

@@ -27,8 +27,8 @@ WorkerJob runWorkers(const std::string& worker, int nranks, const std::vector<st
   std::vector<pid_t> pids;
   job.exits.resize(static_cast<size_t>(nranks));
   for (int r = 0; r < nranks; ++r) {
-    std::vector<std::string> argv = {worker, "--id", hex, "--nranks", std::to_string(nranks), "--rank",
-                                     std::to_string(r)};
+    std::vector<std::string> argv = {worker,   "--id",           hex, "--nranks", std::to_string(nranks),
+                                     "--rank", std::to_string(r)};
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> cargv;
     for (auto& a : argv) cargv.push_back(a.data());
@@ -55,8 +55,10 @@ WorkerJob runWorkers(const std::string& worker, int nranks, const std::vector<st
       done[r] = true, --left;
       WorkerExit& e = job.exits[r];
       e.overran = killed;
-      if (WIFEXITED(status)) e.exited = true, e.code = WEXITSTATUS(status);
-      else if (WIFSIGNALED(status)) e.signal = WTERMSIG(status);
+      if (WIFEXITED(status))
+        e.exited = true, e.code = WEXITSTATUS(status);
+      else if (WIFSIGNALED(status))
+        e.signal = WTERMSIG(status);
     }
     if (left == 0) break;
     if (!killed && std::chrono::steady_clock::now() > deadline) {

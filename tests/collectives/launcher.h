@@ -12,12 +12,12 @@ namespace colltest {
 struct WorkerExit {
   bool exited = false;  // exited normally, with `code`
   int code = -1;
-  int signal = 0;       // killed by this signal
-  bool overran = false; // still running at the limit: killed by the launcher
+  int signal = 0;        // killed by this signal
+  bool overran = false;  // still running at the limit: killed by the launcher
 };
 
 struct WorkerJob {
-  std::string error;  // non-empty if the job could not be started
+  std::string error;              // non-empty if the job could not be started
   std::vector<WorkerExit> exits;  // per rank
 };
 

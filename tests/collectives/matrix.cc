@@ -28,8 +28,10 @@ class Buffer {
   }
   ~Buffer() {
     if (data_ == nullptr) return;
-    if (device_) trncclMemFree(data_);
-    else std::free(data_);
+    if (device_)
+      trncclMemFree(data_);
+    else
+      std::free(data_);
   }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -55,9 +57,7 @@ struct Case {
   uint64_t salt;
 };
 
-bool isReduction(Coll c) {
-  return c == Coll::AllReduce || c == Coll::ReduceScatter || c == Coll::Reduce;
-}
+bool isReduction(Coll c) { return c == Coll::AllReduce || c == Coll::ReduceScatter || c == Coll::Reduce; }
 bool isRooted(Coll c) { return c == Coll::Broadcast || c == Coll::Reduce; }
 bool hasInPlace(Coll c) { return c != Coll::SendRecvRing && c != Coll::SendRecvAllPairs; }
 
@@ -129,8 +129,8 @@ class Runner {
         if (ok) continue;
         if (mismatches++ == 0) {
           const char* name = c.inPlace ? "buffer" : (b == 0 ? "sendbuff" : "recvbuff");
-          first = std::string(name) + "[" + std::to_string(j) + "] = " + describe(c.type, got) +
-                  ", expected " + expected;
+          first =
+              std::string(name) + "[" + std::to_string(j) + "] = " + describe(c.type, got) + ", expected " + expected;
         }
       }
     }
@@ -186,9 +186,7 @@ class Runner {
         p.sendElems = p.recvElems = count;
         // Only the root's send buffer is read; the others hold other data.
         p.sendInit = [=](size_t j) { return r == c.root ? moved(r, j) : moved(r, j) ^ 0x5a; };
-        p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) {
-          return exactly(moved(c.root, j), got, e);
-        };
+        p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) { return exactly(moved(c.root, j), got, e); };
         break;
       case Coll::Reduce:
         p.sendElems = p.recvElems = count;
@@ -199,6 +197,7 @@ class Runner {
         };
         break;
       case Coll::AlltoAll:
+      case Coll::SendRecvAllPairs:  // block k goes to rank k, block k comes from rank k
         p.sendElems = p.recvElems = nc;
         p.sendInit = [=](size_t j) { return moved(r, j); };
         p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) {
@@ -211,14 +210,6 @@ class Runner {
         p.sendInit = [=](size_t j) { return moved(r, j); };
         p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) {
           return exactly(moved((r + n - 1) % n, j), got, e);
-        };
-        break;
-      case Coll::SendRecvAllPairs:
-        p.sendElems = p.recvElems = nc;
-        p.sendInit = [=](size_t j) { return moved(r, j); };
-        p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) {
-          const size_t from = j / count, k = j % count;
-          return exactly(moved(static_cast<int>(from), static_cast<size_t>(r) * count + k), got, e);
         };
         break;
     }
@@ -239,9 +230,7 @@ class Runner {
     switch (c.coll) {
       case Coll::AllReduce: rc = trncclAllReduce(send, recv, count, c.type, c.op, comm_, stream_); break;
       case Coll::AllGather: rc = trncclAllGather(send, recv, count, c.type, comm_, stream_); break;
-      case Coll::ReduceScatter:
-        rc = trncclReduceScatter(send, recv, count, c.type, c.op, comm_, stream_);
-        break;
+      case Coll::ReduceScatter: rc = trncclReduceScatter(send, recv, count, c.type, c.op, comm_, stream_); break;
       case Coll::Broadcast: rc = trncclBroadcast(send, recv, count, c.type, c.root, comm_, stream_); break;
       case Coll::Reduce: rc = trncclReduce(send, recv, count, c.type, c.op, c.root, comm_, stream_); break;
       case Coll::AlltoAll: rc = trncclAlltoAll(send, recv, count, c.type, comm_, stream_); break;
@@ -279,9 +268,8 @@ class Runner {
     if (reportsLeft_-- <= 0) return;
     std::fprintf(stderr, "MISMATCH rank %d/%d: %s %s %s count=%zu root=%d %s %s memory%s: %s\n", rank_, n_,
                  collName(c.coll), typeInfo(c.type).name, isReduction(c.coll) ? opName(c.op) : "-", c.count,
-                 isRooted(c.coll) ? c.root : -1, c.inPlace ? "in-place" : "out-of-place",
-                 c.device ? "device" : "host", c.misalign ? (" +" + std::to_string(c.misalign) + " bytes").c_str() : "",
-                 what.c_str());
+                 isRooted(c.coll) ? c.root : -1, c.inPlace ? "in-place" : "out-of-place", c.device ? "device" : "host",
+                 c.misalign ? (" +" + std::to_string(c.misalign) + " bytes").c_str() : "", what.c_str());
   }
 
   trncclComm_t comm_;
@@ -335,8 +323,8 @@ const char* collName(Coll coll) {
 }
 
 const std::vector<Coll>& allColls() {
-  static const std::vector<Coll> colls = {Coll::AllReduce, Coll::AllGather,    Coll::ReduceScatter,
-                                          Coll::Broadcast, Coll::Reduce,       Coll::AlltoAll,
+  static const std::vector<Coll> colls = {Coll::AllReduce,    Coll::AllGather,       Coll::ReduceScatter,
+                                          Coll::Broadcast,    Coll::Reduce,          Coll::AlltoAll,
                                           Coll::SendRecvRing, Coll::SendRecvAllPairs};
   return colls;
 }
@@ -368,8 +356,10 @@ std::vector<trncclDataType_t> fewLargeTypes() {
 }
 
 void setMatrixEnvironment(const std::string& sliceBytes) {
-  if (sliceBytes.empty()) unsetenv("TRNCCL_SLICE_BYTES");
-  else setenv("TRNCCL_SLICE_BYTES", sliceBytes.c_str(), 1);
+  if (sliceBytes.empty())
+    unsetenv("TRNCCL_SLICE_BYTES");
+  else
+    setenv("TRNCCL_SLICE_BYTES", sliceBytes.c_str(), 1);
   setenv("TRNCCL_TIMEOUT_MS", "30000", 1);
 }
 

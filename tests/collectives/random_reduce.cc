@@ -25,7 +25,7 @@ std::vector<RandomCase> randomCases() {
   std::vector<RandomCase> cases;
   for (trncclDataType_t type : {trncclFloat32, trncclBfloat16, trncclFloat16, trncclFloat8e4m3})
     for (trncclRedOp_t op : {trncclSum, trncclAvg})
-      for (size_t count : {size_t{1000}, size_t{30011}}) cases.push_back(RandomCase{type, op, count});
+      for (size_t count : {size_t{1000}, size_t{30011}, size_t{200003}}) cases.push_back(RandomCase{type, op, count});
   return cases;
 }
 
@@ -57,8 +57,8 @@ std::string randomAllReduce(trncclComm_t comm, const RandomCase& c, uint64_t sal
     const double got = decodeFloat(c.type, loadBits(c.type, result->data(), i));
     if (!(std::fabs(got - exact) <= tolerance)) {
       char text[200];
-      std::snprintf(text, sizeof text, "element %zu = %.9g, exact reduction %.9g (tolerance %.3g)", i, got,
-                    exact, tolerance);
+      std::snprintf(text, sizeof text, "element %zu = %.9g, exact reduction %.9g (tolerance %.3g)", i, got, exact,
+                    tolerance);
       return "rank " + std::to_string(rank) + ": " + describeCase(c) + ": " + text;
     }
   }

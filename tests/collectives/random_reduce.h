@@ -18,7 +18,8 @@ struct RandomCase {
   size_t count;
 };
 
-// The float types and sizes (below and above the slice size) to run.
+// The float types and sizes (mesh-sized, ring-sized, and ring with several
+// default-size slices) to run.
 std::vector<RandomCase> randomCases();
 
 // Runs the all-reduce of `c` on this rank (blocking) and leaves the result's

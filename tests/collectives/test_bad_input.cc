@@ -8,6 +8,7 @@
 #include <cstring>
 #include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "scoped_env.h"
@@ -253,4 +254,34 @@ TEST_CASE("bad input: every result code has a message", "[bad-input]") {
     CHECK(std::string(text).size() > 3);
   }
   CHECK(trncclGetErrorString(static_cast<trncclResult_t>(99)) != nullptr);
+}
+
+TEST_CASE(
+    "bad input: buffers a rank does not use may be NULL (broadcast send on non-roots, reduce receive on non-roots)",
+    "[bad-input]") {
+  std::vector<trncclComm_t> comms(2, nullptr);
+  REQUIRE(trncclCommInitAll(comms.data(), 2, nullptr) == trncclSuccess);
+  std::vector<trncclResult_t> rcs(4, trncclInternalError);
+  std::vector<std::vector<float>> result(2, std::vector<float>(1000, 0.0f));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&, r] {
+      std::vector<float> mine(1000, static_cast<float>(r + 1));
+      // Root 1 broadcasts; rank 0 passes no send buffer.
+      rcs[2 * r] =
+          trncclBroadcast(r == 1 ? mine.data() : nullptr, result[r].data(), 1000, trncclFloat32, 1, comms[r], nullptr);
+      // Root 1 reduces; rank 0 passes no receive buffer.
+      rcs[2 * r + 1] = trncclReduce(mine.data(), r == 1 ? mine.data() : nullptr, 1000, trncclFloat32, trncclSum, 1,
+                                    comms[r], nullptr);
+      if (r == 1) result[1] = mine;
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < rcs.size(); ++i) {
+    INFO("call " << i << ": " << trncclGetLastError(comms[i / 2]));
+    CHECK(rcs[i] == trncclSuccess);
+  }
+  CHECK(result[0][999] == 2.0f);  // broadcast from rank 1
+  CHECK(result[1][0] == 3.0f);    // reduced at rank 1, in place
+  for (trncclComm_t c : comms) CHECK(trncclCommDestroy(c) == trncclSuccess);
 }

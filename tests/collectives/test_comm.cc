@@ -8,21 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "matrix_checks.h"
+#include "checks.h"
 #include "scoped_env.h"
 #include "thread_ranks.h"
 
 using namespace colltest;
 
 namespace {
-
-void requireClean(const ThreadJob& job, const FailureLog& log) {
-  INFO("communicator creation: " << job.initError);
-  REQUIRE(job.init == trncclSuccess);
-  INFO(log.text());
-  CHECK(log.size() == 0);
-  CHECK(job.destroy == trncclSuccess);
-}
 
 // A 1-rank communicator with `config` (NULL: none) on a fresh unique id.
 trncclResult_t initOne(trncclConfig_t* config, trncclComm_t* comm) {
@@ -73,14 +65,14 @@ TEST_CASE("comm: trncclCommCount and trncclCommUserRank", "[comm]") {
 }
 
 TEST_CASE("comm: trncclCommSplit by even/odd color, keys reversing the order, one rank without a color", "[comm]") {
-  FailureLog log;
   const int n = 6;  // ranks 0 2 4 even, 1 3 odd, 5 TRNCCL_SPLIT_NOCOLOR
-  const ThreadJob job = runOnThreads(n, [&](trncclComm_t comm, int r) {
+  checkOnThreads(n, [&](trncclComm_t comm, int r, FailureLog& log) {
     const int color = r == 5 ? TRNCCL_SPLIT_NOCOLOR : r % 2;
     trncclComm_t sub = reinterpret_cast<trncclComm_t>(uintptr_t{1});  // must be overwritten
     if (!log.expect(r, "trncclCommSplit", trncclCommSplit(comm, color, -r, &sub, nullptr), trncclSuccess, comm))
       return false;
-    if (color == TRNCCL_SPLIT_NOCOLOR) return sub == nullptr ? true : log.fail(r, "TRNCCL_SPLIT_NOCOLOR gave a communicator");
+    if (color == TRNCCL_SPLIT_NOCOLOR)
+      return sub == nullptr ? true : log.fail(r, "TRNCCL_SPLIT_NOCOLOR gave a communicator");
     if (sub == nullptr) return log.fail(r, "trncclCommSplit gave NULL");
     // Members ordered by key (= -parent rank): the parent order reversed.
     const std::vector<int> members = color == 0 ? std::vector<int>{4, 2, 0} : std::vector<int>{3, 1};
@@ -97,7 +89,8 @@ TEST_CASE("comm: trncclCommSplit by even/odd color, keys reversing the order, on
     std::vector<int64_t> send(elems), recv(elems, -1);
     for (size_t i = 0; i < elems; ++i) send[i] = int64_t{1000} * (r + 1) + static_cast<int64_t>(i);
     log.expect(r, "trncclAllReduce on the sub-communicator",
-               trncclAllReduce(send.data(), recv.data(), elems, trncclInt64, trncclSum, sub, nullptr), trncclSuccess, sub);
+               trncclAllReduce(send.data(), recv.data(), elems, trncclInt64, trncclSum, sub, nullptr), trncclSuccess,
+               sub);
     for (size_t i = 0; i < elems; ++i) {
       int64_t want = 0;
       for (int m : members) want += int64_t{1000} * (m + 1) + static_cast<int64_t>(i);
@@ -115,19 +108,56 @@ TEST_CASE("comm: trncclCommSplit by even/odd color, keys reversing the order, on
     log.expect(r, "trncclCommDestroy(sub)", trncclCommDestroy(sub), trncclSuccess, nullptr);
     return true;
   });
-  requireClean(job, log);
 }
 
-TEST_CASE("comm: trncclCommFinalize completes queued work; then trncclCommDestroy", "[comm]") {
-  FailureLog log;
+TEST_CASE("comm: a split of a split with its own config, and every rank without a color", "[comm]") {
+  const int n = 4;
+  checkOnThreads(n, [&](trncclComm_t comm, int r, FailureLog& log) {
+    trncclResult_t async = trncclInternalError;
+    log.expect(r, "trncclCommGetAsyncError", trncclCommGetAsyncError(comm, &async), trncclSuccess, comm);
+    if (async != trncclSuccess) log.fail(r, "a healthy communicator reports async error " + std::to_string(async));
+    trncclComm_t none = comm;
+    log.expect(r, "trncclCommSplit(NOCOLOR)", trncclCommSplit(comm, TRNCCL_SPLIT_NOCOLOR, r, &none, nullptr),
+               trncclSuccess, comm);
+    if (none != nullptr) log.fail(r, "every rank split with TRNCCL_SPLIT_NOCOLOR, yet got a communicator");
+    // {0,1,2,3} -> halves {0,1} {2,3} (config: mesh, 10 s) -> singletons.
+    trncclConfig_t config = TRNCCL_CONFIG_INITIALIZER;
+    config.algorithm = "mesh";
+    config.timeoutMs = 10000;
+    trncclComm_t half = nullptr, single = nullptr;
+    if (!log.expect(r, "trncclCommSplit(halves)", trncclCommSplit(comm, r / 2, r, &half, &config), trncclSuccess, comm))
+      return false;
+    if (!log.expect(r, "trncclCommSplit(singletons)", trncclCommSplit(half, r, 0, &single, nullptr), trncclSuccess,
+                    half))
+      return false;
+    int32_t value = r + 1, sum = 0, alone = 0;
+    log.expect(r, "trncclAllReduce(half)", trncclAllReduce(&value, &sum, 1, trncclInt32, trncclSum, half, nullptr),
+               trncclSuccess, half);
+    log.expect(r, "trncclAllReduce(single)",
+               trncclAllReduce(&value, &alone, 1, trncclInt32, trncclSum, single, nullptr), trncclSuccess, single);
+    const int32_t wantHalf = r < 2 ? 1 + 2 : 3 + 4;
+    if (sum != wantHalf || alone != r + 1)
+      log.fail(r, "half sum " + std::to_string(sum) + " (" + std::to_string(wantHalf) + "), singleton " +
+                      std::to_string(alone));
+    int size = 0;
+    trncclCommCount(single, &size);
+    if (size != 1) log.fail(r, "the singleton has " + std::to_string(size) + " ranks");
+    log.expect(r, "trncclCommDestroy(single)", trncclCommDestroy(single), trncclSuccess, nullptr);
+    log.expect(r, "trncclCommDestroy(half)", trncclCommDestroy(half), trncclSuccess, nullptr);
+    return true;
+  });
+}
+
+TEST_CASE("comm: trncclCommFinalize completes queued work, then trncclCommDestroy", "[comm]") {
   const int n = 2;
   const size_t count = 20000;
-  const ThreadJob job = runOnThreads(n, [&](trncclComm_t comm, int r) {
+  checkOnThreads(n, [&](trncclComm_t comm, int r, FailureLog& log) {
     trncclStream_t s = nullptr;
     if (!log.expect(r, "trncclStreamCreate", trncclStreamCreate(&s), trncclSuccess, nullptr)) return false;
     std::vector<float> send(count, 1.0f + static_cast<float>(r)), recv(count, 0.0f);
     log.expect(r, "trncclAllReduce on a stream",
-               trncclAllReduce(send.data(), recv.data(), count, trncclFloat32, trncclSum, comm, s), trncclSuccess, comm);
+               trncclAllReduce(send.data(), recv.data(), count, trncclFloat32, trncclSum, comm, s), trncclSuccess,
+               comm);
     log.expect(r, "trncclCommFinalize", trncclCommFinalize(comm), trncclSuccess, comm);
     // Finalize waited for the queued all-reduce.
     log.expect(r, "trncclStreamQuery after finalize", trncclStreamQuery(s), trncclSuccess, nullptr);
@@ -136,10 +166,10 @@ TEST_CASE("comm: trncclCommFinalize completes queued work; then trncclCommDestro
     log.expect(r, "trncclStreamDestroy", trncclStreamDestroy(s), trncclSuccess, nullptr);
     return true;
   });
-  requireClean(job, log);  // destroys the finalized communicators
 }
 
-TEST_CASE("comm: trncclCommInitRankConfig with timeoutMs and algorithm \"ring\" gives correct results", "[comm][algorithm]") {
+TEST_CASE("comm: trncclCommInitRankConfig with timeoutMs and algorithm \"ring\" gives correct results",
+          "[comm][algorithm]") {
   trncclConfig_t config = TRNCCL_CONFIG_INITIALIZER;
   config.timeoutMs = 30000;
   config.algorithm = "ring";
@@ -252,4 +282,12 @@ TEST_CASE("comm: unknown environment values are trncclInvalidArgument naming the
     REQUIRE(rc == trncclSuccess);
     CHECK(trncclCommDestroy(comm) == trncclSuccess);
   }
+}
+
+TEST_CASE("comm: TRNCCL_DEBUG=bogus is trncclInvalidArgument naming the variable", "[comm][config]") {
+  // DESIGN.md: an unknown value is an error naming the variable, never a
+  // fallback (logging itself must not throw, but creating a communicator can
+  // refuse).
+  ScopedEnv env("TRNCCL_DEBUG", "bogus");
+  requireRefused(nullptr, "TRNCCL_DEBUG");
 }

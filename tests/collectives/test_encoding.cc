@@ -124,7 +124,7 @@ TEST_CASE("reference reductions: wrapping, truncation, signedness, float avg", "
   // int8: 100 + 100 wraps to -56; the average truncates toward zero.
   CHECK(reductionMatches(trncclInt8, trncclSum, {100, 100}, 0xc8, &expected));
   CHECK_FALSE(reductionMatches(trncclInt8, trncclSum, {100, 100}, 0xc7, &expected));
-  CHECK(reductionMatches(trncclInt8, trncclAvg, {0xfd, 0xfc}, 0xfd, &expected));       // -7 / 2 = -3
+  CHECK(reductionMatches(trncclInt8, trncclAvg, {0xfd, 0xfc}, 0xfd, &expected));               // -7 / 2 = -3
   CHECK(reductionMatches(trncclInt32, trncclAvg, {0xfffffff9, 0, 0}, 0xfffffffe, &expected));  // -7 / 3 = -2
   CHECK(reductionMatches(trncclUint8, trncclAvg, {7, 0}, 3, &expected));
   // Products wrap in the type's width.
@@ -158,7 +158,7 @@ TEST_CASE("reference inputs are exact in their type and keep reductions exact on
           bool first = true;
           for (int r = 0; r < 8; ++r) {
             if ((subset >> r & 1) == 0) continue;
-            acc = first ? x[r]
+            acc = first              ? x[r]
                   : op == trncclProd ? acc * x[r]
                   : op == trncclMax  ? std::max(acc, x[r])
                   : op == trncclMin  ? std::min(acc, x[r])

@@ -4,6 +4,7 @@
 // left behind.
 #include <dirent.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -53,9 +54,10 @@ long long msSince(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
 }
 
-void checkDeadRank(int nranks, int victim) {
-  // Many small slices: the victim dies between pipelined transfers.
-  ScopedEnv slices("TRNCCL_SLICE_BYTES", "4096");
+// `sliceBytes`: "4096" (many small slices, sent eagerly) or "" (the default:
+// few large slices, announced and read by the receiver).
+void checkDeadRank(int nranks, int victim, const char* sliceBytes) {
+  ScopedEnv slices("TRNCCL_SLICE_BYTES", *sliceBytes ? sliceBytes : nullptr);
   const std::set<std::string> before = trncclShmEntries();
   const WorkerJob job =
       runWorkers(TRNCCL_COLL_WORKER, nranks,
@@ -63,7 +65,9 @@ void checkDeadRank(int nranks, int victim) {
                  std::chrono::seconds(60));
   std::vector<int> codes(static_cast<size_t>(nranks), 0);
   codes[static_cast<size_t>(victim)] = 3;
-  INFO("workers (the victim exits 3; 1 = a survivor's check failed, see stderr): " << describeJob(job));
+  INFO("TRNCCL_SLICE_BYTES=" << sliceBytes
+                             << "; workers (the victim exits 3; 1 = a survivor's check failed, see stderr): "
+                             << describeJob(job));
   CHECK(exitedWith(job, codes));
   const std::vector<std::string> left = leftovers(before);
   INFO("left in /dev/shm: " << left.size() << (left.empty() ? "" : ", e.g. " + left[0]));
@@ -73,11 +77,11 @@ void checkDeadRank(int nranks, int victim) {
 }  // namespace
 
 TEST_CASE("failure: a rank process exits before its 3rd all-reduce (rank 1 of 3)", "[failure][processes]") {
-  checkDeadRank(3, 1);
+  checkDeadRank(3, 1, GENERATE("4096", ""));
 }
 
 TEST_CASE("failure: a rank process exits before its 3rd all-reduce (rank 0 of 4)", "[failure][processes]") {
-  checkDeadRank(4, 0);
+  checkDeadRank(4, 0, GENERATE("4096", ""));
 }
 
 TEST_CASE("failure: a rank that never calls the collective gives trncclTimeout naming the peer", "[failure][timeout]") {
@@ -91,16 +95,20 @@ TEST_CASE("failure: a rank that never calls the collective gives trncclTimeout n
     if (r == absent) {
       // Stays away until the others have given up (bounded).
       const auto deadline = Clock::now() + std::chrono::seconds(60);
-      while (finished.load() < n - 1 && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      while (finished.load() < n - 1 && Clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
       return true;
     }
     std::vector<float> send(50000, 1.0f), recv(50000, 0.0f);
     const auto start = Clock::now();
-    const trncclResult_t rc = trncclAllReduce(send.data(), recv.data(), send.size(), trncclFloat32, trncclSum, comm, nullptr);
+    const trncclResult_t rc =
+        trncclAllReduce(send.data(), recv.data(), send.size(), trncclFloat32, trncclSum, comm, nullptr);
     const long long ms = msSince(start);
     const std::string message = trncclGetLastError(comm);
     ++finished;
-    if (rc != trncclTimeout) log.fail(r, "returned " + std::to_string(rc) + " after " + std::to_string(ms) + " ms, expected trncclTimeout: " + message);
+    if (rc != trncclTimeout)
+      log.fail(r, "returned " + std::to_string(rc) + " after " + std::to_string(ms) +
+                      " ms, expected trncclTimeout: " + message);
     if (ms < 900 || ms > 15000) log.fail(r, "gave up after " + std::to_string(ms) + " ms with a 1000 ms timeout");
     // With 2 ranks the only peer is the absent one; with more, the peer a
     // rank waits for may be a live rank that waits itself.
@@ -108,12 +116,15 @@ TEST_CASE("failure: a rank that never calls the collective gives trncclTimeout n
     if (!std::regex_search(message, names)) log.fail(r, "the message names no (absent) peer: '" + message + "'");
     trncclResult_t async = trncclSuccess;
     log.expect(r, "trncclCommGetAsyncError", trncclCommGetAsyncError(comm, &async), trncclSuccess, comm);
-    if (async != trncclTimeout) log.fail(r, "trncclCommGetAsyncError gave " + std::to_string(async) + ", expected trncclTimeout");
+    if (async != trncclTimeout)
+      log.fail(r, "trncclCommGetAsyncError gave " + std::to_string(async) + ", expected trncclTimeout");
     // The failed communicator refuses further work at once (no second wait).
     const auto again = Clock::now();
-    const trncclResult_t rc2 = trncclAllReduce(send.data(), recv.data(), send.size(), trncclFloat32, trncclSum, comm, nullptr);
-    if (rc2 == trncclSuccess || msSince(again) > 500)
-      log.fail(r, "a call on the failed communicator returned " + std::to_string(rc2) + " after " + std::to_string(msSince(again)) + " ms");
+    const trncclResult_t rc2 =
+        trncclAllReduce(send.data(), recv.data(), send.size(), trncclFloat32, trncclSum, comm, nullptr);
+    if (rc2 == trncclSuccess || msSince(again) > 2000)
+      log.fail(r, "a call on the failed communicator returned " + std::to_string(rc2) + " after " +
+                      std::to_string(msSince(again)) + " ms");
     return true;
   });
   INFO(n << " ranks, rank " << absent << " absent");
@@ -123,7 +134,45 @@ TEST_CASE("failure: a rank that never calls the collective gives trncclTimeout n
   CHECK(log.size() == 0);
 }
 
-TEST_CASE("failure: trncclCommAbort returns promptly while a peer is stuck, and the aborted call returns", "[failure][abort]") {
+TEST_CASE("failure: a send that timed out is not delivered later from the reused buffer", "[failure][timeout]") {
+  // Rank 0's 1 MiB send times out (its peer is late); the call has returned,
+  // so the buffer is the caller's again and it writes 7s into it. When rank
+  // 1 finally receives, it must not get a "successful" message read from
+  // that buffer (nor crash reading it, had it been freed).
+  FailureLog log;
+  std::atomic<bool> senderDone{false};
+  std::atomic<bool> receiverDone{false};
+  trncclConfig_t config = TRNCCL_CONFIG_INITIALIZER;
+  config.timeoutMs = 1000;
+  const size_t count = 1 << 18;
+  const ThreadJob job = runOnThreadsWithConfig(2, config, [&](trncclComm_t comm, int r) {
+    std::vector<float> buffer(count, r == 0 ? 1.0f : 0.0f);
+    if (r == 0) {
+      const trncclResult_t rc = trncclSend(buffer.data(), count, trncclFloat32, 1, comm, nullptr);
+      if (rc != trncclTimeout) log.fail(r, "the send returned " + std::to_string(rc) + ", expected trncclTimeout");
+      std::fill(buffer.begin(), buffer.end(), 7.0f);
+      senderDone = true;
+      // Keeps the buffer mapped until the receiver is done (bounded).
+      const auto deadline = Clock::now() + std::chrono::seconds(30);
+      while (!receiverDone && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      return true;
+    }
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (!senderDone && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const trncclResult_t rc = trncclRecv(buffer.data(), count, trncclFloat32, 0, comm, nullptr);
+    receiverDone = true;
+    if (rc == trncclSuccess)
+      log.fail(r, "the late receive succeeded, with buffer[0] = " + std::to_string(buffer[0]) +
+                      " (the sender's call had failed; 7 = written after it returned)");
+    return true;
+  });
+  REQUIRE(job.init == trncclSuccess);
+  INFO(log.text());
+  CHECK(log.size() == 0);
+}
+
+TEST_CASE("failure: trncclCommAbort returns promptly while a peer is stuck, and the aborted call returns",
+          "[failure][abort]") {
   // Rank 0 waits in an all-reduce on a stream that rank 1 never joins; an
   // abort from the test thread must end it well before the 60 s timeout.
   trncclConfig_t config = TRNCCL_CONFIG_INITIALIZER;
@@ -140,14 +189,16 @@ TEST_CASE("failure: trncclCommAbort returns promptly while a peer is stuck, and 
   trncclStream_t stream = nullptr;
   REQUIRE(trncclStreamCreate(&stream) == trncclSuccess);
   std::vector<float> send(1000, 1.0f), recv(1000, 0.0f);
-  REQUIRE(trncclAllReduce(send.data(), recv.data(), send.size(), trncclFloat32, trncclSum, comms[0], stream) == trncclSuccess);
+  REQUIRE(trncclAllReduce(send.data(), recv.data(), send.size(), trncclFloat32, trncclSum, comms[0], stream) ==
+          trncclSuccess);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   CHECK(trncclStreamQuery(stream) == trncclInProgress);
   const auto start = Clock::now();
   CHECK(trncclCommAbort(comms[0]) == trncclSuccess);
   const trncclResult_t synced = trncclStreamSynchronize(stream);
   const long long ms = msSince(start);
-  INFO("abort + synchronize took " << ms << " ms; synchronize returned " << synced << ": " << trncclGetLastError(nullptr));
+  INFO("abort + synchronize took " << ms << " ms; synchronize returned " << synced << ": "
+                                   << trncclGetLastError(nullptr));
   CHECK(ms < 10000);
   CHECK(synced != trncclSuccess);  // the aborted all-reduce did not complete
   CHECK(trncclStreamDestroy(stream) == trncclSuccess);

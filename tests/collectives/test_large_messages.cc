@@ -3,7 +3,7 @@
 // transport's eager limit, on threads and on processes.
 #include <catch2/catch.hpp>
 
-#include "matrix_checks.h"
+#include "checks.h"
 
 using namespace colltest;
 

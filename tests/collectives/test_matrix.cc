@@ -2,7 +2,7 @@
 // 1, 2, 3 and 4 ranks, as threads and as processes; and once on streams.
 #include <catch2/catch.hpp>
 
-#include "matrix_checks.h"
+#include "checks.h"
 
 using namespace colltest;
 

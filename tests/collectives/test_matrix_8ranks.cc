@@ -2,7 +2,7 @@
 // that no two 8-rank jobs share the (2-core) machine.
 #include <catch2/catch.hpp>
 
-#include "matrix_checks.h"
+#include "checks.h"
 
 using namespace colltest;
 

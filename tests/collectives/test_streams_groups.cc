@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "checks.h"
 #include "thread_ranks.h"
 
 using namespace colltest;
@@ -29,33 +30,27 @@ bool waitFor(const std::atomic<bool>& flag, std::chrono::seconds limit = std::ch
 // The value rank r sends to peer p at element i in the exchanges below.
 int32_t exchanged(int r, int p, size_t i) { return static_cast<int32_t>(r * 1000003 + p * 7919 + static_cast<int>(i)); }
 
-void requireClean(const ThreadJob& job, const FailureLog& log) {
-  INFO("trncclCommInitAll: " << job.initError);
-  REQUIRE(job.init == trncclSuccess);
-  INFO(log.text());
-  CHECK(log.size() == 0);
-  CHECK(job.destroy == trncclSuccess);
-}
-
 }  // namespace
 
 TEST_CASE("streams: a call on a stream returns at once and completes at trncclStreamSynchronize", "[streams]") {
-  FailureLog log;
   std::atomic<bool> rank0Queued{false};
   const size_t count = 1000;
-  const ThreadJob job = runOnThreads(2, [&](trncclComm_t comm, int r) {
+  checkOnThreads(2, [&](trncclComm_t comm, int r, FailureLog& log) {
     std::vector<float> send(count, static_cast<float>(r + 1)), recv(count, -1.0f);
     if (r == 1) {
       // Joins only after rank 0's call has returned: rank 0's call cannot
       // have completed, it must be queued.
       if (!waitFor(rank0Queued)) return log.fail(r, "rank 0 never queued its all-reduce");
-      if (!log.expect(r, "trncclAllReduce", trncclAllReduce(send.data(), recv.data(), count, trncclFloat32, trncclSum, comm, nullptr), trncclSuccess, comm))
+      if (!log.expect(r, "trncclAllReduce",
+                      trncclAllReduce(send.data(), recv.data(), count, trncclFloat32, trncclSum, comm, nullptr),
+                      trncclSuccess, comm))
         return false;
     } else {
       trncclStream_t stream = nullptr;
       if (!log.expect(r, "trncclStreamCreate", trncclStreamCreate(&stream), trncclSuccess, nullptr)) return false;
       log.expect(r, "trncclAllReduce on a stream",
-                 trncclAllReduce(send.data(), recv.data(), count, trncclFloat32, trncclSum, comm, stream), trncclSuccess, comm);
+                 trncclAllReduce(send.data(), recv.data(), count, trncclFloat32, trncclSum, comm, stream),
+                 trncclSuccess, comm);
       log.expect(r, "trncclStreamQuery before the peer joined", trncclStreamQuery(stream), trncclInProgress, nullptr);
       rank0Queued = true;
       log.expect(r, "trncclStreamSynchronize", trncclStreamSynchronize(stream), trncclSuccess, nullptr);
@@ -63,29 +58,36 @@ TEST_CASE("streams: a call on a stream returns at once and completes at trncclSt
       log.expect(r, "trncclStreamDestroy", trncclStreamDestroy(stream), trncclSuccess, nullptr);
     }
     for (size_t i = 0; i < count; ++i)
-      if (recv[i] != 3.0f) return log.fail(r, "recv[" + std::to_string(i) + "] = " + std::to_string(recv[i]) + ", expected 3");
+      if (recv[i] != 3.0f)
+        return log.fail(r, "recv[" + std::to_string(i) + "] = " + std::to_string(recv[i]) + ", expected 3");
     return true;
   });
-  requireClean(job, log);
 }
 
 TEST_CASE("streams: several collectives queued on a stream run in order", "[streams]") {
-  FailureLog log;
   const int n = 3;
   const size_t count = 37;
-  const ThreadJob job = runOnThreads(n, [&](trncclComm_t comm, int r) {
+  checkOnThreads(n, [&](trncclComm_t comm, int r, FailureLog& log) {
     trncclStream_t s = nullptr;
     if (!log.expect(r, "trncclStreamCreate", trncclStreamCreate(&s), trncclSuccess, nullptr)) return false;
     std::vector<int32_t> x(count, r + 1), y(count, 0), g(count * n, 0), h(count, 0), k(count, 0);
     // Each step reads what the previous one wrote: out of order, the values differ.
-    log.expect(r, "trncclAllReduce", trncclAllReduce(x.data(), y.data(), count, trncclInt32, trncclSum, comm, s), trncclSuccess, comm);  // y = 6
-    log.expect(r, "trncclAllReduce in place", trncclAllReduce(y.data(), y.data(), count, trncclInt32, trncclSum, comm, s), trncclSuccess, comm);  // y = 18
-    log.expect(r, "trncclAllGather", trncclAllGather(y.data(), g.data(), count, trncclInt32, comm, s), trncclSuccess, comm);  // g = 18...
-    log.expect(r, "trncclReduceScatter", trncclReduceScatter(g.data(), h.data(), count, trncclInt32, trncclSum, comm, s), trncclSuccess, comm);  // h = 54
-    log.expect(r, "trncclBroadcast in place", trncclBroadcast(h.data(), h.data(), count, trncclInt32, n - 1, comm, s), trncclSuccess, comm);
+    log.expect(r, "trncclAllReduce", trncclAllReduce(x.data(), y.data(), count, trncclInt32, trncclSum, comm, s),
+               trncclSuccess, comm);  // y = 6
+    log.expect(r, "trncclAllReduce in place",
+               trncclAllReduce(y.data(), y.data(), count, trncclInt32, trncclSum, comm, s), trncclSuccess,
+               comm);  // y = 18
+    log.expect(r, "trncclAllGather", trncclAllGather(y.data(), g.data(), count, trncclInt32, comm, s), trncclSuccess,
+               comm);  // g = 18...
+    log.expect(r, "trncclReduceScatter",
+               trncclReduceScatter(g.data(), h.data(), count, trncclInt32, trncclSum, comm, s), trncclSuccess,
+               comm);  // h = 54
+    log.expect(r, "trncclBroadcast in place", trncclBroadcast(h.data(), h.data(), count, trncclInt32, n - 1, comm, s),
+               trncclSuccess, comm);
     log.expect(r, "trncclGroupStart", trncclGroupStart(), trncclSuccess, nullptr);
     log.expect(r, "trncclSend", trncclSend(h.data(), count, trncclInt32, (r + 1) % n, comm, s), trncclSuccess, comm);
-    log.expect(r, "trncclRecv", trncclRecv(k.data(), count, trncclInt32, (r + n - 1) % n, comm, s), trncclSuccess, comm);
+    log.expect(r, "trncclRecv", trncclRecv(k.data(), count, trncclInt32, (r + n - 1) % n, comm, s), trncclSuccess,
+               comm);
     log.expect(r, "trncclGroupEnd", trncclGroupEnd(), trncclSuccess, nullptr);
     const trncclResult_t q = trncclStreamQuery(s);
     if (q != trncclSuccess && q != trncclInProgress) log.fail(r, "trncclStreamQuery returned " + std::to_string(q));
@@ -94,12 +96,11 @@ TEST_CASE("streams: several collectives queued on a stream run in order", "[stre
     log.expect(r, "trncclStreamDestroy", trncclStreamDestroy(s), trncclSuccess, nullptr);
     for (size_t i = 0; i < count; ++i) {
       if (y[i] != 18 || h[i] != 54 || k[i] != 54)
-        return log.fail(r, "element " + std::to_string(i) + ": y=" + std::to_string(y[i]) + " h=" + std::to_string(h[i]) +
-                               " k=" + std::to_string(k[i]) + ", expected 18, 54, 54");
+        return log.fail(r, "element " + std::to_string(i) + ": y=" + std::to_string(y[i]) +
+                               " h=" + std::to_string(h[i]) + " k=" + std::to_string(k[i]) + ", expected 18, 54, 54");
     }
     return true;
   });
-  requireClean(job, log);
 }
 
 TEST_CASE("streams: the NULL stream and an idle stream are complete", "[streams]") {
@@ -116,18 +117,22 @@ TEST_CASE("streams: the NULL stream and an idle stream are complete", "[streams]
 // Sends to both neighbours and receives from both, 1 MiB each way: more than
 // a transport buffers, so it completes only if the group runs them together.
 TEST_CASE("groups: sends and receives to both ring neighbours in one group, 1 MiB each", "[groups]") {
-  FailureLog log;
   const int n = 4;
   const size_t count = 1 << 18;  // int32: 1 MiB
-  const ThreadJob job = runOnThreads(n, [&](trncclComm_t comm, int r) {
+  checkOnThreads(n, [&](trncclComm_t comm, int r, FailureLog& log) {
     const int next = (r + 1) % n, prev = (r + n - 1) % n;
     std::vector<int32_t> toNext(count), toPrev(count), fromNext(count, -1), fromPrev(count, -1);
-    for (size_t i = 0; i < count; ++i) toNext[i] = exchanged(r, next, i), toPrev[i] = exchanged(r, prev, i) ^ 0x40000000;
+    for (size_t i = 0; i < count; ++i)
+      toNext[i] = exchanged(r, next, i), toPrev[i] = exchanged(r, prev, i) ^ 0x40000000;
     log.expect(r, "trncclGroupStart", trncclGroupStart(), trncclSuccess, nullptr);
-    log.expect(r, "trncclSend next", trncclSend(toNext.data(), count, trncclInt32, next, comm, nullptr), trncclSuccess, comm);
-    log.expect(r, "trncclSend prev", trncclSend(toPrev.data(), count, trncclInt32, prev, comm, nullptr), trncclSuccess, comm);
-    log.expect(r, "trncclRecv next", trncclRecv(fromNext.data(), count, trncclInt32, next, comm, nullptr), trncclSuccess, comm);
-    log.expect(r, "trncclRecv prev", trncclRecv(fromPrev.data(), count, trncclInt32, prev, comm, nullptr), trncclSuccess, comm);
+    log.expect(r, "trncclSend next", trncclSend(toNext.data(), count, trncclInt32, next, comm, nullptr), trncclSuccess,
+               comm);
+    log.expect(r, "trncclSend prev", trncclSend(toPrev.data(), count, trncclInt32, prev, comm, nullptr), trncclSuccess,
+               comm);
+    log.expect(r, "trncclRecv next", trncclRecv(fromNext.data(), count, trncclInt32, next, comm, nullptr),
+               trncclSuccess, comm);
+    log.expect(r, "trncclRecv prev", trncclRecv(fromPrev.data(), count, trncclInt32, prev, comm, nullptr),
+               trncclSuccess, comm);
     if (!log.expect(r, "trncclGroupEnd", trncclGroupEnd(), trncclSuccess, comm)) return false;
     for (size_t i = 0; i < count; ++i) {
       // From next: what next sent to its prev (us); from prev: what prev sent to its next (us).
@@ -136,14 +141,13 @@ TEST_CASE("groups: sends and receives to both ring neighbours in one group, 1 Mi
     }
     return true;
   });
-  requireClean(job, log);
 }
 
-TEST_CASE("groups: all-pairs exchange (every rank sends to and receives from every rank, itself included)", "[groups]") {
-  FailureLog log;
+TEST_CASE("groups: all-pairs exchange (every rank sends to and receives from every rank, itself included)",
+          "[groups]") {
   const int n = 4;
   const size_t count = 50000;
-  const ThreadJob job = runOnThreads(n, [&](trncclComm_t comm, int r) {
+  checkOnThreads(n, [&](trncclComm_t comm, int r, FailureLog& log) {
     std::vector<std::vector<int32_t>> out(n, std::vector<int32_t>(count)), in(n, std::vector<int32_t>(count, -1));
     log.expect(r, "trncclGroupStart", trncclGroupStart(), trncclSuccess, nullptr);
     // Receives posted in a different order than sends on purpose.
@@ -160,7 +164,6 @@ TEST_CASE("groups: all-pairs exchange (every rank sends to and receives from eve
           return log.fail(r, "from rank " + std::to_string(p) + ": element " + std::to_string(i) + " wrong");
     return true;
   });
-  requireClean(job, log);
 }
 
 TEST_CASE("groups: one thread drives every rank's communicator in one group", "[groups]") {
@@ -179,8 +182,10 @@ TEST_CASE("groups: one thread drives every rank's communicator in one group", "[
     REQUIRE(trncclGroupStart() == trncclSuccess);
     for (int r = 0; r < n; ++r) {
       INFO("rank " << r);
-      CHECK(trncclAllReduce(send[r].data(), recv[r].data(), count, trncclFloat32, trncclSum, comms[r], nullptr) == trncclSuccess);
-      CHECK(trncclBroadcast(bcast[r].data(), bcast[r].data(), count, trncclFloat32, 2, comms[r], nullptr) == trncclSuccess);
+      CHECK(trncclAllReduce(send[r].data(), recv[r].data(), count, trncclFloat32, trncclSum, comms[r], nullptr) ==
+            trncclSuccess);
+      CHECK(trncclBroadcast(bcast[r].data(), bcast[r].data(), count, trncclFloat32, 2, comms[r], nullptr) ==
+            trncclSuccess);
     }
     const trncclResult_t rc = trncclGroupEnd();
     INFO(trncclGetLastError(nullptr));
@@ -220,16 +225,16 @@ TEST_CASE("groups: one thread drives every rank's communicator in one group", "[
 }
 
 TEST_CASE("groups: a group of sends and receives on a stream completes at synchronize", "[groups][streams]") {
-  FailureLog log;
   const int n = 3;
   const size_t count = 30000;
-  const ThreadJob job = runOnThreads(n, [&](trncclComm_t comm, int r) {
+  checkOnThreads(n, [&](trncclComm_t comm, int r, FailureLog& log) {
     trncclStream_t s = nullptr;
     if (!log.expect(r, "trncclStreamCreate", trncclStreamCreate(&s), trncclSuccess, nullptr)) return false;
     std::vector<int32_t> out(count), in(count, -1);
     for (size_t i = 0; i < count; ++i) out[i] = exchanged(r, (r + 1) % n, i);
     log.expect(r, "trncclGroupStart", trncclGroupStart(), trncclSuccess, nullptr);
-    log.expect(r, "trncclRecv", trncclRecv(in.data(), count, trncclInt32, (r + n - 1) % n, comm, s), trncclSuccess, comm);
+    log.expect(r, "trncclRecv", trncclRecv(in.data(), count, trncclInt32, (r + n - 1) % n, comm, s), trncclSuccess,
+               comm);
     log.expect(r, "trncclSend", trncclSend(out.data(), count, trncclInt32, (r + 1) % n, comm, s), trncclSuccess, comm);
     log.expect(r, "trncclGroupEnd", trncclGroupEnd(), trncclSuccess, nullptr);
     log.expect(r, "trncclStreamSynchronize", trncclStreamSynchronize(s), trncclSuccess, nullptr);
@@ -238,5 +243,54 @@ TEST_CASE("groups: a group of sends and receives on a stream completes at synchr
       if (in[i] != exchanged((r + n - 1) % n, r, i)) return log.fail(r, "element " + std::to_string(i) + " wrong");
     return true;
   });
-  requireClean(job, log);
+}
+
+TEST_CASE("groups: one thread drives every rank, each rank on its own stream", "[groups][streams]") {
+  const int n = 3;
+  const size_t count = 50000;
+  std::vector<trncclComm_t> comms(n, nullptr);
+  REQUIRE(trncclCommInitAll(comms.data(), n, nullptr) == trncclSuccess);
+  std::vector<trncclStream_t> streams(n, nullptr);
+  for (auto& s : streams) REQUIRE(trncclStreamCreate(&s) == trncclSuccess);
+  std::vector<std::vector<int64_t>> data(n);
+  for (int r = 0; r < n; ++r) data[r].assign(count, r + 1);
+  REQUIRE(trncclGroupStart() == trncclSuccess);
+  for (int r = 0; r < n; ++r)
+    CHECK(trncclAllReduce(data[r].data(), data[r].data(), count, trncclInt64, trncclProd, comms[r], streams[r]) ==
+          trncclSuccess);
+  REQUIRE(trncclGroupEnd() == trncclSuccess);
+  for (int r = 0; r < n; ++r) {
+    const trncclResult_t rc = trncclStreamSynchronize(streams[r]);
+    INFO("rank " << r << ": " << trncclGetLastError(nullptr));
+    CHECK(rc == trncclSuccess);
+    CHECK(std::count(data[r].begin(), data[r].end(), int64_t{6}) == static_cast<long>(count));
+  }
+  for (auto s : streams) CHECK(trncclStreamDestroy(s) == trncclSuccess);
+  for (trncclComm_t c : comms) CHECK(trncclCommDestroy(c) == trncclSuccess);
+}
+
+TEST_CASE("groups: collectives and sends/receives mixed in one group", "[groups]") {
+  const int n = 4;
+  const size_t count = 40000;
+  checkOnThreads(n, [&](trncclComm_t comm, int r, FailureLog& log) {
+    std::vector<int32_t> sum(count, r), bcast(count, r == 1 ? 77 : -1), out(count), in(count, -1);
+    for (size_t i = 0; i < count; ++i) out[i] = exchanged(r, (r + 1) % n, i);
+    log.expect(r, "trncclGroupStart", trncclGroupStart(), trncclSuccess, nullptr);
+    log.expect(r, "trncclAllReduce",
+               trncclAllReduce(sum.data(), sum.data(), count, trncclInt32, trncclSum, comm, nullptr), trncclSuccess,
+               comm);
+    log.expect(r, "trncclSend", trncclSend(out.data(), count, trncclInt32, (r + 1) % n, comm, nullptr), trncclSuccess,
+               comm);
+    log.expect(r, "trncclBroadcast", trncclBroadcast(bcast.data(), bcast.data(), count, trncclInt32, 1, comm, nullptr),
+               trncclSuccess, comm);
+    log.expect(r, "trncclRecv", trncclRecv(in.data(), count, trncclInt32, (r + n - 1) % n, comm, nullptr),
+               trncclSuccess, comm);
+    if (!log.expect(r, "trncclGroupEnd", trncclGroupEnd(), trncclSuccess, comm)) return false;
+    for (size_t i = 0; i < count; ++i) {
+      if (sum[i] != 6 || bcast[i] != 77 || in[i] != exchanged((r + n - 1) % n, r, i))
+        return log.fail(r, "element " + std::to_string(i) + ": sum " + std::to_string(sum[i]) + " (6), broadcast " +
+                               std::to_string(bcast[i]) + " (77), received " + std::to_string(in[i]));
+    }
+    return true;
+  });
 }

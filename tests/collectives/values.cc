@@ -32,8 +32,8 @@ std::string formatDouble(double v) {
   return text;
 }
 
-bool integerMatches(trncclDataType_t type, trncclRedOp_t op, const std::vector<uint64_t>& inputs,
-                    uint64_t got, std::string* expected) {
+bool integerMatches(trncclDataType_t type, trncclRedOp_t op, const std::vector<uint64_t>& inputs, uint64_t got,
+                    std::string* expected) {
   const uint64_t mask = widthMask(type);
   const bool isSigned = typeInfo(type).isSigned;
   auto less = [&](uint64_t a, uint64_t b) {
@@ -43,7 +43,8 @@ bool integerMatches(trncclDataType_t type, trncclRedOp_t op, const std::vector<u
   for (size_t r = 1; r < inputs.size(); ++r) {
     const uint64_t x = inputs[r] & mask;
     switch (op) {
-      case trncclSum: case trncclAvg: acc = (acc + x) & mask; break;
+      case trncclSum:
+      case trncclAvg: acc = (acc + x) & mask; break;
       case trncclProd: acc = (acc * x) & mask; break;
       case trncclMax: acc = less(acc, x) ? x : acc; break;
       case trncclMin: acc = less(x, acc) ? x : acc; break;
@@ -62,13 +63,14 @@ bool integerMatches(trncclDataType_t type, trncclRedOp_t op, const std::vector<u
   return false;
 }
 
-bool floatMatches(trncclDataType_t type, trncclRedOp_t op, const std::vector<uint64_t>& inputs,
-                  uint64_t got, std::string* expected) {
+bool floatMatches(trncclDataType_t type, trncclRedOp_t op, const std::vector<uint64_t>& inputs, uint64_t got,
+                  std::string* expected) {
   double acc = decodeFloat(type, inputs.at(0));
   for (size_t r = 1; r < inputs.size(); ++r) {
     const double x = decodeFloat(type, inputs[r]);
     switch (op) {
-      case trncclSum: case trncclAvg: acc += x; break;
+      case trncclSum:
+      case trncclAvg: acc += x; break;
       case trncclProd: acc *= x; break;
       case trncclMax: acc = std::max(acc, x); break;
       case trncclMin: acc = std::min(acc, x); break;
@@ -97,8 +99,8 @@ uint64_t mixBits(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
 }
 
 uint64_t reductionInput(trncclDataType_t type, trncclRedOp_t op, int rank, size_t i, uint64_t salt) {
-  const uint64_t random = mixBits(salt, static_cast<uint64_t>(type) * 8 + static_cast<uint64_t>(op),
-                                  static_cast<uint64_t>(rank), i);
+  const uint64_t random =
+      mixBits(salt, static_cast<uint64_t>(type) * 8 + static_cast<uint64_t>(op), static_cast<uint64_t>(rank), i);
   const TypeInfo& t = typeInfo(type);
   if (!t.isFloat) {
     if (op != trncclAvg) return random & widthMask(type);
@@ -109,9 +111,8 @@ uint64_t reductionInput(trncclDataType_t type, trncclRedOp_t op, int rank, size_
   }
   double value = 0;
   switch (op) {
-    case trncclSum: case trncclAvg:
-      value = type == trncclFloat8e5m2 ? pick(kSumValuesE5m2, random) : pick(kSumValues, random);
-      break;
+    case trncclSum:
+    case trncclAvg: value = type == trncclFloat8e5m2 ? pick(kSumValuesE5m2, random) : pick(kSumValues, random); break;
     case trncclProd: value = pick(kProdValues, random); break;
     default: value = pick(kMinMaxValues, random); break;
   }
@@ -119,12 +120,11 @@ uint64_t reductionInput(trncclDataType_t type, trncclRedOp_t op, int rank, size_
 }
 
 uint64_t movedInput(trncclDataType_t type, int rank, size_t i, uint64_t salt) {
-  return mixBits(salt ^ 0x6d6f766564ull, static_cast<uint64_t>(type), static_cast<uint64_t>(rank), i) &
-         widthMask(type);
+  return mixBits(salt ^ 0x6d6f766564ull, static_cast<uint64_t>(type), static_cast<uint64_t>(rank), i) & widthMask(type);
 }
 
-bool reductionMatches(trncclDataType_t type, trncclRedOp_t op, const std::vector<uint64_t>& inputs,
-                      uint64_t got, std::string* expected) {
+bool reductionMatches(trncclDataType_t type, trncclRedOp_t op, const std::vector<uint64_t>& inputs, uint64_t got,
+                      std::string* expected) {
   return typeInfo(type).isFloat ? floatMatches(type, op, inputs, got, expected)
                                 : integerMatches(type, op, inputs, got, expected);
 }

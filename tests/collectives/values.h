@@ -31,7 +31,7 @@ uint64_t movedInput(trncclDataType_t type, int rank, size_t i, uint64_t salt);
 // integers and exact float results bit for bit (value equality for floats,
 // so +0 == -0), float avg within one ulp of the type at sum / nranks. On a
 // mismatch, *expected says what was expected.
-bool reductionMatches(trncclDataType_t type, trncclRedOp_t op, const std::vector<uint64_t>& inputs,
-                      uint64_t got, std::string* expected);
+bool reductionMatches(trncclDataType_t type, trncclRedOp_t op, const std::vector<uint64_t>& inputs, uint64_t got,
+                      std::string* expected);
 
 }  // namespace colltest

@@ -57,58 +57,46 @@ long long msSince(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
 }
 
-// "AllReduce,Broadcast" -> those collectives; false if a name is unknown.
-bool parseColls(const std::string& list, std::vector<Coll>* out) {
-  out->clear();
-  size_t at = 0;
-  while (at <= list.size()) {
+// "a,b,c" -> {"a", "b", "c"}.
+std::vector<std::string> splitList(const std::string& list) {
+  std::vector<std::string> items;
+  for (size_t at = 0; at <= list.size();) {
     const size_t comma = std::min(list.find(',', at), list.size());
-    const std::string name = list.substr(at, comma - at);
-    bool found = false;
-    for (Coll c : allColls())
-      if (name == collName(c)) out->push_back(c), found = true;
-    if (!found) return false;
+    items.push_back(list.substr(at, comma - at));
     at = comma + 1;
   }
-  return true;
+  return items;
 }
 
-// "float32,int8" -> those types; false if a name is unknown.
-bool parseTypes(const std::string& list, std::vector<trncclDataType_t>* out) {
+// Names -> the values whose name(value) matches; false if a name is unknown.
+template <class T, class Name>
+bool parseNames(const std::string& list, const std::vector<T>& all, Name name, std::vector<T>* out) {
   out->clear();
-  size_t at = 0;
-  while (at <= list.size()) {
-    const size_t comma = std::min(list.find(',', at), list.size());
-    const std::string name = list.substr(at, comma - at);
-    bool found = false;
-    for (trncclDataType_t t : allTypes())
-      if (name == typeInfo(t).name) out->push_back(t), found = true;
-    if (!found) return false;
-    at = comma + 1;
+  for (const std::string& item : splitList(list)) {
+    auto it = std::find_if(all.begin(), all.end(), [&](T value) { return item == name(value); });
+    if (it == all.end()) return false;
+    out->push_back(*it);
   }
   return true;
 }
 
 int runMatrixMode(trncclComm_t comm, const Args& args) {
   MatrixOptions options;
-  if (args.has("colls") && !parseColls(args.get("colls"), &options.collectives)) {
+  if (args.has("colls") && !parseNames(args.get("colls"), allColls(), collName, &options.collectives)) {
     std::fprintf(stderr, "worker: bad --colls '%s'\n", args.get("colls").c_str());
     return 2;
   }
   if (args.get("large-types") == "few") {
     options.largeTypes = fewLargeTypes();
-  } else if (args.has("large-types") && !parseTypes(args.get("large-types"), &options.largeTypes)) {
+  } else if (args.has("large-types") && !parseNames(
+                                            args.get("large-types"), allTypes(),
+                                            [](trncclDataType_t t) { return typeInfo(t).name; }, &options.largeTypes)) {
     std::fprintf(stderr, "worker: bad --large-types '%s'\n", args.get("large-types").c_str());
     return 2;
   }
   if (args.has("counts")) {
     options.counts.clear();
-    for (size_t at = 0; at < args.get("counts").size();) {
-      const std::string list = args.get("counts");
-      const size_t comma = std::min(list.find(',', at), list.size());
-      options.counts.push_back(std::stoul(list.substr(at, comma - at)));
-      at = comma + 1;
-    }
+    for (const std::string& count : splitList(args.get("counts"))) options.counts.push_back(std::stoul(count));
   }
   options.useStream = args.has("stream");
   options.salt = static_cast<uint64_t>(args.getInt("salt", 7));
@@ -165,16 +153,17 @@ int runDieMode(trncclComm_t comm, int rank, const Args& args, int timeoutMs) {
     const trncclResult_t rc = trncclAllReduce(send.data(), recv.data(), count, trncclFloat32, trncclSum, comm, nullptr);
     const long long ms = msSince(start);
     if (call < dieBefore) {
-      if (rc != trncclSuccess || recv[0] != static_cast<float>(nranks) || recv[count - 1] != static_cast<float>(nranks)) {
-        std::fprintf(stderr, "FAIL rank %d: all-reduce %d before the death returned %d (%s), recv[0]=%g\n", rank,
-                     call, rc, trncclGetLastError(comm), static_cast<double>(recv[0]));
+      if (rc != trncclSuccess || recv[0] != static_cast<float>(nranks) ||
+          recv[count - 1] != static_cast<float>(nranks)) {
+        std::fprintf(stderr, "FAIL rank %d: all-reduce %d before the death returned %d (%s), recv[0]=%g\n", rank, call,
+                     rc, trncclGetLastError(comm), static_cast<double>(recv[0]));
         return 1;
       }
       continue;
     }
     const std::string message = trncclGetLastError(comm);
-    std::fprintf(stderr, "rank %d: all-reduce %d after rank %d died returned %d (%s) after %lld ms: %s\n", rank,
-                 call, victim, rc, trncclGetErrorString(rc), ms, message.c_str());
+    std::fprintf(stderr, "rank %d: all-reduce %d after rank %d died returned %d (%s) after %lld ms: %s\n", rank, call,
+                 victim, rc, trncclGetErrorString(rc), ms, message.c_str());
     int failures = 0;
     if (rc == trncclSuccess || rc == trncclInProgress) {
       std::fprintf(stderr, "FAIL rank %d: the all-reduce did not fail\n", rank);
@@ -227,9 +216,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   int status = 2;
-  if (mode == "matrix") status = runMatrixMode(comm, args);
-  else if (mode == "random") status = runRandomMode(comm, rank, nranks);
-  else if (mode == "die") return runDieMode(comm, rank, args, timeoutMs);  // the comm is aborted there
+  if (mode == "matrix")
+    status = runMatrixMode(comm, args);
+  else if (mode == "random")
+    status = runRandomMode(comm, rank, nranks);
+  else if (mode == "die")
+    return runDieMode(comm, rank, args, timeoutMs);  // the comm is aborted there
   if (status == 0 && trncclCommFinalize(comm) != trncclSuccess) {
     std::fprintf(stderr, "FAIL rank %d: trncclCommFinalize: %s\n", rank, trncclGetLastError(comm));
     status = 1;

@@ -106,7 +106,8 @@ Decoder::Decoder(trncclDataType_t type) : type_(type) {
 
 double Decoder::operator()(const void* buffer, size_t i) const {
   if (table_.empty()) return valueAt(type_, buffer, i);
-  return table_.size() == 256 ? table_[read<uint8_t>(buffer, i)] : table_[read<uint16_t>(buffer, i)];
+  return table_.size() == 256 ? table_[read<uint8_t>(buffer, i)]
+                              : table_[read<uint16_t>(buffer, i)];
 }
 
 std::vector<double> finiteValues(trncclDataType_t type) {

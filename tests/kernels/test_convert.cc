@@ -1,8 +1,7 @@
 // convert(): which pairs it takes, same-type copies, and every float-to-float
 // conversion against the reference rounding, on every ISA.
-#include <catch2/catch.hpp>
-
 #include <bit>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -42,7 +41,8 @@ std::vector<std::byte> runConvert(Isa isa, trncclDataType_t from, trncclDataType
 
 // Converts with every ISA and checks each result is the input rounded once to
 // nearest even (NaN: the canonical NaN).
-void checkConversion(trncclDataType_t from, trncclDataType_t to, const std::vector<std::byte>& src) {
+void checkConversion(trncclDataType_t from, trncclDataType_t to,
+                     const std::vector<std::byte>& src) {
   const size_t count = src.size() / typeSize(from);
   const Decoder decodeFrom(from), decodeTo(to);
   for (Isa isa : supportedIsas()) {
@@ -51,7 +51,8 @@ void checkConversion(trncclDataType_t from, trncclDataType_t to, const std::vect
       const double expected = roundToType(to, decodeFrom(src.data(), i));
       const double result = decodeTo(dst.data(), i);
       INFO(typeName(from) << " -> " << typeName(to) << " on " << isaName(isa) << ": input "
-                          << hex(bitsAt(from, src.data(), i)) << ", result " << hex(bitsAt(to, dst.data(), i)));
+                          << hex(bitsAt(from, src.data(), i)) << ", result "
+                          << hex(bitsAt(to, dst.data(), i)));
       if (std::isnan(expected)) {
         REQUIRE(bitsAt(to, dst.data(), i) == canonicalNaN(to));
       } else {
@@ -96,7 +97,8 @@ TEST_CASE("convert between floats rounds once to nearest even", "[kernels][conve
     std::vector<std::byte> src;
     if (layoutOf(from).exponentBits + layoutOf(from).mantissaBits <= 15) {
       // Every code of the 16- and 8-bit formats.
-      const size_t codes = size_t{1} << (1 + layoutOf(from).exponentBits + layoutOf(from).mantissaBits);
+      const size_t codes = size_t{1}
+                           << (1 + layoutOf(from).exponentBits + layoutOf(from).mantissaBits);
       src.resize(codes * typeSize(from));
       for (size_t code = 0; code < codes; ++code) setBits(from, src.data(), code, code);
     } else {
@@ -110,7 +112,8 @@ TEST_CASE("convert between floats rounds once to nearest even", "[kernels][conve
   }
 }
 
-TEST_CASE("fp64 to narrow formats rounds once: midpoints and their neighbours", "[kernels][convert]") {
+TEST_CASE("fp64 to narrow formats rounds once: midpoints and their neighbours",
+          "[kernels][convert]") {
   // Rounding fp64 to FP32 to nearest first would turn the neighbours of a
   // midpoint into the midpoint itself, and then into a wrong tie.
   for (trncclDataType_t to : kNarrowTypes) {
@@ -118,7 +121,8 @@ TEST_CASE("fp64 to narrow formats rounds once: midpoints and their neighbours", 
     std::vector<double> inputs;
     for (size_t j = 0; j + 1 < values.size(); ++j) {
       const double middle = (values[j] + values[j + 1]) / 2;
-      for (double x : {middle, std::nextafter(middle, -INFINITY), std::nextafter(middle, INFINITY)}) {
+      for (double x :
+           {middle, std::nextafter(middle, -INFINITY), std::nextafter(middle, INFINITY)}) {
         inputs.push_back(x);
         inputs.push_back(-x);
       }

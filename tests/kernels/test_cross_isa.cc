@@ -2,7 +2,6 @@
 // conversion, in both rounding modes, on data with every kind of value: NaN
 // (quiet, signalling, with payloads and signs), +-inf, +-0, subnormals, max.
 #include <catch2/catch.hpp>
-
 #include <cstring>
 #include <random>
 #include <string>
@@ -30,7 +29,9 @@ RoundingMode roundingMode(Rounding kind) {
   return mode;
 }
 
-const char* nameOf(Rounding kind) { return kind == Rounding::Stochastic ? "stochastic" : "nearest-even"; }
+const char* nameOf(Rounding kind) {
+  return kind == Rounding::Stochastic ? "stochastic" : "nearest-even";
+}
 
 // The first element where `result` differs from `expected`, or kCount.
 size_t firstDifference(trncclDataType_t type, const std::vector<std::byte>& result,
@@ -80,7 +81,8 @@ TEST_CASE("every ISA reduces to the scalar path's bits", "[kernels][cross-isa]")
   std::mt19937_64 rng(42);
   for (trncclDataType_t type : kAllTypes) {
     std::vector<std::vector<std::byte>> sources;
-    for (int k = 0; k < kMaxSources; ++k) sources.push_back(randomBuffer(type, Values::AnyBits, rng));
+    for (int k = 0; k < kMaxSources; ++k)
+      sources.push_back(randomBuffer(type, Values::AnyBits, rng));
     for (trncclRedOp_t op : kAllOps) {
       for (int nsrcs : kSourceCounts) {
         std::vector<const void*> srcs;
@@ -90,9 +92,11 @@ TEST_CASE("every ISA reduces to the scalar path's bits", "[kernels][cross-isa]")
           for (Isa isa : supportedIsas()) {
             const size_t i = firstDifference(type, runReduce(isa, type, op, srcs, kind), expected);
             std::string inputs;
-            for (const void* src : srcs) inputs += " " + hex(bitsAt(type, src, i % kCount));
-            INFO(typeName(type) << " " << opName(op) << " K=" << nsrcs << " " << nameOf(kind) << " on "
-                                << isaName(isa) << ": element " << i << ", inputs" << inputs);
+            for (const void* src : srcs)
+              inputs.append(" ").append(hex(bitsAt(type, src, i % kCount)));
+            INFO(typeName(type) << " " << opName(op) << " K=" << nsrcs << " " << nameOf(kind)
+                                << " on " << isaName(isa) << ": element " << i << ", inputs"
+                                << inputs);
             REQUIRE(i == kCount);
           }
         }

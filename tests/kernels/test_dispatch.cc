@@ -1,7 +1,6 @@
 // The entry points around the kernels: ISA selection and TRNCCL_KERNEL_ISA,
 // argument checks, in-place operation, and integer avg at its edges.
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -149,7 +148,7 @@ TEST_CASE("integer sum, product and avg wrap and truncate as C does", "[kernels]
     CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclSum, {100, 100}, 1) == -56);
     CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclAvg, {100, 100}, 2) == -28);  // wrapped sum / 2
     CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclAvg, {-7, 0}, 2) == -3);      // toward zero
-    CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclAvg, {-128}, 200) == 0);     // divisor beyond int8
+    CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclAvg, {-128}, 200) == 0);  // divisor beyond int8
     CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclProd, {-128, -1}, 1) == -128);
     CHECK(reduceOne<uint8_t>(isa, trncclUint8, trncclProd, {16, 17}, 1) == 16);
     CHECK(reduceOne<int32_t>(isa, trncclInt32, trncclSum, {INT32_MAX, 1}, 1) == INT32_MIN);
@@ -170,7 +169,8 @@ TEST_CASE("max and min propagate NaN; the earliest of equal zeros wins", "[kerne
   for (Isa isa : supportedIsas()) {
     INFO(isaName(isa));
     for (trncclRedOp_t op : {trncclMax, trncclMin}) {
-      for (const std::vector<float>& values : {std::vector<float>{nan, 1.0f}, {1.0f, nan}, {1.0f, 2.0f, nan}}) {
+      for (const std::vector<float>& values :
+           {std::vector<float>{nan, 1.0f}, {1.0f, nan}, {1.0f, 2.0f, nan}}) {
         const float result = reduceOne<float>(isa, trncclFloat32, op, values, 1);
         uint32_t bits;
         std::memcpy(&bits, &result, sizeof bits);

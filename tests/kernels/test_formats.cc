@@ -1,9 +1,8 @@
 // formats.h's scalar conversions, against the format definitions: the
 // reference decoder checked on hand-computed values, then every code of every
 // narrow format, then rounding of random FP32 values.
-#include <catch2/catch.hpp>
-
 #include <bit>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
 
@@ -28,19 +27,19 @@ TEST_CASE("reference decoder gives the hand-computed values", "[kernels][formats
     double value;
   };
   const Case cases[] = {
-      {trncclFloat8e4m3, 0x00, 0.0},       {trncclFloat8e4m3, 0x01, 0x1p-9},
+      {trncclFloat8e4m3, 0x00, 0.0},        {trncclFloat8e4m3, 0x01, 0x1p-9},
       {trncclFloat8e4m3, 0x07, 7 * 0x1p-9}, {trncclFloat8e4m3, 0x08, 0x1p-6},
-      {trncclFloat8e4m3, 0x38, 1.0},       {trncclFloat8e4m3, 0x3A, 1.25},
-      {trncclFloat8e4m3, 0x7E, 448.0},     {trncclFloat8e4m3, 0xFE, -448.0},
-      {trncclFloat8e4m3, 0x78, 256.0},     {trncclFloat8e4m3, 0xB8, -1.0},
-      {trncclFloat8e5m2, 0x01, 0x1p-16},   {trncclFloat8e5m2, 0x03, 3 * 0x1p-16},
-      {trncclFloat8e5m2, 0x04, 0x1p-14},   {trncclFloat8e5m2, 0x3C, 1.0},
-      {trncclFloat8e5m2, 0x3D, 1.25},      {trncclFloat8e5m2, 0x7B, 57344.0},
-      {trncclFloat8e5m2, 0x7C, INFINITY},  {trncclFloat8e5m2, 0xFC, -INFINITY},
-      {trncclFloat16, 0x3C00, 1.0},        {trncclFloat16, 0x0001, 0x1p-24},
-      {trncclFloat16, 0x0400, 0x1p-14},    {trncclFloat16, 0x7BFF, 65504.0},
-      {trncclFloat16, 0xC000, -2.0},       {trncclFloat16, 0x7C00, INFINITY},
-      {trncclBfloat16, 0x3F80, 1.0},       {trncclBfloat16, 0x0001, 0x1p-133},
+      {trncclFloat8e4m3, 0x38, 1.0},        {trncclFloat8e4m3, 0x3A, 1.25},
+      {trncclFloat8e4m3, 0x7E, 448.0},      {trncclFloat8e4m3, 0xFE, -448.0},
+      {trncclFloat8e4m3, 0x78, 256.0},      {trncclFloat8e4m3, 0xB8, -1.0},
+      {trncclFloat8e5m2, 0x01, 0x1p-16},    {trncclFloat8e5m2, 0x03, 3 * 0x1p-16},
+      {trncclFloat8e5m2, 0x04, 0x1p-14},    {trncclFloat8e5m2, 0x3C, 1.0},
+      {trncclFloat8e5m2, 0x3D, 1.25},       {trncclFloat8e5m2, 0x7B, 57344.0},
+      {trncclFloat8e5m2, 0x7C, INFINITY},   {trncclFloat8e5m2, 0xFC, -INFINITY},
+      {trncclFloat16, 0x3C00, 1.0},         {trncclFloat16, 0x0001, 0x1p-24},
+      {trncclFloat16, 0x0400, 0x1p-14},     {trncclFloat16, 0x7BFF, 65504.0},
+      {trncclFloat16, 0xC000, -2.0},        {trncclFloat16, 0x7C00, INFINITY},
+      {trncclBfloat16, 0x3F80, 1.0},        {trncclBfloat16, 0x0001, 0x1p-133},
       {trncclBfloat16, 0x7F7F, 0x1.FEp127}, {trncclBfloat16, 0xFF80, -INFINITY},
   };
   for (const Case& c : cases) {
@@ -105,8 +104,8 @@ TEST_CASE("stochastic encoding picks one of the two neighbours by the random bit
   CHECK(encodeStochastic(Format::Fp16, x, 0) == 0x3C00);
   CHECK(encodeStochastic(Format::Fp16, x, 0x17FF) == 0x3C00);
   CHECK(encodeStochastic(Format::Fp16, x, 0x1800) == 0x3C01);
-  CHECK(encodeStochastic(Format::Fp16, x, 0xFFFFE000) == 0x3C00);  // only the low 13 bits count
-  CHECK(encodeStochastic(Format::Fp16, -x, 0x1800) == 0xBC01);     // magnitude rounds up
+  CHECK(encodeStochastic(Format::Fp16, x, 0xFFFFE000) == 0x3C00);     // only the low 13 bits count
+  CHECK(encodeStochastic(Format::Fp16, -x, 0x1800) == 0xBC01);        // magnitude rounds up
   CHECK(encodeStochastic(Format::Fp16, 1.0f, 0xFFFFFFFF) == 0x3C00);  // exact stays exact
   CHECK(encodeStochastic(Format::E4m3, 460.0f, 0xFFFFFFFF) == 0x7E);  // 480 saturates, no NaN
   CHECK(encodeStochastic(Format::E5m2, 57344.0f + 4096.0f, 0xFFFFFFFF) == 0x7C);

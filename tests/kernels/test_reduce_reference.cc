@@ -14,9 +14,8 @@
 //    is the correctly rounded reference unless the FP32 error can cross a
 //    rounding boundary, and then at most the neighbouring code; max/min
 //    (e = 0) must be the exact input.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -116,7 +115,8 @@ uint64_t integerReference(trncclRedOp_t op, const std::vector<const void*>& srcs
     case trncclProd: result = static_cast<T>(product); break;
     case trncclMax: result = static_cast<T>(largest); break;
     case trncclMin: result = static_cast<T>(smallest); break;
-    default: result = static_cast<T>(static_cast<Wide>(static_cast<T>(sum)) / static_cast<Wide>(divisor));
+    default:
+      result = static_cast<T>(static_cast<Wide>(static_cast<T>(sum)) / static_cast<Wide>(divisor));
   }
   uint64_t bits = 0;
   std::memcpy(&bits, &result, sizeof(T));

@@ -3,9 +3,8 @@
 // Each FP32 -> format case runs through formats.h and through convert() on
 // every ISA (the same store reduce uses); the reduce cases add two values of
 // the type in FP32 and round the sum.
-#include <catch2/catch.hpp>
-
 #include <bit>
+#include <catch2/catch.hpp>
 #include <vector>
 
 #include "base/datatype.h"
@@ -161,13 +160,13 @@ struct ReduceCase {
 };
 
 const ReduceCase kReduceCases[] = {
-    {trncclFloat16, 0x6400, 0x3800, 0x6400},  // 1024 + 0.5: a tie, stays 1024
-    {trncclFloat16, 0x6401, 0x3800, 0x6402},  // 1025 + 0.5: a tie, up to 1026
-    {trncclFloat16, 0x0001, 0x0001, 0x0002},  // smallest subnormal twice
-    {trncclFloat16, 0x7BFF, 0x4C00, 0x7C00},  // 65504 + 16: a tie at max + half ulp
-    {trncclFloat16, 0x7BFF, 0x4800, 0x7BFF},  // 65504 + 8
-    {trncclFloat16, 0x7C00, 0xFC00, 0x7E00},  // inf + -inf: canonical NaN
-    {trncclFloat16, 0x7D00, 0x3C00, 0x7E00},  // signalling NaN + 1
+    {trncclFloat16, 0x6400, 0x3800, 0x6400},   // 1024 + 0.5: a tie, stays 1024
+    {trncclFloat16, 0x6401, 0x3800, 0x6402},   // 1025 + 0.5: a tie, up to 1026
+    {trncclFloat16, 0x0001, 0x0001, 0x0002},   // smallest subnormal twice
+    {trncclFloat16, 0x7BFF, 0x4C00, 0x7C00},   // 65504 + 16: a tie at max + half ulp
+    {trncclFloat16, 0x7BFF, 0x4800, 0x7BFF},   // 65504 + 8
+    {trncclFloat16, 0x7C00, 0xFC00, 0x7E00},   // inf + -inf: canonical NaN
+    {trncclFloat16, 0x7D00, 0x3C00, 0x7E00},   // signalling NaN + 1
     {trncclBfloat16, 0x3F80, 0x3B80, 0x3F80},  // 1 + 2^-8: a tie, stays 1
     {trncclBfloat16, 0x0001, 0x0001, 0x0002},
     {trncclBfloat16, 0x7F7F, 0x7F7F, 0x7F80},

@@ -2,7 +2,6 @@
 // index), different for different seeds and calls; and the Neuron
 // documentation's example of why it matters.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <vector>
 
@@ -59,7 +58,8 @@ TEST_CASE("stochastic rounding is unbiased", "[kernels][stochastic]") {
           // Four standard errors of the mean of kSamples two-point draws.
           const double tolerance = 4 * width * std::sqrt(p * (1 - p) / kSamples);
           for (Isa isa : supportedIsas()) {
-            const std::vector<uint16_t> codes = convertCopies(isa, type, x, kSamples, stochastic(9, 1));
+            const std::vector<uint16_t> codes =
+                convertCopies(isa, type, x, kSamples, stochastic(9, 1));
             double total = 0;
             for (size_t i = 0; i < kSamples; ++i) total += valueAt(type, codes.data(), i);
             INFO(typeName(type) << " x=" << x << " on " << isaName(isa));
@@ -71,12 +71,14 @@ TEST_CASE("stochastic rounding is unbiased", "[kernels][stochastic]") {
   }
 }
 
-TEST_CASE("stochastic rounding depends only on seed, call and element index", "[kernels][stochastic]") {
+TEST_CASE("stochastic rounding depends only on seed, call and element index",
+          "[kernels][stochastic]") {
   const float x = 1.0f + 0x1p-11f;  // half way between two fp16 values
   const size_t n = 10000, half = n / 2;
   for (Isa isa : supportedIsas()) {
     INFO(isaName(isa));
-    const std::vector<uint16_t> whole = convertCopies(isa, trncclFloat16, x, n, stochastic(1, 2, 500));
+    const std::vector<uint16_t> whole =
+        convertCopies(isa, trncclFloat16, x, n, stochastic(1, 2, 500));
     CHECK(convertCopies(isa, trncclFloat16, x, n, stochastic(1, 2, 500)) == whole);
     // The same elements in two calls, each with its global first index.
     std::vector<uint16_t> split = convertCopies(isa, trncclFloat16, x, half, stochastic(1, 2, 500));

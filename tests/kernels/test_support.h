@@ -14,12 +14,14 @@
 namespace trnccl::kernels::test {
 
 inline constexpr trncclDataType_t kAllTypes[] = {
-    trncclInt8,    trncclUint8,   trncclInt32,   trncclUint32,   trncclInt64,      trncclUint64,
-    trncclFloat16, trncclFloat32, trncclFloat64, trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
+    trncclInt8,    trncclUint8,    trncclInt32,      trncclUint32,
+    trncclInt64,   trncclUint64,   trncclFloat16,    trncclFloat32,
+    trncclFloat64, trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
 inline constexpr trncclDataType_t kNarrowTypes[] = {trncclFloat16, trncclBfloat16, trncclFloat8e4m3,
                                                     trncclFloat8e5m2};
-inline constexpr trncclDataType_t kFloatTypes[] = {trncclFloat16,  trncclFloat32,    trncclFloat64,
-                                                   trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
+inline constexpr trncclDataType_t kFloatTypes[] = {trncclFloat16,    trncclFloat32,
+                                                   trncclFloat64,    trncclBfloat16,
+                                                   trncclFloat8e4m3, trncclFloat8e5m2};
 inline constexpr trncclRedOp_t kAllOps[] = {trncclSum, trncclProd, trncclMax, trncclMin, trncclAvg};
 
 std::vector<Isa> supportedIsas();
@@ -38,13 +40,15 @@ class Buffer {
 
 enum class Values {
   AnyBits,  // every bit pattern, specials (NaN, inf, max, subnormals) mixed in for fp32/fp64
-  Finite,   // finite; bf16/fp32 within 2^100 and fp64 within 2^1000 so FP32/FP64 sums of a few stay finite
+  Finite,   // finite; bf16/fp32 within 2^100 and fp64 within 2^1000 so FP32/FP64 sums of a few stay
+            // finite
   NearOne,  // floats: magnitudes in [0.5, 2), random sign (products neither overflow nor underflow)
   Wide,     // fp32/fp64: exponents in [-40, 20] (the narrow formats' ranges) plus specials;
             // other types: as Finite
 };
 
-void fillRandom(trncclDataType_t type, Values values, void* dst, size_t count, std::mt19937_64& rng);
+void fillRandom(trncclDataType_t type, Values values, void* dst, size_t count,
+                std::mt19937_64& rng);
 
 // The element's raw bits (zero-extended).
 uint64_t bitsAt(trncclDataType_t type, const void* buffer, size_t i);

@@ -22,9 +22,8 @@ using transport::Transport;
 
 namespace {
 
-constexpr size_t kSizes[] = {size_t{1} << 10,  size_t{16} << 10, size_t{64} << 10,
-                             size_t{256} << 10, size_t{1} << 20,  size_t{4} << 20,
-                             size_t{16} << 20,  size_t{64} << 20};
+constexpr size_t kSizes[] = {size_t{1} << 10, size_t{16} << 10, size_t{64} << 10, size_t{256} << 10,
+                             size_t{1} << 20, size_t{4} << 20,  size_t{16} << 20, size_t{64} << 20};
 constexpr const char* kPaths[] = {"cma", "fifo", "auto"};
 constexpr size_t kWindow = 4;  // messages in flight to the next rank at once
 constexpr int kRepeats = 3;    // the best of these is reported
@@ -46,16 +45,10 @@ double ringBandwidth(int rank, TestOutOfBand& oob, Transport& t, size_t bytes) {
     for (size_t round = 0; round < rounds; ++round) {
       for (size_t w = 0; w < kWindow; ++w) {
         const Tag tag = round * kWindow + w;
-        Request& send = requests[2 * w];
-        Request& receive = requests[2 * w + 1];
-        send = Request{};
-        send.peer = (rank + 1) % n;
-        send.tag = tag;
-        send.buffer = out.data() + w * bytes;
-        send.bytes = bytes;
-        receive = send;
-        receive.peer = (rank + n - 1) % n;
-        receive.buffer = in.data() + w * bytes;
+        Request& receive = requests[2 * w];
+        Request& send = requests[2 * w + 1];
+        receive = makeRequest((rank + n - 1) % n, tag, in.data() + w * bytes, bytes);
+        send = makeRequest((rank + 1) % n, tag, out.data() + w * bytes, bytes);
         t.irecv(receive);
         t.isend(send);
       }
@@ -82,27 +75,30 @@ void bindToCore(int rank) {
 
 TEST_CASE("shm benchmark: single copy vs FIFO bandwidth by message size", "[.][shm-benchmark]") {
   constexpr size_t kCells = std::size(kSizes) * std::size(kPaths);
-  auto* results = static_cast<double*>(mmap(nullptr, sizeof(double) * kCells,
-                                            PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                                            -1, 0));
+  auto* results = static_cast<double*>(mmap(
+      nullptr, sizeof(double) * kCells, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
   REQUIRE(results != MAP_FAILED);
   for (const int nranks : {2, 8}) {
     for (const Launch how : {Launch::Processes, Launch::Threads}) {
       for (size_t path = 0; path < std::size(kPaths); ++path) {
         ScopedEnv copy("TRNCCL_SHM_COPY", kPaths[path]);
         const std::string jobKey = uniqueJobKey("bench");
-        requireAllOk(launch(how, nranks, [&](int rank, TestOutOfBand& oob) {
-          bindToCore(rank);
-          auto t = transport::createShmTransport(optionsFor(oob, jobKey));
-          for (size_t i = 0; i < std::size(kSizes); ++i) {
-            const double gbps = ringBandwidth(rank, oob, *t, kSizes[i]);
-            if (rank == 0) results[i * std::size(kPaths) + path] = gbps;
-          }
-        }, std::chrono::seconds(600)));
+        requireAllOk(launch(
+            how, nranks,
+            [&](int rank, TestOutOfBand& oob) {
+              bindToCore(rank);
+              auto t = transport::createShmTransport(optionsFor(oob, jobKey));
+              for (size_t i = 0; i < std::size(kSizes); ++i) {
+                const double gbps = ringBandwidth(rank, oob, *t, kSizes[i]);
+                if (rank == 0) results[i * std::size(kPaths) + path] = gbps;
+              }
+            },
+            std::chrono::seconds(600)));
       }
-      std::printf("\nshm ring of %d ranks as %s, %d messages in flight each way: GB/s received "
-                  "per rank (best of %d)\n",
-                  nranks, launchName(how), static_cast<int>(kWindow), kRepeats);
+      std::printf(
+          "\nshm ring of %d ranks as %s, %d messages in flight each way: GB/s received "
+          "per rank (best of %d)\n",
+          nranks, launchName(how), static_cast<int>(kWindow), kRepeats);
       std::printf("%12s %16s %16s %16s\n", "bytes", "cma (1 copy)", "fifo (2 copies)", "auto");
       for (size_t i = 0; i < std::size(kSizes); ++i) {
         const double* row = results + i * std::size(kPaths);

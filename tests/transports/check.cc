@@ -23,6 +23,15 @@ uint32_t patternSeed(int from, int to, transport::Tag tag) {
 
 }  // namespace
 
+transport::Request makeRequest(int peer, transport::Tag tag, void* buffer, size_t bytes) {
+  transport::Request r;
+  r.peer = peer;
+  r.tag = tag;
+  r.buffer = buffer;
+  r.bytes = bytes;
+  return r;
+}
+
 void expect(bool condition, const std::string& message) {
   if (!condition) throw std::runtime_error(message);
 }

@@ -16,6 +16,9 @@
 
 namespace trnccl::test {
 
+// A request as a caller fills it in before posting it.
+transport::Request makeRequest(int peer, transport::Tag tag, void* buffer, size_t bytes);
+
 // Throws std::runtime_error(message) unless `condition`.
 void expect(bool condition, const std::string& message);
 
@@ -31,8 +34,7 @@ Error errorFrom(const std::function<void()>& step);
 // its offset (also across slot-sized shifts) and on the message.
 void fillPattern(void* buffer, size_t bytes, int from, int to, transport::Tag tag);
 // Empty if `buffer` holds that content, else where and how it first differs.
-std::string patternMismatch(const void* buffer, size_t bytes, int from, int to,
-                            transport::Tag tag);
+std::string patternMismatch(const void* buffer, size_t bytes, int from, int to, transport::Tag tag);
 
 // All other ranks as peers.
 transport::Options optionsFor(const TestOutOfBand& oob, const std::string& jobKey);

@@ -22,23 +22,14 @@ namespace {
 
 using TransportBody = std::function<void(int rank, TestOutOfBand& oob, Transport& transport)>;
 
-std::vector<RankResult> runWithTransport(const TransportUnderTest& variant, Launch how,
-                                         int nranks, const TransportBody& body) {
+std::vector<RankResult> runWithTransport(const TransportUnderTest& variant, Launch how, int nranks,
+                                         const TransportBody& body) {
   VariantEnvironment environment(variant);
   const std::string jobKey = uniqueJobKey("conformance");
   return launch(how, nranks, [&](int rank, TestOutOfBand& oob) {
     std::unique_ptr<Transport> transport = variant.create(optionsFor(oob, jobKey));
     body(rank, oob, *transport);
   });
-}
-
-Request request(int peer, Tag tag, void* buffer, size_t bytes) {
-  Request r;
-  r.peer = peer;
-  r.tag = tag;
-  r.buffer = buffer;
-  r.bytes = bytes;
-  return r;
 }
 
 // A receive buffer with guard bytes behind the capacity, to catch overruns.
@@ -75,8 +66,8 @@ TEST_CASE("transport conformance: 0 B to 64 MiB arrive intact, receive posted fi
         std::vector<std::byte> out(bytes);
         std::vector<std::byte> in(bytes + kGuardBytes, kGuard);
         fillPattern(out.data(), bytes, rank, peer, tag);
-        Request send = request(peer, tag, out.data(), bytes);
-        Request receive = request(peer, tag, in.data(), bytes);
+        Request send = makeRequest(peer, tag, out.data(), bytes);
+        Request receive = makeRequest(peer, tag, in.data(), bytes);
         if (receiveFirst) {
           t.irecv(receive);
           oob.barrier();
@@ -96,66 +87,69 @@ TEST_CASE("transport conformance: 0 B to 64 MiB arrive intact, receive posted fi
   }));
 }
 
-TEST_CASE("transport conformance: many concurrent messages among 2, 3, 4 and 8 ranks, "
-          "posted in random order",
-          "[transport][conformance]") {
+TEST_CASE(
+    "transport conformance: many concurrent messages among 2, 3, 4 and 8 ranks, "
+    "posted in random order",
+    "[transport][conformance]") {
   const TransportUnderTest variant = GENERATE(from_range(transportsUnderTest()));
   const Launch how = GENERATE(Launch::Threads, Launch::Processes);
   const int nranks = GENERATE(2, 3, 4, 8);
   CAPTURE(variant.name, launchName(how), nranks);
-  requireAllOk(runWithTransport(variant, how, nranks, [nranks](int rank, TestOutOfBand&,
-                                                               Transport& t) {
-    constexpr int kPerPeer = 10;
-    // Sizes straddle the interesting limits: empty, one byte, odd, a slot, a
-    // slot plus one, several slots.
-    constexpr size_t kSizes[] = {0, 1, 333, 4096, 65536, 65537, 200001, 1 << 20};
-    auto sizeOf = [&](int from, int to, int i) {
-      return kSizes[static_cast<size_t>(from * 5 + to * 3 + i * 7) % std::size(kSizes)];
-    };
-    auto tagOf = [](int i) { return (Tag{0xC0FFEE} << 32) | static_cast<Tag>(i * 17 + 3); };
-    struct Op {
-      bool send;
-      int peer;
-      int index;
-      std::vector<std::byte> buffer;
-      Request request;
-    };
-    std::deque<Op> ops;  // stable addresses: the transport holds the requests
-    for (int peer = 0; peer < nranks; ++peer) {
-      if (peer == rank) continue;
-      for (int i = 0; i < kPerPeer; ++i) {
-        const size_t out = sizeOf(rank, peer, i);
-        Op& send = ops.emplace_back(Op{true, peer, i, std::vector<std::byte>(out), {}});
-        fillPattern(send.buffer.data(), out, rank, peer, tagOf(i));
-        send.request = request(peer, tagOf(i), send.buffer.data(), out);
-        const size_t in = sizeOf(peer, rank, i);
-        const size_t capacity = in + static_cast<size_t>(i % 3);  // sometimes roomier than needed
-        Op& receive = ops.emplace_back(
-            Op{false, peer, i, std::vector<std::byte>(capacity + kGuardBytes, kGuard), {}});
-        receive.request = request(peer, tagOf(i), receive.buffer.data(), capacity);
-      }
-    }
-    std::vector<Op*> order;
-    for (Op& op : ops) order.push_back(&op);
-    std::mt19937 random(static_cast<unsigned>(rank * 7919 + nranks));
-    std::shuffle(order.begin(), order.end(), random);
-    for (size_t i = 0; i < order.size(); ++i) {
-      Op& op = *order[i];
-      op.send ? t.isend(op.request) : t.irecv(op.request);
-      if (random() % 4 == 0) t.progress();
-    }
-    std::vector<Request*> requests;
-    for (Op* op : order) requests.push_back(&op->request);
-    drive(t, requests);
-    for (const Op& op : ops) {
-      if (!op.send) expectReceived(op.request, op.buffer, sizeOf(op.peer, rank, op.index), op.peer, rank);
-    }
-  }));
+  requireAllOk(
+      runWithTransport(variant, how, nranks, [nranks](int rank, TestOutOfBand&, Transport& t) {
+        constexpr int kPerPeer = 10;
+        // Sizes straddle the interesting limits: empty, one byte, odd, a slot, a
+        // slot plus one, several slots.
+        constexpr size_t kSizes[] = {0, 1, 333, 4096, 65536, 65537, 200001, 1 << 20};
+        auto sizeOf = [&](int from, int to, int i) {
+          return kSizes[static_cast<size_t>(from * 5 + to * 3 + i * 7) % std::size(kSizes)];
+        };
+        auto tagOf = [](int i) { return (Tag{0xC0FFEE} << 32) | static_cast<Tag>(i * 17 + 3); };
+        struct Op {
+          bool send;
+          int peer;
+          int index;
+          std::vector<std::byte> buffer;
+          Request request;
+        };
+        std::deque<Op> ops;  // stable addresses: the transport holds the requests
+        for (int peer = 0; peer < nranks; ++peer) {
+          if (peer == rank) continue;
+          for (int i = 0; i < kPerPeer; ++i) {
+            const size_t out = sizeOf(rank, peer, i);
+            Op& send = ops.emplace_back(Op{true, peer, i, std::vector<std::byte>(out), {}});
+            fillPattern(send.buffer.data(), out, rank, peer, tagOf(i));
+            send.request = makeRequest(peer, tagOf(i), send.buffer.data(), out);
+            const size_t in = sizeOf(peer, rank, i);
+            // Sometimes roomier than the message needs.
+            const size_t capacity = in + static_cast<size_t>(i % 3);
+            Op& receive = ops.emplace_back(
+                Op{false, peer, i, std::vector<std::byte>(capacity + kGuardBytes, kGuard), {}});
+            receive.request = makeRequest(peer, tagOf(i), receive.buffer.data(), capacity);
+          }
+        }
+        std::vector<Op*> order;
+        for (Op& op : ops) order.push_back(&op);
+        std::mt19937 random(static_cast<unsigned>(rank * 7919 + nranks));
+        std::shuffle(order.begin(), order.end(), random);
+        for (Op* op : order) {
+          op->send ? t.isend(op->request) : t.irecv(op->request);
+          if (random() % 4 == 0) t.progress();
+        }
+        std::vector<Request*> requests;
+        for (Op* op : order) requests.push_back(&op->request);
+        drive(t, requests);
+        for (const Op& op : ops) {
+          if (!op.send)
+            expectReceived(op.request, op.buffer, sizeOf(op.peer, rank, op.index), op.peer, rank);
+        }
+      }));
 }
 
-TEST_CASE("transport conformance: a message larger than its receive is InvalidUsage naming the "
-          "peer and both sizes",
-          "[transport][conformance]") {
+TEST_CASE(
+    "transport conformance: a message larger than its receive is InvalidUsage naming the "
+    "peer and both sizes",
+    "[transport][conformance]") {
   const TransportUnderTest variant = GENERATE(from_range(transportsUnderTest()));
   const Launch how = GENERATE(Launch::Threads, Launch::Processes);
   CAPTURE(variant.name, launchName(how));
@@ -167,7 +161,7 @@ TEST_CASE("transport conformance: a message larger than its receive is InvalidUs
       const Tag after = ++tag;
       if (rank == 0) {
         fillPattern(buffer.data(), bytes, 0, 1, after);
-        Request send = request(1, tooBig, buffer.data(), bytes);
+        Request send = makeRequest(1, tooBig, buffer.data(), bytes);
         t.isend(send);
         // The sender may finish (the bytes left) or learn the receive was too small.
         try {
@@ -176,23 +170,23 @@ TEST_CASE("transport conformance: a message larger than its receive is InvalidUs
           expect(e.code() == trncclInvalidUsage, std::string("sender got ") + e.what());
         }
         oob.barrier();
-        Request next = request(1, after, buffer.data(), bytes);
+        Request next = makeRequest(1, after, buffer.data(), bytes);
         t.isend(next);
         drive(t, {&next});
       } else {
-        Request receive = request(0, tooBig, buffer.data(), bytes / 2);
+        Request receive = makeRequest(0, tooBig, buffer.data(), bytes / 2);
         t.irecv(receive);
         const Error e = errorFrom([&] { drive(t, {&receive}); });
         const std::string message = e.what();
         expect(e.code() == trncclInvalidUsage, "receiver got " + message);
-        for (const std::string& part : {std::string("rank 0"), std::to_string(bytes),
-                                        std::to_string(bytes / 2)})
+        for (const std::string& part :
+             {std::string("rank 0"), std::to_string(bytes), std::to_string(bytes / 2)})
           expect(message.find(part) != std::string::npos,
                  "'" + message + "' does not mention '" + part + "'");
         oob.barrier();
         // The transport still works afterwards.
         std::vector<std::byte> in(bytes + kGuardBytes, kGuard);
-        Request next = request(0, after, in.data(), bytes);
+        Request next = makeRequest(0, after, in.data(), bytes);
         t.irecv(next);
         drive(t, {&next});
         expectReceived(next, in, bytes, 0, 1);
@@ -211,13 +205,13 @@ TEST_CASE("transport conformance: after cancelAll the transport leaves posted bu
     constexpr size_t kBytes = 1000;
     std::vector<std::byte> buffer(kBytes, kGuard);
     if (rank == 1) {
-      Request dropped = request(0, 1, buffer.data(), kBytes);
+      Request dropped = makeRequest(0, 1, buffer.data(), kBytes);
       t.irecv(dropped);
       t.progress();
       t.cancelAll();
       oob.barrier();  // now rank 0 sends tags 1 and 2
       std::vector<std::byte> in(kBytes + kGuardBytes, kGuard);
-      Request later = request(0, 2, in.data(), kBytes);
+      Request later = makeRequest(0, 2, in.data(), kBytes);
       t.irecv(later);
       drive(t, {&later});  // tag 1 arrived first, on the same path
       expectReceived(later, in, kBytes, 0, 1);
@@ -229,8 +223,8 @@ TEST_CASE("transport conformance: after cancelAll the transport leaves posted bu
       std::vector<std::byte> first(kBytes), second(kBytes);
       fillPattern(first.data(), kBytes, 0, 1, 1);
       fillPattern(second.data(), kBytes, 0, 1, 2);
-      Request a = request(1, 1, first.data(), kBytes);
-      Request b = request(1, 2, second.data(), kBytes);
+      Request a = makeRequest(1, 1, first.data(), kBytes);
+      Request b = makeRequest(1, 2, second.data(), kBytes);
       t.isend(a);
       t.isend(b);
       drive(t, {&b});
@@ -240,43 +234,45 @@ TEST_CASE("transport conformance: after cancelAll the transport leaves posted bu
   }));
 }
 
-TEST_CASE("transport conformance: a peer process that dies mid-transfer is a RemoteError on the "
-          "survivor within seconds",
-          "[transport][conformance]") {
+TEST_CASE(
+    "transport conformance: a peer process that dies mid-transfer is a RemoteError on the "
+    "survivor within seconds",
+    "[transport][conformance]") {
   const TransportUnderTest variant = GENERATE(from_range(transportsUnderTest()));
   const bool killed = GENERATE(false, true);
   const char* death = killed ? "SIGKILL" : "_exit";
   CAPTURE(variant.name, death);
   constexpr size_t kBytes = 64 << 20;
   constexpr auto kBound = std::chrono::seconds(10);
-  const auto results = runWithTransport(variant, Launch::Processes, 2, [&](int rank,
-                                                                           TestOutOfBand& oob,
-                                                                           Transport& t) {
-    std::vector<std::byte> buffer(kBytes);
-    if (rank == 1) {
-      Request send = request(0, 1, buffer.data(), kBytes);
-      t.isend(send);
-      oob.barrier();
-      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
-      while (std::chrono::steady_clock::now() < until) t.progress();
-      if (killed) raise(SIGKILL);
-      _exit(7);
-    }
-    Request receive = request(1, 1, buffer.data(), kBytes);
-    std::byte unused{};
-    Request never = request(1, 2, &unused, 1);  // keeps a request outstanding at the death
-    t.irecv(receive);
-    t.irecv(never);
-    oob.barrier();
-    const auto start = std::chrono::steady_clock::now();
-    const Error e = errorFrom([&] { drive(t, {&receive, &never}, kBound * 2); });
-    const auto took = std::chrono::steady_clock::now() - start;
-    const std::string message = e.what();
-    expect(e.code() == trncclRemoteError, "got " + message);
-    expect(message.find("rank 1") != std::string::npos, "'" + message + "' does not name rank 1");
-    expect(took < kBound, "the death was noticed only after " +
-                              std::to_string(std::chrono::duration<double>(took).count()) + " s");
-  });
+  const auto results = runWithTransport(
+      variant, Launch::Processes, 2, [&](int rank, TestOutOfBand& oob, Transport& t) {
+        std::vector<std::byte> buffer(kBytes);
+        if (rank == 1) {
+          Request send = makeRequest(0, 1, buffer.data(), kBytes);
+          t.isend(send);
+          oob.barrier();
+          const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+          while (std::chrono::steady_clock::now() < until) t.progress();
+          if (killed) raise(SIGKILL);
+          _exit(7);
+        }
+        Request receive = makeRequest(1, 1, buffer.data(), kBytes);
+        std::byte unused{};
+        Request never = makeRequest(1, 2, &unused, 1);  // keeps a request outstanding at the death
+        t.irecv(receive);
+        t.irecv(never);
+        oob.barrier();
+        const auto start = std::chrono::steady_clock::now();
+        const Error e = errorFrom([&] { drive(t, {&receive, &never}, kBound * 2); });
+        const auto took = std::chrono::steady_clock::now() - start;
+        const std::string message = e.what();
+        expect(e.code() == trncclRemoteError, "got " + message);
+        expect(message.find("rank 1") != std::string::npos,
+               "'" + message + "' does not name rank 1");
+        expect(took < kBound, "the death was noticed only after " +
+                                  std::to_string(std::chrono::duration<double>(took).count()) +
+                                  " s");
+      });
   INFO("rank 0: " << results[0].describe() << "; rank 1: " << results[1].describe());
   CHECK(results[0].ok());
   CHECK(results[1].error.empty());

@@ -32,8 +32,8 @@ void TestOutOfBand::barrier() {
     if (int gone = area_.abandonedRank.load(); gone >= 0)
       throwError(trncclRemoteError, "test out-of-band: rank " + std::to_string(gone) + " died");
     if (std::chrono::steady_clock::now() > deadline)
-      throwError(trncclTimeout, "test out-of-band: barrier timed out on rank " +
-                                    std::to_string(rank_));
+      throwError(trncclTimeout,
+                 "test out-of-band: barrier timed out on rank " + std::to_string(rank_));
     usleep(50);
   }
 }

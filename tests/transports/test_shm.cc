@@ -42,15 +42,6 @@ std::vector<std::string> segmentsOf(const std::string& jobKey) {
   return names;
 }
 
-Request request(int peer, Tag tag, void* buffer, size_t bytes) {
-  Request r;
-  r.peer = peer;
-  r.tag = tag;
-  r.buffer = buffer;
-  r.bytes = bytes;
-  return r;
-}
-
 void expectMentions(const std::string& message, const std::vector<std::string>& parts) {
   for (const std::string& part : parts)
     expect(message.find(part) != std::string::npos,
@@ -62,11 +53,11 @@ void sendOneToRankZero(int rank, Transport& t, size_t bytes, Tag tag) {
   std::vector<std::byte> buffer(bytes);
   if (rank == 1) {
     fillPattern(buffer.data(), bytes, 1, 0, tag);
-    Request send = request(0, tag, buffer.data(), bytes);
+    Request send = makeRequest(0, tag, buffer.data(), bytes);
     t.isend(send);
     drive(t, {&send});
   } else {
-    Request receive = request(1, tag, buffer.data(), bytes);
+    Request receive = makeRequest(1, tag, buffer.data(), bytes);
     t.irecv(receive);
     drive(t, {&receive});
     const std::string mismatch = patternMismatch(buffer.data(), bytes, 1, 0, tag);
@@ -165,14 +156,13 @@ TEST_CASE("shm: a rank killed during setup leaves nothing in /dev/shm", "[shm]")
   CHECK(segmentsOf(jobKey).empty());
 }
 
-TEST_CASE("shm: a killed peer is a RemoteError naming it and leaves nothing in /dev/shm",
-          "[shm]") {
+TEST_CASE("shm: a killed peer is a RemoteError naming it and leaves nothing in /dev/shm", "[shm]") {
   const std::string jobKey = uniqueJobKey("shm-peer-kill");
   const auto results = launch(Launch::Processes, 3, [&](int rank, TestOutOfBand& oob) {
     auto t = transport::createShmTransport(optionsFor(oob, jobKey));
     if (rank == 2) raise(SIGKILL);
     std::byte byte{};
-    Request receive = request(2, 1, &byte, 1);
+    Request receive = makeRequest(2, 1, &byte, 1);
     t->irecv(receive);
     const Error e = errorFrom([&] { drive(*t, {&receive}); });
     expect(e.code() == trncclRemoteError, std::string("got ") + e.what());
@@ -185,9 +175,32 @@ TEST_CASE("shm: a killed peer is a RemoteError naming it and leaves nothing in /
   CHECK(segmentsOf(jobKey).empty());
 }
 
-TEST_CASE("shm: too little room in /dev/shm fails setup with SystemError naming /dev/shm and "
-          "the bytes needed and free",
+TEST_CASE("shm: a peer that closes its transport with requests outstanding is a RemoteError",
           "[shm]") {
+  const std::string jobKey = uniqueJobKey("shm-peer-close");
+  requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
+    auto t = transport::createShmTransport(optionsFor(oob, jobKey));
+    if (rank == 1) {
+      oob.barrier();
+      t.reset();
+      oob.barrier();
+      return;
+    }
+    std::byte byte{};
+    Request receive = makeRequest(1, 1, &byte, 1);
+    t->irecv(receive);
+    oob.barrier();
+    const Error e = errorFrom([&] { drive(*t, {&receive}); });
+    expect(e.code() == trncclRemoteError, std::string("got ") + e.what());
+    expectMentions(e.what(), {"rank 1 (pid ", "closed its shared-memory transport"});
+    oob.barrier();
+  }));
+}
+
+TEST_CASE(
+    "shm: too little room in /dev/shm fails setup with SystemError naming /dev/shm and "
+    "the bytes needed and free",
+    "[shm]") {
   constexpr uint64_t kAbsurdFifoBytes = uint64_t{1} << 50;
   ScopedEnv fifo("TRNCCL_SHM_FIFO_BYTES", std::to_string(kAbsurdFifoBytes));
   const transport::shm::SegmentLayout layout{
@@ -203,9 +216,10 @@ TEST_CASE("shm: too little room in /dev/shm fails setup with SystemError naming 
   CHECK(segmentsOf(jobKey).empty());
 }
 
-TEST_CASE("shm: ranks that disagree on the FIFO size or on who their peers are all fail setup "
-          "with InvalidUsage",
-          "[shm]") {
+TEST_CASE(
+    "shm: ranks that disagree on the FIFO size or on who their peers are all fail setup "
+    "with InvalidUsage",
+    "[shm]") {
   const std::string jobKey = uniqueJobKey("shm-disagree");
   SECTION("TRNCCL_SHM_FIFO_BYTES differs") {
     requireAllOk(launch(Launch::Processes, 2, [&](int rank, TestOutOfBand& oob) {
@@ -218,8 +232,9 @@ TEST_CASE("shm: ranks that disagree on the FIFO size or on who their peers are a
   SECTION("rank 0 lists rank 2 as a peer, rank 2 lists nobody") {
     requireAllOk(launch(Launch::Threads, 3, [&](int rank, TestOutOfBand& oob) {
       transport::Options options = optionsFor(oob, jobKey);
-      options.peers = rank == 0 ? std::vector<int>{1, 2} : rank == 1 ? std::vector<int>{0}
-                                                                      : std::vector<int>{};
+      options.peers = rank == 0   ? std::vector<int>{1, 2}
+                      : rank == 1 ? std::vector<int>{0}
+                                  : std::vector<int>{};
       const Error e = errorFrom([&] { transport::createShmTransport(options); });
       expect(e.code() == trncclInvalidUsage, std::string("got ") + e.what());
       expectMentions(e.what(), {"rank 2 does not list rank 0"});
@@ -228,9 +243,10 @@ TEST_CASE("shm: ranks that disagree on the FIFO size or on who their peers are a
   CHECK(segmentsOf(jobKey).empty());
 }
 
-TEST_CASE("shm: TRNCCL_SHM_COPY=cma falls back to the FIFO where the kernel refuses "
-          "cross-memory attach",
-          "[shm]") {
+TEST_CASE(
+    "shm: TRNCCL_SHM_COPY=cma falls back to the FIFO where the kernel refuses "
+    "cross-memory attach",
+    "[shm]") {
   ScopedEnv copy("TRNCCL_SHM_COPY", "cma");
   const std::string jobKey = uniqueJobKey("shm-no-cma");
   requireAllOk(launch(Launch::Processes, 2, [&](int rank, TestOutOfBand& oob) {
@@ -250,14 +266,14 @@ TEST_CASE("shm: wait() sleeps without burning CPU until a message, interrupt() o
     if (rank == 1) {
       oob.barrier();
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      Request send = request(0, 1, &byte, 1);
+      Request send = makeRequest(0, 1, &byte, 1);
       t->isend(send);
       drive(*t, {&send});
       oob.barrier();
       oob.barrier();  // stays (closing would ring rank 0) until rank 0 is done
       return;
     }
-    Request receive = request(1, 1, &byte, 1);
+    Request receive = makeRequest(1, 1, &byte, 1);
     t->irecv(receive);
     t->progress();
     oob.barrier();

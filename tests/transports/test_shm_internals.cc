@@ -71,9 +71,10 @@ TEST_CASE("shm FIFO: slots arrive in order, a full FIFO asks to be told when the
   CHECK_FALSE(reader.release());
 }
 
-TEST_CASE("shm FIFO: impossible indices and slot headers from a peer are RemoteErrors, never "
-          "followed",
-          "[shm][fifo]") {
+TEST_CASE(
+    "shm FIFO: impossible indices and slot headers from a peer are RemoteErrors, never "
+    "followed",
+    "[shm][fifo]") {
   LocalFifo fifo({4, 64});
   FifoWriter rogue(fifo.ring(), fifo.geometry, kPeer);
   const char payload[64] = {};
@@ -92,7 +93,7 @@ TEST_CASE("shm FIFO: impossible indices and slot headers from a peer are RemoteE
     requireRemoteErrorNamingPeer([&] { reader.next(&data); });
   }
   SECTION("a slot claiming more bytes than a slot holds") {
-    LocalFifo small({4, 32});  // the reader's view: slots of 32 bytes
+    LocalFifo small({4, 32});                         // the reader's view: slots of 32 bytes
     FifoWriter writer(small.ring(), {1, 64}, kPeer);  // one slot at the same place, 64 bytes
     FifoReader reader(small.ring(), small.geometry, kPeer);
     writer.write(dataSlot(1, 48), payload);

@@ -40,8 +40,8 @@ struct SlotHeader {
 };
 
 struct FifoGeometry {
-  static constexpr uint64_t kControlBytes = 128;     // head line, tail line
-  static constexpr uint64_t kSlotHeaderBytes = 64;   // SlotHeader, padded to a cache line
+  static constexpr uint64_t kControlBytes = 128;    // head line, tail line
+  static constexpr uint64_t kSlotHeaderBytes = 64;  // SlotHeader, padded to a cache line
   uint64_t slots = 0;
   uint64_t slotBytes = 0;  // payload per slot
 

@@ -35,6 +35,8 @@ class PeerProcess {
   bool hasExited() const;
   // Copies `bytes` from `remote` in the peer's address space; 0 or an errno
   // value (EPERM/ENOSYS: not allowed here, ESRCH: gone, EFAULT: bad address).
+  // A thread of this process is not checked: it shares our address space, so
+  // its bad pointer could hurt us anyway.
   int copyFrom(void* local, uint64_t remote, size_t bytes) const;
 
  private:

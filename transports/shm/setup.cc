@@ -30,7 +30,10 @@ struct Outcome {
   char message[508];
 };
 
-std::string str(const char* text, size_t capacity) { return std::string(text, strnlen(text, capacity)); }
+// A fixed-size, possibly unterminated text field of an exchanged record.
+std::string textOf(const char* text, size_t capacity) {
+  return std::string(text, strnlen(text, capacity));
+}
 
 // Runs one phase of setup on every rank; if it failed anywhere, throws on
 // every rank: the failing rank its own error, the others the first failure.
@@ -57,7 +60,7 @@ void collectively(OutOfBand& oob, Phase&& phase) {
     if (all[r].code != trncclSuccess)
       throwError(static_cast<trncclResult_t>(all[r].code),
                  "shared-memory transport setup failed on rank " + std::to_string(r) + ": " +
-                     str(all[r].message, sizeof all[r].message));
+                     textOf(all[r].message, sizeof all[r].message));
   }
 }
 
@@ -95,7 +98,8 @@ void initialize(const Segment& own, const Options& options, const std::vector<in
   header->rank = options.rank;
   header->nranks = options.nranks;
   header->fifoCount = static_cast<uint32_t>(peers.size());
-  for (size_t i = 0; i < peers.size(); ++i) fifoTableOf(own)[peers[i]] = static_cast<int32_t>(i + 1);
+  for (size_t i = 0; i < peers.size(); ++i)
+    fifoTableOf(own)[peers[i]] = static_cast<int32_t>(i + 1);
   std::atomic_ref<uint64_t>(header->magic).store(kSegmentMagic, std::memory_order_release);
 }
 
@@ -104,7 +108,7 @@ PeerLink link(const Options& options, const std::vector<Announcement>& all,
               uint32_t ownFifoIndex) {
   const Announcement& theirs = all[static_cast<size_t>(peer)];
   const Announcement& mine = all[static_cast<size_t>(options.rank)];
-  const std::string name = str(theirs.name, sizeof theirs.name);
+  const std::string name = textOf(theirs.name, sizeof theirs.name);
   SegmentLayout layout{options.nranks, theirs.fifoCount, ownLayout.fifo};
   PeerLink link;
   link.rank = peer;
@@ -119,18 +123,18 @@ PeerLink link(const Options& options, const std::vector<Announcement>& all,
                                       " is not a segment of this communicator");
   const int32_t entry = fifoTableOf(link.segment)[options.rank];
   if (entry <= 0 || static_cast<uint32_t>(entry) > theirs.fifoCount)
-    throwError(trncclInvalidUsage, "rank " + std::to_string(options.rank) + " lists rank " +
-                                       std::to_string(peer) +
-                                       " as a shared-memory peer, but rank " +
-                                       std::to_string(peer) + " does not list rank " +
-                                       std::to_string(options.rank));
-  link.toPeer = FifoWriter(link.segment.data() + layout.fifoOffset(static_cast<uint32_t>(entry - 1)),
-                           layout.fifo, peer);
+    throwError(trncclInvalidUsage,
+               "rank " + std::to_string(options.rank) + " lists rank " + std::to_string(peer) +
+                   " as a shared-memory peer, but rank " + std::to_string(peer) +
+                   " does not list rank " + std::to_string(options.rank));
+  link.toPeer = FifoWriter(
+      link.segment.data() + layout.fifoOffset(static_cast<uint32_t>(entry - 1)), layout.fifo, peer);
   link.fromPeer =
       FifoReader(connections.own.data() + ownLayout.fifoOffset(ownFifoIndex), ownLayout.fifo, peer);
   link.doorbell = Doorbell(doorbellOf(link.segment));
   link.closed = &headerOf(link.segment)->closed;
-  link.process = PeerProcess(static_cast<pid_t>(theirs.pid), theirs.pidNamespace == mine.pidNamespace);
+  link.process =
+      PeerProcess(static_cast<pid_t>(theirs.pid), theirs.pidNamespace == mine.pidNamespace);
   return link;
 }
 
@@ -157,7 +161,7 @@ Connections connect(const Options& options, const Config& config) {
   auto unlinkAll = [&all] {
     const std::string ours = std::string("/") + kSegmentPrefix;
     for (const Announcement& a : all) {
-      const std::string name = str(a.name, sizeof a.name);
+      const std::string name = textOf(a.name, sizeof a.name);
       if (name.starts_with(ours)) Segment::unlink(name);  // never anyone else's file
     }
   };
@@ -175,10 +179,10 @@ Connections connect(const Options& options, const Config& config) {
     collectively(oob, [&] {
       const std::string purpose =
           "the shared-memory transport's FIFOs (" + std::to_string(peers.size()) + " peers x " +
-          std::to_string(geometry.bytes()) + " bytes, TRNCCL_SHM_FIFO_BYTES=" +
-          std::to_string(config.fifoBytes) + ")";
-      connections.own =
-          Segment::create(str(mine.name, sizeof mine.name), layout.bytes().value_or(UINT64_MAX), purpose);
+          std::to_string(geometry.bytes()) +
+          " bytes, TRNCCL_SHM_FIFO_BYTES=" + std::to_string(config.fifoBytes) + ")";
+      connections.own = Segment::create(textOf(mine.name, sizeof mine.name),
+                                        layout.bytes().value_or(UINT64_MAX), purpose);
       initialize(connections.own, options, peers);
     });
     connections.doorbell = Doorbell(doorbellOf(connections.own));

@@ -22,9 +22,9 @@ namespace trnccl::transport::shm {
 struct PeerLink {
   int rank = -1;
   PeerProcess process;
-  Segment segment;        // the peer's: holds the FIFO we write and its doorbell
-  FifoWriter toPeer;      // our FIFO in the peer's segment
-  FifoReader fromPeer;    // the peer's FIFO in our segment
+  Segment segment;             // the peer's: holds the FIFO we write and its doorbell
+  FifoWriter toPeer;           // our FIFO in the peer's segment
+  FifoReader fromPeer;         // the peer's FIFO in our segment
   Doorbell doorbell{nullptr};  // the peer's
   uint32_t* closed = nullptr;  // the peer's "transport gone" flag
 };

@@ -1,13 +1,14 @@
-// How each floating type meets FP32 lanes in memory: load() decodes kLanes
-// elements to FP32, store() encodes kLanes FP32 values with the rounding
-// policy (element index `index` is lane 0's, for stochastic rounding). Every
-// store writes NaN as the type's canonical NaN.
+// How each type meets the kernel's lanes in memory, kGroup vectors at a time:
+// load() decodes kGroup * kLanes elements, store() encodes them with the
+// rounding policy (element index `index` is the first one's, for stochastic
+// rounding). Every store writes NaN as the type's canonical NaN.
 #pragma once
 
 #include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "device/kernels/encoding.h"
 #include "device/kernels/simd/lanes.h"
@@ -19,12 +20,13 @@ template <class V>
 struct Fp32Codec {
   using F = typename V::F;
   static constexpr size_t kSize = 4;
+  static constexpr size_t kGroup = 1;
   static constexpr bool kRounds = false;  // FP32 results are never rounded stochastically
 
-  static F load(const std::byte* p) { return V::loadF(p); }
+  static void load(const std::byte* p, F* out) { out[0] = V::loadF(p); }
   template <class Rounding>
-  static void store(std::byte* p, F value, const Rounding&, uint64_t) {
-    V::storeF(p, canonicalizeNaN<V>(value));
+  static void store(std::byte* p, const F* in, const Rounding&, uint64_t) {
+    V::storeF(p, canonicalizeNaN<V>(in[0]));
   }
 };
 
@@ -32,45 +34,96 @@ template <class V, Format kFormat>
 struct NarrowCodec {
   using F = typename V::F;
   static constexpr size_t kSize = spec(kFormat).bits() / 8;
+  // FP8 goes through 16-bit lanes, which hold the elements of kGroup F vectors.
+  static constexpr size_t kGroup = kSize == 1 ? V::kHalfLanes / V::kLanes : 1;
   static constexpr bool kRounds = true;
 
-  static F load(const std::byte* p) {
-    if constexpr (kFormat == Format::Fp16) return V::loadHalf(p);
-    else return decode<V, kFormat>(loadCodes(p));
+  static void load(const std::byte* p, F* out) {
+    if constexpr (kFormat == Format::Fp16) {
+      out[0] = V::loadHalf(p);
+    } else if constexpr (kFormat == Format::Bf16) {
+      out[0] = V::asF(V::template shl<16>(V::loadU16(p)));
+    } else {
+      V::halfToFloat(fp8ToHalf<V, kFormat>(V::loadI8ToH(p)), out);
+      if constexpr (kFormat == Format::E4m3)
+        for (size_t g = 0; g < kGroup; ++g) out[g] = V::mul(out[g], V::splatF(256.0f));
+    }
   }
 
   template <class Rounding>
-  static void store(std::byte* p, F value, const Rounding& rounding, uint64_t index) {
-    if constexpr (Rounding::kStochastic) {
-      storeCodes(p, encode<V, kFormat, true>(value, rounding.bits(index)));
+  static void store(std::byte* p, const F* in, const Rounding& rounding, uint64_t index) {
+    if constexpr (!Rounding::kStochastic && kSize == 1 &&
+                  requires { V::floatToHalfTowardZero(in); }) {
+      V::storeHAsU8(p, fp8NearestEvenViaHalf(in));
     } else {
-      if (tryHardwareNearestEven(p, value)) return;
-      storeCodes(p, encode<V, kFormat, false>(value, V::splatU(0)));
+      for (size_t g = 0; g < kGroup; ++g, p += V::kLanes * kSize, index += V::kLanes) {
+        if constexpr (Rounding::kStochastic) {
+          storeCodes(p, encode<V, kFormat, true>(in[g], rounding.bits(index)));
+        } else if (!tryHardwareNearestEven(p, in[g])) {
+          storeCodes(p, encode<V, kFormat, false>(in[g], V::splatU(0)));
+        }
+      }
     }
   }
 
  private:
-  static typename V::U loadCodes(const std::byte* p) {
-    if constexpr (kSize == 2) return V::loadU16(p);
-    else return V::loadU8(p);
-  }
   static void storeCodes(std::byte* p, typename V::U codes) {
-    if constexpr (kSize == 2) V::storeU16(p, codes);
-    else V::storeU8(p, codes);
+    if constexpr (kSize == 2)
+      V::storeU16(p, codes);
+    else
+      V::storeU8(p, codes);
   }
-  // The ISA's conversion instruction, where it has one for this format and
-  // it gives the encoder's bits for this vector.
+  // The ISA's fp16 or bf16 conversion instruction, where it has one and it
+  // gives the encoder's bits for this vector.
   static bool tryHardwareNearestEven(std::byte* p, F value) {
     if constexpr (kFormat == Format::Fp16 && requires { V::tryStoreHalfNearestEven(p, value); })
       return V::tryStoreHalfNearestEven(p, value);
-    else if constexpr (kFormat == Format::Bf16 && requires { V::tryStoreBf16NearestEven(p, value); })
+    else if constexpr (kFormat == Format::Bf16 &&
+                       requires { V::tryStoreBf16NearestEven(p, value); })
       return V::tryStoreBf16NearestEven(p, value);
     else
       return false;
   }
+  // Rounds to odd into fp16 with the hardware (truncate; set the last bit
+  // if that was inexact), then to FP8. E4M3 is scaled by 2^-8 to line its
+  // exponent up with fp16's (see fp8ToHalf).
+  static typename V::H fp8NearestEvenViaHalf(const F* in) {
+    F scaled[kGroup], back[kGroup];
+    typename V::M inexact[kGroup], special[kGroup];
+    for (size_t g = 0; g < kGroup; ++g) {
+      scaled[g] = kFormat == Format::E4m3 ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
+      // x * 0 is NaN for NaN and infinity.
+      special[g] = V::isNaN(kFormat == Format::E4m3 ? V::mul(in[g], V::splatF(0.0f)) : in[g]);
+    }
+    auto half = V::floatToHalfTowardZero(scaled);
+    V::halfToFloat(half, back);
+    for (size_t g = 0; g < kGroup; ++g) inexact[g] = V::notEqual(back[g], scaled[g]);
+    half = V::selectH(V::narrowMasks(inexact), V::bitOr(half, V::splatH(1)), half);
+    return halfToFp8NearestEven<V, kFormat>(half, V::narrowMasks(special));
+  }
 };
 
-// fp64 in conversions (fp64 reductions are elementwise, in FP64). load()
+// Integers and fp64 in their own generic vectors L (simd::VectorLanes).
+template <class L>
+struct ElementCodec {
+  using F = typename L::F;
+  static constexpr size_t kSize = sizeof(F) / L::kLanes;
+  static constexpr size_t kGroup = 1;
+  static constexpr bool kRounds = false;
+
+  static void load(const std::byte* p, F* out) { out[0] = L::load(p); }
+  template <class Rounding>
+  static void store(std::byte* p, const F* in, const Rounding&, uint64_t) {
+    F value = in[0];
+    if constexpr (std::is_floating_point_v<decltype(value[0])>) {
+      const F canonicalNaN = F{} + std::bit_cast<double>(uint64_t{0x7FF8000000000000});
+      value = L::select(L::isNaN(value), canonicalNaN, value);
+    }
+    L::store(p, value);
+  }
+};
+
+// fp64 in conversions (fp64 reductions use ElementCodec, in FP64). load()
 // rounds to odd into FP32: with FP32's 13 or more spare bits over every
 // narrow format, rounding that once more to nearest even is exact (and
 // stochastic rounding is off by less than 2^-13 ulp). store() widens exactly.
@@ -78,18 +131,21 @@ template <class V>
 struct Fp64Codec {
   using F = typename V::F;
   static constexpr size_t kSize = 8;
+  static constexpr size_t kGroup = 1;
   static constexpr bool kRounds = false;
 
-  static F load(const std::byte* p) {
+  static void load(const std::byte* p, F* out) {
     alignas(64) float lanes[V::kLanes];
-    for (size_t j = 0; j < V::kLanes; ++j) lanes[j] = roundToOdd(simd::loadAs<double>(p + j * kSize));
-    return V::loadF(reinterpret_cast<const std::byte*>(lanes));
+    for (size_t j = 0; j < V::kLanes; ++j)
+      lanes[j] = roundToOdd(simd::loadAs<double>(p + j * kSize));
+    out[0] = V::loadF(reinterpret_cast<const std::byte*>(lanes));
   }
   template <class Rounding>
-  static void store(std::byte* p, F value, const Rounding&, uint64_t) {
+  static void store(std::byte* p, const F* in, const Rounding&, uint64_t) {
     alignas(64) float lanes[V::kLanes];
-    V::storeF(reinterpret_cast<std::byte*>(lanes), canonicalizeNaN<V>(value));
-    for (size_t j = 0; j < V::kLanes; ++j) simd::storeAs(p + j * kSize, static_cast<double>(lanes[j]));
+    V::storeF(reinterpret_cast<std::byte*>(lanes), canonicalizeNaN<V>(in[0]));
+    for (size_t j = 0; j < V::kLanes; ++j)
+      simd::storeAs(p + j * kSize, static_cast<double>(lanes[j]));
   }
 
  private:

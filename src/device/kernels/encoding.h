@@ -21,27 +21,19 @@ typename V::F canonicalizeNaN(typename V::F value) {
   return V::select(V::isNaN(value), V::asF(V::splatU(kFp32CanonicalNaN)), value);
 }
 
-// Exact decoding. fp16 and E5M2 (an fp16 with the low 8 mantissa bits cut)
-// go through the fp16 conversion. E4M3 is placed in the fp16 bit layout
-// (same mantissa position, bias 15 instead of 7) and scaled by 2^8, exact and
-// without FP32 denormals; its one NaN code has no fp16 counterpart there and
-// is patched after.
+// FP8 codes (sign-extended to 16-bit lanes) to fp16 bits, exactly: E5M2 is
+// an fp16 without its low 8 mantissa bits. E4M3 lands in the fp16 layout at
+// the same mantissa position but with bias 15 instead of 7, that is at its
+// value x 2^-8; its NaN (S.1111.111) becomes the fp16 NaN.
 template <class V, Format kFormat>
-typename V::F decode(typename V::U code) {
-  if constexpr (kFormat == Format::Fp16) {
-    return V::halfToFloat(code);
-  } else if constexpr (kFormat == Format::Bf16) {
-    return V::asF(V::template shl<16>(code));
-  } else if constexpr (kFormat == Format::E5m2) {
-    return V::halfToFloat(V::template shl<8>(code));
+typename V::H fp8ToHalf(typename V::H code) {
+  if constexpr (kFormat == Format::E5m2) {
+    return V::template shlH<8>(code);
   } else {
     static_assert(kFormat == Format::E4m3);
-    const auto magnitude = V::bitAnd(code, V::splatU(0x7F));
-    const auto scaled = V::mul(V::halfToFloat(V::template shl<7>(magnitude)), V::splatF(256.0f));
-    const auto sign = V::template shl<24>(V::bitAnd(code, V::splatU(0x80)));
-    const auto value = V::asF(V::bitOr(V::asU(scaled), sign));
-    return V::select(V::equal(magnitude, V::splatU(0x7F)), V::asF(V::splatU(kFp32CanonicalNaN)),
-                     value);
+    const auto half = V::bitAnd(V::template shlH<7>(code), V::splatH(0xBF80));  // sign, magnitude
+    const auto isNaN = V::equalH(V::bitAnd(half, V::splatH(0x3F80)), V::splatH(0x3F80));
+    return V::selectH(isNaN, V::splatH(0x7E00), half);
   }
 }
 
@@ -66,23 +58,30 @@ typename V::U encode(typename V::F value, typename V::U randomBits) {
 
   const U bits = V::asU(value);
   const U magnitude = V::bitAnd(bits, V::splatU(~kFp32SignBit));
-  const U exponent = V::template shr<23>(magnitude);
-  const U normal = V::sub(magnitude, V::splatU((127 - kBias) << 23));
-  const U implicitBit = V::select(V::equal(exponent, V::splatU(0)), V::splatU(0), V::splatU(1u << 23));
-  U significand = V::bitOr(V::bitAnd(magnitude, V::splatU((1u << 23) - 1)), implicitBit);
-  // FP32 denormals have exponent field 0 but scale 2^-126, like field 1.
-  const U subnormalShift = V::sub(V::splatU(151 - kM - kBias), V::maxU(exponent, one));
-  const U maxShift = V::splatU(31);
-  if constexpr (kStochastic) {
-    // There are 32 random bits: a longer shift drops its excess first (the
-    // probability of rounding up is then exact to 2^-31).
-    significand = V::shrv(significand, V::sub(V::maxU(subnormalShift, maxShift), maxShift));
+  U kept = magnitude;
+  U shift = V::splatU(23 - kM);
+  // A format with FP32's exponent range (bf16) has FP32 denormals as its
+  // subnormals, bit for bit: the normal-range step serves both.
+  if constexpr (kBias != 127) {
+    const U exponent = V::template shr<23>(magnitude);
+    const U normal = V::sub(magnitude, V::splatU((127 - kBias) << 23));
+    const U implicitBit =
+        V::select(V::equal(exponent, V::splatU(0)), V::splatU(0), V::splatU(1u << 23));
+    U significand = V::bitOr(V::bitAnd(magnitude, V::splatU((1u << 23) - 1)), implicitBit);
+    // FP32 denormals have exponent field 0 but scale 2^-126, like field 1.
+    const U subnormalShift = V::sub(V::splatU(151 - kM - kBias), V::maxU(exponent, one));
+    const U maxShift = V::splatU(31);
+    if constexpr (kStochastic) {
+      // There are 32 random bits: a longer shift drops its excess first (the
+      // probability of rounding up is then exact to 2^-31).
+      significand = V::shrv(significand, V::sub(V::maxU(subnormalShift, maxShift), maxShift));
+    }
+    // Capping the shift at 31 keeps nearest-even exact: a significand below
+    // 2^24 shifted that far rounds to zero either way.
+    const auto isSubnormal = V::lessThan(magnitude, V::splatU(kSmallestNormal));
+    kept = V::select(isSubnormal, significand, normal);
+    shift = V::select(isSubnormal, V::minU(subnormalShift, maxShift), shift);
   }
-  // Capping the shift at 31 keeps nearest-even exact: a significand below
-  // 2^24 shifted that far rounds to zero either way.
-  const auto isSubnormal = V::lessThan(magnitude, V::splatU(kSmallestNormal));
-  const U kept = V::select(isSubnormal, significand, normal);
-  const U shift = V::select(isSubnormal, V::minU(subnormalShift, maxShift), V::splatU(23 - kM));
 
   const U unit = V::shlv(one, shift);  // weight of the last kept bit
   U addend;
@@ -93,13 +92,34 @@ typename V::U encode(typename V::F value, typename V::U randomBits) {
     addend = V::add(halfMinusOne, V::bitAnd(V::shrv(kept, shift), one));
   }
   // Beyond the largest magnitude code: infinity, or E4M3's saturation at 448.
-  const U rounded = V::minU(V::shrv(V::add(kept, addend), shift), V::splatU(kSpec.largestMagnitudeCode()));
+  const U rounded =
+      V::minU(V::shrv(V::add(kept, addend), shift), V::splatU(kSpec.largestMagnitudeCode()));
   const U sign = V::template shr<32 - kSpec.bits()>(V::bitAnd(bits, V::splatU(kFp32SignBit)));
   // NaN becomes NaN; for E4M3, which has no infinity, so does infinity.
   constexpr uint32_t kLargestNonNaN =
       kSpec.overflow == Overflow::Saturate ? kFp32Infinity - 1 : kFp32Infinity;
   return V::select(V::lessThan(V::splatU(kLargestNonNaN), magnitude), V::splatU(kSpec.nanCode()),
                    V::bitOr(rounded, sign));
+}
+
+// Rounds fp16 bits to FP8 (nearest even): E5M2 keeps the top 8 bits, E4M3
+// (whose fp16 bits hold its value x 2^-8) the top 7 below the sign. Exact
+// for a value rounded to odd into fp16 first, because fp16 keeps at least 7
+// more bits than either FP8 format at every magnitude, subnormals included.
+// `special` lanes (NaN; for E4M3, which has no infinity, infinity too) give
+// NaN.
+template <class V, Format kFormat>
+typename V::H halfToFp8NearestEven(typename V::H half, typename V::MH special) {
+  constexpr FormatSpec kSpec = spec(kFormat);
+  constexpr int kDropped = 10 - kSpec.mantissaBits;
+  const auto magnitude = V::bitAnd(half, V::splatH(0x7FFF));
+  const auto odd = V::bitAnd(V::template shrH<kDropped>(magnitude), V::splatH(1));
+  const auto halfUlpMinusOne = V::splatH((1u << (kDropped - 1)) - 1);
+  auto code = V::template shrH<kDropped>(V::addH(V::addH(magnitude, halfUlpMinusOne), odd));
+  // fp16's largest finite rounds to E5M2's infinity; E4M3 saturates at 448.
+  code = V::minH(code, V::splatH(kSpec.largestMagnitudeCode()));
+  code = V::bitOr(code, V::bitAnd(V::template shrH<8>(half), V::splatH(0x80)));
+  return V::selectH(special, V::splatH(kSpec.nanCode()), code);
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
-// The scalar conversions of formats.h: the kernels' encoder and decoder
-// instantiated for the scalar ISA.
+// The scalar conversions of formats.h: the kernels' codecs instantiated for
+// the scalar ISA, on a one-element buffer.
 #include "device/kernels/formats.h"
 
 #include <type_traits>
 
 #include "base/error.h"
-#include "device/kernels/encoding.h"
+#include "device/kernels/codecs.h"
+#include "device/kernels/rounding.h"
 #include "device/kernels/simd/scalar.h"
 
 namespace trnccl::kernels {
@@ -23,6 +24,21 @@ auto withFormat(Format format, Fn fn) {
   throwInvalidArgument("format", "is not a narrow floating-point format");
 }
 
+// Stochastic rounding with the caller's random bits.
+struct GivenRandomBits {
+  static constexpr bool kStochastic = true;
+  uint32_t word;
+  uint32_t bits(uint64_t) const { return word; }
+};
+
+// The code of `value` stored with `rounding`, read back little-endian.
+template <Format kFormat, class Rounding>
+uint32_t encodeOne(float value, const Rounding& rounding) {
+  std::byte bytes[2] = {};
+  NarrowCodec<simd::Scalar, kFormat>::store(bytes, &value, rounding, 0);
+  return simd::loadAs<uint16_t>(bytes);
+}
+
 }  // namespace
 
 std::optional<Format> narrowFormat(trncclDataType_t type) {
@@ -37,17 +53,22 @@ std::optional<Format> narrowFormat(trncclDataType_t type) {
 
 float decode(Format format, uint32_t code) {
   return withFormat(format, [code](auto f) {
-    const uint32_t mask = (1u << spec(f.value).bits()) - 1;
-    return decode<simd::Scalar, f.value>(code & mask);
+    std::byte bytes[2];  // little-endian: an FP8 code is the first byte
+    simd::storeAs(bytes, static_cast<uint16_t>(code));
+    float value;
+    NarrowCodec<simd::Scalar, f.value>::load(bytes, &value);
+    return value;
   });
 }
 
 uint32_t encodeNearestEven(Format format, float value) {
-  return withFormat(format, [value](auto f) { return encode<simd::Scalar, f.value, false>(value, 0); });
+  return withFormat(format,
+                    [value](auto f) { return encodeOne<f.value>(value, RoundNearestEven{}); });
 }
 
 uint32_t encodeStochastic(Format format, float value, uint32_t randomBits) {
-  return withFormat(format, [=](auto f) { return encode<simd::Scalar, f.value, true>(value, randomBits); });
+  return withFormat(format,
+                    [=](auto f) { return encodeOne<f.value>(value, GivenRandomBits{randomBits}); });
 }
 
 }  // namespace trnccl::kernels

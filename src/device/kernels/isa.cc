@@ -81,10 +81,11 @@ Isa chooseIsa() {
   for (Isa candidate : kAllIsas)
     if (wanted == isaName(candidate)) isa = candidate;
   if (!isaSupported(isa)) {
-    throwError(trncclInvalidArgument, std::string("environment variable ") + kIsaEnvironmentVariable +
-                                          "='" + wanted +
+    throwError(trncclInvalidArgument, std::string("environment variable ") +
+                                          kIsaEnvironmentVariable + "='" + wanted +
                                           "' names an instruction set this CPU cannot run "
-                                          "(the best it runs is " + isaName(best) + ")");
+                                          "(the best it runs is " +
+                                          isaName(best) + ")");
   }
   return isa;
 }

@@ -2,42 +2,52 @@
 // wrapper V. Included only by the per-ISA translation units (isa_*.cc).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
-#include "device/kernels/elementwise_kernel.h"
-#include "device/kernels/float_kernel.h"
 #include "device/kernels/kernel_table.h"
+#include "device/kernels/kernel_templates.h"
 #include "device/kernels/ops.h"
 
 namespace trnccl::kernels {
 namespace {
 
+// Integers and fp64 reduce in generic vectors as wide as the ISA's.
+template <class V, class T, template <class> class Op>
+constexpr ReduceKernel elementKernel() {
+  using L = simd::VectorLanes<T, std::max<size_t>(16, V::kLanes * sizeof(float))>;
+  return &reduceKernel<L, ElementCodec<L>, Op<L>>;
+}
+
 template <class V, template <class> class Op>
-constexpr ReduceKernel reduceKernel(trncclDataType_t type) {
+constexpr ReduceKernel reduceEntry(trncclDataType_t type) {
   switch (type) {
-    case trncclInt8: return &reduceElementwise<V, int8_t, Op<simd::IntegerLanes<int8_t>>>;
-    case trncclUint8: return &reduceElementwise<V, uint8_t, Op<simd::IntegerLanes<uint8_t>>>;
-    case trncclInt32: return &reduceElementwise<V, int32_t, Op<simd::IntegerLanes<int32_t>>>;
-    case trncclUint32: return &reduceElementwise<V, uint32_t, Op<simd::IntegerLanes<uint32_t>>>;
-    case trncclInt64: return &reduceElementwise<V, int64_t, Op<simd::IntegerLanes<int64_t>>>;
-    case trncclUint64: return &reduceElementwise<V, uint64_t, Op<simd::IntegerLanes<uint64_t>>>;
-    case trncclFloat64: return &reduceElementwise<V, double, Op<simd::ScalarLanes<double>>>;
-    case trncclFloat32: return &reduceFloat<V, Fp32Codec<V>, Op<V>>;
-    case trncclFloat16: return &reduceFloat<V, NarrowCodec<V, Format::Fp16>, Op<V>>;
-    case trncclBfloat16: return &reduceFloat<V, NarrowCodec<V, Format::Bf16>, Op<V>>;
-    case trncclFloat8e4m3: return &reduceFloat<V, NarrowCodec<V, Format::E4m3>, Op<V>>;
-    case trncclFloat8e5m2: return &reduceFloat<V, NarrowCodec<V, Format::E5m2>, Op<V>>;
+    case trncclInt8: return elementKernel<V, int8_t, Op>();
+    case trncclUint8: return elementKernel<V, uint8_t, Op>();
+    case trncclInt32: return elementKernel<V, int32_t, Op>();
+    case trncclUint32: return elementKernel<V, uint32_t, Op>();
+    case trncclInt64: return elementKernel<V, int64_t, Op>();
+    case trncclUint64: return elementKernel<V, uint64_t, Op>();
+    case trncclFloat64: return elementKernel<V, double, Op>();
+    case trncclFloat32: return &reduceKernel<V, Fp32Codec<V>, Op<V>>;
+    case trncclFloat16: return &reduceKernel<V, NarrowCodec<V, Format::Fp16>, Op<V>>;
+    case trncclBfloat16: return &reduceKernel<V, NarrowCodec<V, Format::Bf16>, Op<V>>;
+    case trncclFloat8e4m3: return &reduceKernel<V, NarrowCodec<V, Format::E4m3>, Op<V>>;
+    case trncclFloat8e5m2: return &reduceKernel<V, NarrowCodec<V, Format::E5m2>, Op<V>>;
     default: return nullptr;
   }
 }
 
 template <class V, class Src, class Dst>
 constexpr ConvertKernel convertKernelBetween() {
-  if constexpr (std::is_same_v<Src, Dst>) return nullptr;  // a copy, not a kernel
+  if constexpr (std::is_same_v<Src, Dst>)
+    return nullptr;  // a copy, not a kernel
   else if constexpr (std::is_same_v<Src, Fp64Codec<V>> && std::is_same_v<Dst, Fp32Codec<V>>)
     return &convertDoubleToFloat<V>;  // rounds once; the round-to-odd route is for narrow formats
-  else return &convertFloat<V, Src, Dst>;
+  else
+    return &convertKernel<V, Src, Dst>;
 }
 
 template <class V, class Src>
@@ -54,7 +64,7 @@ constexpr ConvertKernel convertKernelFrom(trncclDataType_t to) {
 }
 
 template <class V>
-constexpr ConvertKernel convertKernel(trncclDataType_t from, trncclDataType_t to) {
+constexpr ConvertKernel convertEntry(trncclDataType_t from, trncclDataType_t to) {
   switch (from) {
     case trncclFloat16: return convertKernelFrom<V, NarrowCodec<V, Format::Fp16>>(to);
     case trncclBfloat16: return convertKernelFrom<V, NarrowCodec<V, Format::Bf16>>(to);
@@ -71,13 +81,13 @@ constexpr KernelTable makeKernelTable() {
   KernelTable table;
   for (int t = 0; t < trncclNumTypes; ++t) {
     const auto type = static_cast<trncclDataType_t>(t);
-    table.reduce[t][trncclSum] = reduceKernel<V, Sum>(type);
-    table.reduce[t][trncclProd] = reduceKernel<V, Prod>(type);
-    table.reduce[t][trncclMax] = reduceKernel<V, Max>(type);
-    table.reduce[t][trncclMin] = reduceKernel<V, Min>(type);
-    table.reduce[t][trncclAvg] = reduceKernel<V, Avg>(type);
+    table.reduce[t][trncclSum] = reduceEntry<V, Sum>(type);
+    table.reduce[t][trncclProd] = reduceEntry<V, Prod>(type);
+    table.reduce[t][trncclMax] = reduceEntry<V, Max>(type);
+    table.reduce[t][trncclMin] = reduceEntry<V, Min>(type);
+    table.reduce[t][trncclAvg] = reduceEntry<V, Avg>(type);
     for (int to = 0; to < trncclNumTypes; ++to)
-      table.convert[t][to] = convertKernel<V>(type, static_cast<trncclDataType_t>(to));
+      table.convert[t][to] = convertEntry<V>(type, static_cast<trncclDataType_t>(to));
   }
   return table;
 }

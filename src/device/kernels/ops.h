@@ -11,19 +11,17 @@ namespace {
 
 template <class L>
 struct Sum {
+  using X = typename L::F;
   explicit Sum(uint64_t) {}
-  template <class X>
   X combine(X acc, X x) const { return L::add(acc, x); }
-  template <class X>
   X finish(X acc) const { return acc; }
 };
 
 template <class L>
 struct Prod {
+  using X = typename L::F;
   explicit Prod(uint64_t) {}
-  template <class X>
   X combine(X acc, X x) const { return L::mul(acc, x); }
-  template <class X>
   X finish(X acc) const { return acc; }
 };
 
@@ -32,28 +30,25 @@ struct Prod {
 // values (+0 and -0) the earliest source wins.
 template <class L>
 struct Max {
+  using X = typename L::F;
   explicit Max(uint64_t) {}
-  template <class X>
   X combine(X acc, X x) const { return L::select(L::isNaN(x), x, L::max(x, acc)); }
-  template <class X>
   X finish(X acc) const { return acc; }
 };
 
 template <class L>
 struct Min {
+  using X = typename L::F;
   explicit Min(uint64_t) {}
-  template <class X>
   X combine(X acc, X x) const { return L::select(L::isNaN(x), x, L::min(x, acc)); }
-  template <class X>
   X finish(X acc) const { return acc; }
 };
 
 template <class L>
 struct Avg {
+  using X = typename L::F;
   explicit Avg(uint64_t divisor) : divisor_(L::avgDivisor(divisor)) {}
-  template <class X>
   X combine(X acc, X x) const { return L::add(acc, x); }
-  template <class X>
   X finish(X acc) const { return L::div(acc, divisor_); }
 
  private:

@@ -15,12 +15,13 @@ struct Avx2 {
   using F = __m256;
   using U = __m256i;
   using M = __m256i;
+  // 16-bit lanes for two F vectors' elements: FP8 codes on their way to fp16.
+  static constexpr size_t kHalfLanes = 16;
+  using H = __m256i;
+  using MH = __m256i;
 
   static F loadF(const std::byte* p) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p)); }
   static void storeF(std::byte* p, F v) { _mm256_storeu_ps(reinterpret_cast<float*>(p), v); }
-  static U loadU8(const std::byte* p) {
-    return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
-  }
   static U loadU16(const std::byte* p) {
     return _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   }
@@ -64,9 +65,38 @@ struct Avx2 {
   static M lessThan(U a, U b) { return _mm256_cmpgt_epi32(b, a); }
   static M equal(U a, U b) { return _mm256_cmpeq_epi32(a, b); }
   static U select(M m, U a, U b) { return _mm256_blendv_epi8(b, a, m); }
-  static bool any(M m) { return !_mm256_testz_si256(m, m); }
+  static M notEqual(F a, F b) { return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_NEQ_UQ)); }
 
-  static F halfToFloat(U half) { return _mm256_cvtph_ps(packWords(half)); }
+  static H loadI8ToH(const std::byte* p) {
+    return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static void storeHAsU8(std::byte* p, H v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                     _mm_packus_epi16(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
+  }
+  static H splatH(uint16_t v) { return _mm256_set1_epi16(static_cast<short>(v)); }
+  static H addH(H a, H b) { return _mm256_add_epi16(a, b); }
+  template <int kCount>
+  static H shlH(H a) { return _mm256_slli_epi16(a, kCount); }
+  template <int kCount>
+  static H shrH(H a) { return _mm256_srli_epi16(a, kCount); }
+  static H minH(H a, H b) { return _mm256_min_epu16(a, b); }
+  static MH equalH(H a, H b) { return _mm256_cmpeq_epi16(a, b); }
+  static H selectH(MH m, H a, H b) { return _mm256_blendv_epi8(b, a, m); }
+  // The masks of two F vectors as one mask of their 16-bit lanes (packs
+  // interleaves 128-bit halves; the permute puts them back in order).
+  static MH narrowMasks(const M* m) {
+    return _mm256_permute4x64_epi64(_mm256_packs_epi32(m[0], m[1]), 0xD8);
+  }
+
+  static void halfToFloat(H half, F* out) {
+    out[0] = _mm256_cvtph_ps(_mm256_castsi256_si128(half));
+    out[1] = _mm256_cvtph_ps(_mm256_extracti128_si256(half, 1));
+  }
+  static H floatToHalfTowardZero(const F* in) {
+    return _mm256_set_m128i(_mm256_cvtps_ph(in[1], _MM_FROUND_TO_ZERO),
+                            _mm256_cvtps_ph(in[0], _MM_FROUND_TO_ZERO));
+  }
   static F loadHalf(const std::byte* p) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   }
@@ -79,6 +109,7 @@ struct Avx2 {
   }
 
  private:
+  static bool any(M m) { return !_mm256_testz_si256(m, m); }
   // Lanes holding values below 2^16 to eight 16-bit words.
   static __m128i packWords(U v) {
     return _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));

@@ -17,12 +17,13 @@ struct Avx512 {
   using F = __m512;
   using U = __m512i;
   using M = __mmask16;
+  // 16-bit lanes for two F vectors' elements: FP8 codes on their way to fp16.
+  static constexpr size_t kHalfLanes = 32;
+  using H = __m512i;
+  using MH = __mmask32;
 
   static F loadF(const std::byte* p) { return _mm512_loadu_ps(p); }
   static void storeF(std::byte* p, F v) { _mm512_storeu_ps(p, v); }
-  static U loadU8(const std::byte* p) {
-    return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  }
   static U loadU16(const std::byte* p) {
     return _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }
@@ -44,7 +45,9 @@ struct Avx512 {
   static F select(M m, F a, F b) { return _mm512_mask_blend_ps(m, b, a); }
 
   static U splatU(uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
-  static U iota() { return _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); }
+  static U iota() {
+    return _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  }
   static F asF(U v) { return _mm512_castsi512_ps(v); }
   static U asU(F v) { return _mm512_castps_si512(v); }
 
@@ -65,16 +68,42 @@ struct Avx512 {
   static M lessThan(U a, U b) { return _mm512_cmplt_epi32_mask(a, b); }
   static M equal(U a, U b) { return _mm512_cmpeq_epi32_mask(a, b); }
   static U select(M m, U a, U b) { return _mm512_mask_blend_epi32(m, b, a); }
-  static bool any(M m) { return m != 0; }
+  static M notEqual(F a, F b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
 
-  static F halfToFloat(U half) { return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(half)); }
+  static H loadI8ToH(const std::byte* p) {
+    return _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static void storeHAsU8(std::byte* p, H v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi16_epi8(v));
+  }
+  static H splatH(uint16_t v) { return _mm512_set1_epi16(static_cast<short>(v)); }
+  static H addH(H a, H b) { return _mm512_add_epi16(a, b); }
+  template <int kCount>
+  static H shlH(H a) { return _mm512_slli_epi16(a, kCount); }
+  template <int kCount>
+  static H shrH(H a) { return _mm512_srli_epi16(a, kCount); }
+  static H minH(H a, H b) { return _mm512_min_epu16(a, b); }
+  static MH equalH(H a, H b) { return _mm512_cmpeq_epi16_mask(a, b); }
+  static H selectH(MH m, H a, H b) { return _mm512_mask_blend_epi16(m, b, a); }
+  // The masks of two F vectors as one mask of their 16-bit lanes.
+  static MH narrowMasks(const M* m) { return _mm512_kunpackw(m[1], m[0]); }
+
+  static void halfToFloat(H half, F* out) {
+    out[0] = _mm512_cvtph_ps(_mm512_castsi512_si256(half));
+    out[1] = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(half, 1));
+  }
+  static H floatToHalfTowardZero(const F* in) {
+    constexpr int kTowardZero = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtps_ph(in[0], kTowardZero)),
+                              _mm512_cvtps_ph(in[1], kTowardZero), 1);
+  }
   static F loadHalf(const std::byte* p) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }
   // Hardware RNE to fp16; declines (false) when a lane is NaN, whose payload
   // the hardware would keep.
   static bool tryStoreHalfNearestEven(std::byte* p, F v) {
-    if (any(isNaN(v))) return false;
+    if (isNaN(v) != 0) return false;
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p),
                         _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     return true;

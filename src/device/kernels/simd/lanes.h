@@ -1,6 +1,6 @@
-// Scalar lanes: one value at a time, for the kernels written as plain loops
-// that the compiler vectorises with each ISA translation unit's flags (integer
-// and fp64 reductions), and the building blocks of the scalar ISA wrapper.
+// Lanes written in plain C++ that the compiler maps to each ISA translation
+// unit's instructions: one float at a time (the scalar ISA wrapper), and
+// generic vectors (the integer and fp64 kernels).
 //
 // Everything under simd/ and the kernel templates have internal linkage on
 // purpose: each per-ISA translation unit compiles its own copy with its own
@@ -31,14 +31,13 @@ void storeAs(std::byte* p, T value) {
   std::memcpy(p, &value, sizeof value);
 }
 
-// Floating-point lanes. max/min return the second operand when the
-// comparison is false (equal or unordered), as x86 maxps/minps do.
-template <class T>
+// One float at a time. max/min return the second operand when the comparison
+// is false (equal or unordered), as x86 maxps/minps do.
 struct ScalarLanes {
-  using F = T;
+  using F = float;
   using M = bool;
-  static F splatF(T value) { return value; }
-  static F avgDivisor(uint64_t divisor) { return static_cast<T>(divisor); }
+  static F splatF(float value) { return value; }
+  static F avgDivisor(uint64_t divisor) { return static_cast<float>(divisor); }
   static F add(F a, F b) { return a + b; }
   static F mul(F a, F b) { return a * b; }
   static F div(F a, F b) { return a / b; }
@@ -48,22 +47,48 @@ struct ScalarLanes {
   static F select(M m, F a, F b) { return m ? a : b; }
 };
 
-// Integer lanes: sum and product wrap as the C type does (computed in the
-// unsigned type, so signed overflow is never undefined); avg divides the
-// wrapped sum as C division does (truncating toward zero).
-template <class T>
-struct IntegerLanes {
-  using F = T;
-  using M = bool;
-  using Unsigned = std::make_unsigned_t<T>;
-  static F add(F a, F b) { return static_cast<T>(static_cast<Unsigned>(a) + static_cast<Unsigned>(b)); }
-  static F mul(F a, F b) { return static_cast<T>(static_cast<Unsigned>(a) * static_cast<Unsigned>(b)); }
+// kBytes of T per vector, in the compiler's generic vectors (lowered to the
+// translation unit's ISA): the lanes of the integer and fp64 kernels. Integer
+// sum and product wrap as the C type does (computed in the unsigned type, so
+// signed overflow is never undefined); avg divides the wrapped sum as C
+// division does, truncating toward zero.
+template <class T, size_t kBytes>
+struct VectorLanes {
+  static constexpr size_t kLanes = kBytes / sizeof(T);
+  using F [[gnu::vector_size(kBytes)]] = T;
+  using M = decltype(F{} != F{});
+
+  static F load(const std::byte* p) { return loadAs<F>(p); }
+  static void store(std::byte* p, F v) { storeAs(p, v); }
+  static F add(F a, F b) {
+    if constexpr (std::is_integral_v<T>) return reinterpret_cast<F>(asUnsigned(a) + asUnsigned(b));
+    else return a + b;
+  }
+  static F mul(F a, F b) {
+    if constexpr (std::is_integral_v<T>) return reinterpret_cast<F>(asUnsigned(a) * asUnsigned(b));
+    else return a * b;
+  }
   static F max(F a, F b) { return a > b ? a : b; }
   static F min(F a, F b) { return a < b ? a : b; }
-  static M isNaN(F) { return false; }
+  static M isNaN(F a) { return a != a; }  // never, for integers
   static F select(M m, F a, F b) { return m ? a : b; }
-  static uint64_t avgDivisor(uint64_t divisor) { return divisor; }
+
+  static auto avgDivisor(uint64_t divisor) {
+    if constexpr (std::is_integral_v<T>) return divisor;
+    else return F{} + static_cast<T>(divisor);
+  }
+  static F div(F sum, F divisor) { return sum / divisor; }
   static F div(F sum, uint64_t divisor) {
+    for (size_t i = 0; i < kLanes; ++i) sum[i] = truncatingDivide(sum[i], divisor);
+    return sum;
+  }
+
+ private:
+  using Unsigned = std::make_unsigned_t<std::conditional_t<std::is_integral_v<T>, T, int>>;
+  using UF [[gnu::vector_size(kBytes)]] = Unsigned;
+  static UF asUnsigned(F v) { return reinterpret_cast<UF>(v); }
+
+  static T truncatingDivide(T sum, uint64_t divisor) {
     if constexpr (std::is_unsigned_v<T>) {
       return static_cast<T>(sum / divisor);
     } else {

@@ -1,10 +1,9 @@
-#include "matrix_checks.h"
+#include "checks.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>
 
 #include "launcher.h"
-#include "thread_ranks.h"
 
 namespace colltest {
 
@@ -27,6 +26,20 @@ void checkProcessMatrix(int nranks, const std::vector<std::string>& extraArgs, c
   const WorkerJob job = runWorkers(TRNCCL_COLL_WORKER, nranks, args, std::chrono::seconds(400));
   INFO("workers (exit 1 = wrong results, details on stderr): " << describeJob(job));
   CHECK(exitedWith(job, {0}));
+}
+
+void checkOnThreads(int nranks, const std::function<bool(trncclComm_t comm, int rank, FailureLog& log)>& body) {
+  FailureLog log;
+  const ThreadJob job = runOnThreads(nranks, [&](trncclComm_t comm, int r) { return body(comm, r, log); });
+  requireClean(job, log);
+}
+
+void requireClean(const ThreadJob& job, const FailureLog& log) {
+  INFO("communicator creation: " << job.initError);
+  REQUIRE(job.init == trncclSuccess);
+  INFO(log.text());
+  CHECK(log.size() == 0);
+  CHECK(job.destroy == trncclSuccess);
 }
 
 }  // namespace colltest

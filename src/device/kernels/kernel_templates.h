@@ -1,0 +1,104 @@
+// The kernel every reduction and float conversion runs, over lanes V and a
+// codec per side: per block of four vectors,
+//   acc = load(src0); acc = op(acc, load(srck)) for k = 1..K-1;
+//   store(finish(acc)) with one rounding.
+// fp32, fp16, bf16 and fp8 use an ISA wrapper's FP32 lanes (accumulating in
+// FP32); integers and fp64 use generic vectors of their own type. A
+// conversion is one source with Sum.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "device/kernels/blocks.h"
+#include "device/kernels/codecs.h"
+#include "device/kernels/kernel_table.h"
+#include "device/kernels/ops.h"
+#include "device/kernels/rounding.h"
+#include "device/kernels/simd/lanes.h"
+
+namespace trnccl::kernels {
+namespace {
+
+struct Job {
+  std::byte* dst;
+  const void* const* srcs;
+  int nsrcs;
+  size_t count;
+  uint64_t firstIndex;  // global index of element 0, for stochastic rounding
+};
+
+// kVectors vectors of each source; sourceAt(k) is where source k's block
+// starts. Every source's block is loaded before anything is stored, so dst
+// may alias the first source.
+template <size_t kVectors, class V, class Src, class Dst, class Op, class Rounding, class SourceAt>
+void reduceBlock(SourceAt sourceAt, int nsrcs, std::byte* out, const Op& op,
+                 const Rounding& rounding, uint64_t index) {
+  static_assert(kVectors % Src::kGroup == 0 && kVectors % Dst::kGroup == 0);
+  constexpr size_t kSrcStride = V::kLanes * Src::kSize;
+  typename V::F acc[kVectors], x[kVectors];
+  const std::byte* first = sourceAt(0);
+  for (size_t u = 0; u < kVectors; u += Src::kGroup) Src::load(first + u * kSrcStride, acc + u);
+  for (int k = 1; k < nsrcs; ++k) {
+    const std::byte* src = sourceAt(k);
+    for (size_t u = 0; u < kVectors; u += Src::kGroup) Src::load(src + u * kSrcStride, x + u);
+    for (size_t u = 0; u < kVectors; ++u) acc[u] = op.combine(acc[u], x[u]);
+  }
+  for (size_t u = 0; u < kVectors; ++u) acc[u] = op.finish(acc[u]);
+  for (size_t u = 0; u < kVectors; u += Dst::kGroup)
+    Dst::store(out + u * V::kLanes * Dst::kSize, acc + u, rounding, index + u * V::kLanes);
+}
+
+template <class V, class Src, class Dst, class Op, class Rounding>
+void runBlocks(const Job& job, const Op& op, const Rounding& rounding) {
+  // Four vectors in flight per source hide load latency and loop overhead.
+  constexpr size_t kVectors = 4;
+  forEachBlock<kVectors * V::kLanes, Src::kSize, Dst::kSize>(
+      job.dst, job.srcs, job.count, [&](auto sourceAt, std::byte* out, size_t first) {
+        reduceBlock<kVectors, V, Src, Dst>(sourceAt, job.nsrcs, out, op, rounding,
+                                           job.firstIndex + first);
+      });
+}
+
+// One rounding policy chosen per call; stochastic only where the destination
+// is a narrow format.
+template <class V, class Src, class Dst, class Op>
+void runJob(const Job& job, const Op& op, const RoundingMode& mode, const RandomKey& key) {
+  if constexpr (Dst::kRounds) {
+    if (mode.kind == Rounding::Stochastic)
+      return runBlocks<V, Src, Dst>(job, op, RoundStochastically<V>{key});
+  }
+  runBlocks<V, Src, Dst>(job, op, RoundNearestEven{});
+}
+
+template <class V, class Codec, class Op>
+void reduceKernel(const ReduceArgs& args, const RandomKey& key) {
+  const Job job{static_cast<std::byte*>(args.dst), args.srcs, args.nsrcs, args.count,
+                args.rounding.firstIndex};
+  runJob<V, Codec, Codec>(job, Op(args.avgDivisor), args.rounding, key);
+}
+
+template <class V, class Src, class Dst>
+void convertKernel(const ConvertArgs& args, const RandomKey& key) {
+  const Job job{static_cast<std::byte*>(args.dst), &args.src, 1, args.count,
+                args.rounding.firstIndex};
+  runJob<V, Src, Dst>(job, Sum<V>(1), args.rounding, key);
+}
+
+// Rounds once, to nearest even (fp32 results are never rounded stochastically).
+template <class V>
+void convertDoubleToFloat(const ConvertArgs& args, const RandomKey&) {
+  const auto* src = static_cast<const std::byte*>(args.src);
+  auto* dst = static_cast<std::byte*>(args.dst);
+  for (size_t i = 0; i < args.count; ++i) {
+    const double value = simd::loadAs<double>(src + i * sizeof(double));
+    const float rounded =
+        std::isnan(value) ? std::bit_cast<float>(kFp32CanonicalNaN) : static_cast<float>(value);
+    simd::storeAs(dst + i * sizeof(float), rounded);
+  }
+}
+
+}  // namespace
+}  // namespace trnccl::kernels

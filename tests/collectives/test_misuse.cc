@@ -1,0 +1,111 @@
+// Ranks that disagree (on the rank count, on who is which rank, on a
+// collective's count): every rank gets an error within the timeout, never a
+// hang, a crash or a wrong "success".
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "thread_ranks.h"
+
+using namespace colltest;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct InitOutcome {
+  trncclResult_t rc = trncclSuccess;
+  std::string message;
+  long long ms = 0;
+};
+
+// Each thread i calls trncclCommInitRankConfig(nranks[i], rank[i]) on one
+// unique id with a 2 s timeout; destroys whatever was created.
+std::vector<InitOutcome> initDisagreeing(const std::vector<int>& nranks, const std::vector<int>& ranks) {
+  trncclUniqueId id;
+  REQUIRE(trncclGetUniqueId(&id) == trncclSuccess);
+  std::vector<InitOutcome> out(nranks.size());
+  std::vector<trncclComm_t> comms(nranks.size(), nullptr);
+  inThreads(static_cast<int>(nranks.size()), [&](int i) {
+    const auto k = static_cast<size_t>(i);
+    trncclConfig_t config = TRNCCL_CONFIG_INITIALIZER;
+    config.timeoutMs = 2000;
+    const auto start = Clock::now();
+    out[k].rc = trncclCommInitRankConfig(&comms[k], nranks[k], id, ranks[k], &config);
+    out[k].ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+    out[k].message = out[k].rc == trncclSuccess ? "" : trncclGetLastError(nullptr);
+    return 0;
+  });
+  for (trncclComm_t c : comms)
+    if (c) trncclCommDestroy(c);
+  return out;
+}
+
+void requireAllFailedPromptly(const std::vector<InitOutcome>& outcomes) {
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    INFO("thread " << i << ": returned " << outcomes[i].rc << " after " << outcomes[i].ms
+                   << " ms: " << outcomes[i].message);
+    CHECK(outcomes[i].rc != trncclSuccess);
+    CHECK(outcomes[i].ms < 12000);
+    CHECK_FALSE(outcomes[i].message.empty());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("misuse: ranks that disagree on the rank count get an error", "[misuse]") {
+  requireAllFailedPromptly(initDisagreeing({2, 3}, {0, 1}));
+}
+
+TEST_CASE("misuse: two ranks claiming the same rank get an error", "[misuse]") {
+  requireAllFailedPromptly(initDisagreeing({2, 2}, {0, 0}));
+}
+
+TEST_CASE("misuse: ranks passing different counts to a collective get an error on every rank", "[misuse]") {
+  // Below the eager size, above it (announced messages), and with many slices.
+  const size_t small = GENERATE(size_t{100}, size_t{300000});
+  const std::string algorithm = GENERATE(std::string("ring"), std::string("mesh"));
+  trncclConfig_t config = TRNCCL_CONFIG_INITIALIZER;
+  config.timeoutMs = 2000;
+  config.algorithm = algorithm.c_str();
+  FailureLog log;
+  const ThreadJob job = runOnThreadsWithConfig(2, config, [&](trncclComm_t comm, int r) {
+    const size_t count = r == 0 ? small : 2 * small;
+    std::vector<float> send(count, 1.0f), recv(count, 0.0f);
+    const auto start = Clock::now();
+    const trncclResult_t rc = trncclAllReduce(send.data(), recv.data(), count, trncclFloat32, trncclSum, comm, nullptr);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+    if (rc == trncclSuccess)
+      return log.fail(
+          r, "an all-reduce of " + std::to_string(count) + " elements (the peer passed another count) succeeded");
+    if (ms > 12000) log.fail(r, "the error took " + std::to_string(ms) + " ms");
+    return true;
+  });
+  INFO(small << " vs " << 2 * small << " elements, algorithm " << algorithm);
+  INFO("communicator creation: " << job.initError);
+  REQUIRE(job.init == trncclSuccess);
+  INFO(log.text());
+  CHECK(log.size() == 0);
+}
+
+TEST_CASE("misuse: a receive smaller than the matching send is an error (on both ranks when announced)", "[misuse]") {
+  const size_t count = GENERATE(size_t{100}, size_t{100000});
+  trncclConfig_t config = TRNCCL_CONFIG_INITIALIZER;
+  config.timeoutMs = 2000;
+  FailureLog log;
+  const ThreadJob job = runOnThreadsWithConfig(2, config, [&](trncclComm_t comm, int r) {
+    std::vector<int32_t> buffer(count, r);
+    const trncclResult_t rc = r == 0 ? trncclSend(buffer.data(), count, trncclInt32, 1, comm, nullptr)
+                                     : trncclRecv(buffer.data(), count / 2, trncclInt32, 0, comm, nullptr);
+    // A small (eager) send is complete once it is handed over: only the
+    // receiver can tell. A large one waits for the receive, and learns.
+    const bool mustFail = r == 1 || count * sizeof(int32_t) > 64 * 1024;
+    if (rc == trncclSuccess && mustFail) return log.fail(r, "succeeded; the sizes differ");
+    return true;
+  });
+  INFO(count << " elements sent, " << count / 2 << " received");
+  REQUIRE(job.init == trncclSuccess);
+  INFO(log.text());
+  CHECK(log.size() == 0);
+}
