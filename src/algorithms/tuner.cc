@@ -84,7 +84,8 @@ const Algorithm& Tuner::choose(const CollectiveArgs& args) const {
   std::vector<const Algorithm*> order;
   const Algorithm* ring = algorithms_[0].get();
   const Algorithm* mesh = algorithms_[1].get();
-  if (bytes <= kMeshMaxBytes || args.collective == Collective::AllToAll) order = {mesh, ring};
+  const bool meshFirst = bytes * static_cast<size_t>(args.nranks - 1) <= kMeshMaxBytesToPeers;
+  if (meshFirst || args.collective == Collective::AllToAll) order = {mesh, ring};
   else order = {ring, mesh};
 
   std::string reasons;

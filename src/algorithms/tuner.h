@@ -26,8 +26,9 @@ class Tuner {
   const Algorithm& choose(const CollectiveArgs& args) const;
   static std::vector<std::string> algorithmNames();
 
-  // Below this many bytes per rank, the one-step mesh beats the ring's 2(n-1) steps.
-  static constexpr size_t kMeshMaxBytes = 32 * 1024;
+  // While every rank sends its whole buffer to every peer in fewer than this
+  // many bytes, the one-step mesh beats the ring's 2(n-1) steps of latency.
+  static constexpr size_t kMeshMaxBytesToPeers = 64 * 1024;
 
  private:
   bool allowed(Collective c, const std::string& algorithm) const;

@@ -22,12 +22,18 @@ class Backoff {
   static constexpr uint32_t kSpins = 200;
   static constexpr uint32_t kYields = 50;
 
+  Backoff() = default;
+  // More ranks than cores: a spinning rank only delays the peer it waits for,
+  // so go straight to yielding (as Open MPI does when oversubscribed).
+  explicit Backoff(bool oversubscribed)
+      : spins_(oversubscribed ? 0 : kSpins), yields_(oversubscribed ? 4 * kYields : kYields) {}
+
   // `block(maxWait)` sleeps until woken or maxWait passes.
   template <class Block>
   void pause(Block&& block) {
-    if (rounds_ < kSpins) {
+    if (rounds_ < spins_) {
       for (int i = 0; i < 8; ++i) cpuRelax();
-    } else if (rounds_ < kSpins + kYields) {
+    } else if (rounds_ < spins_ + yields_) {
       sched_yield();
     } else {
       block(std::chrono::microseconds(blockUs_));
@@ -40,11 +46,13 @@ class Backoff {
     blockUs_ = kMinBlockUs;
   }
   // Past spinning: worth the cost of reading the clock on every pause.
-  bool patient() const { return rounds_ >= kSpins; }
+  bool patient() const { return rounds_ >= spins_; }
 
  private:
   static constexpr int64_t kMinBlockUs = 50;
   static constexpr int64_t kMaxBlockUs = 20000;
+  uint32_t spins_ = kSpins;
+  uint32_t yields_ = kYields;
   uint32_t rounds_ = 0;
   int64_t blockUs_ = kMinBlockUs;
 };

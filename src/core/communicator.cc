@@ -1,5 +1,6 @@
 #include "core/communicator.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -29,6 +30,14 @@ HostIdentity thisHost() {
   std::getline(in, boot);
   std::strncpy(id.boot, boot.c_str(), sizeof(id.boot) - 1);
   return id;
+}
+
+// Cores this process may run on (its affinity mask), which is what ranks
+// sharing this host compete for.
+int usableCores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  return CPU_COUNT(&set);
 }
 
 std::string jobKey(const trncclUniqueId& id, int nranks) {
@@ -71,6 +80,7 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   context_.device = &device_;
   context_.sliceBytes = config_.sliceBytes;
   context_.window = config_.window;
+  context_.oversubscribed = nranks > usableCores();
   context_.timeout = config_.timeout;
   context_.abortFlag = &abortFlag_;
   context_.rounding =

@@ -273,7 +273,7 @@ void Executor::runPhase(const algo::Phase& phase, size_t firstStep, const algo::
     channels_[c]->start(phase.channels[c], firstStep, schedule, call, ctx_);
     firstStep += phase.channels[c].steps.size();
   }
-  Backoff backoff;
+  Backoff backoff(ctx_.oversubscribed);
   Clock::time_point idleSince{};
   for (;;) {
     for (transport::Transport* t : ctx_.transports) t->progress();

@@ -32,6 +32,7 @@ struct ExecutorContext {
   device::Device* device = nullptr;
   size_t sliceBytes = 512 * 1024;  // the pipelining unit
   int window = 4;                  // slices in flight per step
+  bool oversubscribed = false;     // more ranks on this host than cores: yield, never spin
   std::chrono::milliseconds timeout{300000};
   const std::atomic<bool>* abortFlag = nullptr;
   kernels::Rounding rounding = kernels::Rounding::NearestEven;

@@ -89,17 +89,14 @@ struct NarrowCodec {
   // exponent up with fp16's (see fp8ToHalf).
   static typename V::H fp8NearestEvenViaHalf(const F* in) {
     F scaled[kGroup], back[kGroup];
-    typename V::M inexact[kGroup], special[kGroup];
-    for (size_t g = 0; g < kGroup; ++g) {
+    typename V::M inexact[kGroup];
+    for (size_t g = 0; g < kGroup; ++g)
       scaled[g] = kFormat == Format::E4m3 ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
-      // x * 0 is NaN for NaN and infinity.
-      special[g] = V::isNaN(kFormat == Format::E4m3 ? V::mul(in[g], V::splatF(0.0f)) : in[g]);
-    }
     auto half = V::floatToHalfTowardZero(scaled);
     V::halfToFloat(half, back);
     for (size_t g = 0; g < kGroup; ++g) inexact[g] = V::notEqual(back[g], scaled[g]);
     half = V::selectH(V::narrowMasks(inexact), V::bitOr(half, V::splatH(1)), half);
-    return halfToFp8NearestEven<V, kFormat>(half, V::narrowMasks(special));
+    return halfToFp8NearestEven<V, kFormat>(half);
   }
 };
 

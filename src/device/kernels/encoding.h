@@ -106,20 +106,32 @@ typename V::U encode(typename V::F value, typename V::U randomBits) {
 // (whose fp16 bits hold its value x 2^-8) the top 7 below the sign. Exact
 // for a value rounded to odd into fp16 first, because fp16 keeps at least 7
 // more bits than either FP8 format at every magnitude, subnormals included.
-// `special` lanes (NaN; for E4M3, which has no infinity, infinity too) give
-// NaN.
+// NaN gives NaN; so does infinity for E4M3, which has none.
 template <class V, Format kFormat>
-typename V::H halfToFp8NearestEven(typename V::H half, typename V::MH special) {
+typename V::H halfToFp8NearestEven(typename V::H half) {
   constexpr FormatSpec kSpec = spec(kFormat);
   constexpr int kDropped = 10 - kSpec.mantissaBits;
-  const auto magnitude = V::bitAnd(half, V::splatH(0x7FFF));
-  const auto odd = V::bitAnd(V::template shrH<kDropped>(magnitude), V::splatH(1));
-  const auto halfUlpMinusOne = V::splatH((1u << (kDropped - 1)) - 1);
-  auto code = V::template shrH<kDropped>(V::addH(V::addH(magnitude, halfUlpMinusOne), odd));
-  // fp16's largest finite rounds to E5M2's infinity; E4M3 saturates at 448.
-  code = V::minH(code, V::splatH(kSpec.largestMagnitudeCode()));
-  code = V::bitOr(code, V::bitAnd(V::template shrH<8>(half), V::splatH(0x80)));
-  return V::selectH(special, V::splatH(kSpec.nanCode()), code);
+  constexpr uint16_t kHalfInfinity = 0x7C00;
+  const auto splat = [](uint16_t v) { return V::splatH(v); };
+  const auto magnitude = V::bitAnd(half, splat(0x7FFF));
+  const auto halfUlpMinusOne = splat((1u << (kDropped - 1)) - 1);
+  if constexpr (kFormat == Format::E5m2) {
+    // The sign rides along: below NaN no carry reaches bit 15.
+    const auto odd = V::bitAnd(V::template shrH<kDropped>(half), splat(1));
+    const auto code = V::template shrH<kDropped>(V::addH(V::addH(half, halfUlpMinusOne), odd));
+    const auto isNaN = V::equalH(V::minH(magnitude, splat(kHalfInfinity + 1)), splat(kHalfInfinity + 1));
+    return V::selectH(isNaN, splat(kSpec.nanCode()), code);
+  } else {
+    static_assert(kFormat == Format::E4m3);
+    // Finite values truncate to fp16's largest finite at most, so an all-ones
+    // exponent is infinity or NaN.
+    const auto special = V::equalH(V::bitAnd(half, splat(kHalfInfinity)), splat(kHalfInfinity));
+    const auto odd = V::bitAnd(V::template shrH<kDropped>(magnitude), splat(1));
+    auto code = V::template shrH<kDropped>(V::addH(V::addH(magnitude, halfUlpMinusOne), odd));
+    code = V::minH(code, splat(kSpec.largestMagnitudeCode()));  // saturate at 448
+    code = V::bitOr(code, V::bitAnd(V::template shrH<8>(half), splat(0x80)));
+    return V::selectH(special, splat(kSpec.nanCode()), code);
+  }
 }
 
 }  // namespace
