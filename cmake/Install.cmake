@@ -18,5 +18,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/trncclConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/trncclConfig.cmake ${PROJECT_BINARY_DIR}/trncclConfigVersion.cmake
   DESTINATION ${TRNCCL_CMAKE_DIR})
 
+file(RELATIVE_PATH TRNCCL_PC_INCLUDE_FROM_PC
+  ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_FULL_INCLUDEDIR})
 configure_file(cmake/trnccl.pc.in ${PROJECT_BINARY_DIR}/trnccl.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/trnccl.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
