@@ -10,6 +10,11 @@
 
 namespace trnccl::bench {
 
+inline constexpr trncclDataType_t kTypes[] = {trncclInt8,     trncclUint8,      trncclInt32,
+                                              trncclUint32,   trncclInt64,      trncclUint64,
+                                              trncclFloat16,  trncclFloat32,    trncclFloat64,
+                                              trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
+inline constexpr trncclRedOp_t kOps[] = {trncclSum, trncclProd, trncclMax, trncclMin, trncclAvg};
 inline constexpr size_t kBufferBytes[] = {size_t{4} << 10, size_t{1} << 20, kLargestBuffer};
 inline constexpr int kSourceCounts[] = {2, 8};
 inline constexpr const char* kStreamAdd = "stream_add";

@@ -8,6 +8,8 @@
 // and their STREAM reference alike.
 #include <benchmark/benchmark.h>
 
+#include <exception>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -20,12 +22,6 @@
 
 namespace trnccl::bench {
 namespace {
-
-constexpr trncclDataType_t kTypes[] = {trncclInt8,     trncclUint8,      trncclInt32,
-                                       trncclUint32,   trncclInt64,      trncclUint64,
-                                       trncclFloat16,  trncclFloat32,    trncclFloat64,
-                                       trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
-constexpr trncclRedOp_t kOps[] = {trncclSum, trncclProd, trncclMax, trncclMin, trncclAvg};
 
 void benchReduce(benchmark::State& state, kernels::Isa isa, trncclDataType_t type, trncclRedOp_t op,
                  int nsrcs, size_t bytes) {
@@ -100,7 +96,13 @@ int main(int argc, char** argv) {
   int count = static_cast<int>(args.size()) - 1;
   benchmark::Initialize(&count, args.data());
   if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
-  const kernels::Isa isa = kernels::selectedIsa();
+  kernels::Isa isa;
+  try {
+    isa = kernels::selectedIsa();
+  } catch (const std::exception& e) {  // a bad TRNCCL_KERNEL_ISA
+    std::cerr << argv[0] << ": " << e.what() << "\n";
+    return 1;
+  }
   benchmark::AddCustomContext("kernel ISA", kernels::isaName(isa));
   bench::registerBenchmarks(isa);
   bench::SummaryReporter reporter(kernels::isaName(isa));

@@ -9,12 +9,6 @@
 namespace trnccl::bench {
 namespace {
 
-constexpr trncclDataType_t kTypes[] = {trncclInt8,     trncclUint8,      trncclInt32,
-                                       trncclUint32,   trncclInt64,      trncclUint64,
-                                       trncclFloat16,  trncclFloat32,    trncclFloat64,
-                                       trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
-constexpr trncclRedOp_t kOps[] = {trncclSum, trncclProd, trncclMax, trncclMin, trncclAvg};
-
 struct Target {
   trncclDataType_t type;
   double ratio;  // of STREAM add, at the largest size
@@ -43,10 +37,16 @@ std::string padded(std::string text, size_t width) {
   return text;
 }
 
+// Prints the line without trailing blanks.
+void printLine(std::ostream& out, std::string line) {
+  line.erase(line.find_last_not_of(' ') + 1);
+  out << line << "\n";
+}
+
 void printRow(std::ostream& out, const std::string& label, const std::vector<std::string>& cells) {
-  out << padded(label, 22);
-  for (const std::string& c : cells) out << padded(c, 16);
-  out << "\n";
+  std::string line = padded(label, 22);
+  for (const std::string& c : cells) line += padded(c, 16);
+  printLine(out, line);
 }
 
 }  // namespace
@@ -110,18 +110,20 @@ void SummaryReporter::printReductions(std::ostream& out) const {
 void SummaryReporter::printTargets(std::ostream& out) const {
   const size_t largest = kBufferBytes[std::size(kBufferBytes) - 1];
   const double stream = gigabytesPerSecond(referenceName(kStreamAdd, largest));
-  out << "targets at " << sizeLabel(largest) << " (ratio to STREAM add; every K must meet it)\n";
+  out << "targets at " << sizeLabel(largest) << " (ratio to STREAM add)\n";
   for (const Target& target : kTargets) {
     std::string line = "  " + padded(std::string(typeName(target.type)) + " sum", 16) +
                        ">= " + fixed(target.ratio, 2) + " ";
-    bool measured = stream > 0, pass = true;
     for (int nsrcs : kSourceCounts) {
       const double gbps = gigabytesPerSecond(reduceName(target.type, trncclSum, nsrcs, largest));
-      measured = measured && gbps >= 0;
-      pass = pass && gbps / stream >= target.ratio;
-      line += "  K=" + std::to_string(nsrcs) + (measured ? " " + fixed(gbps / stream, 2) : " -");
+      std::string verdict = "n/a";
+      if (gbps >= 0 && stream > 0) {
+        const double ratio = gbps / stream;
+        verdict = fixed(ratio, 2) + (ratio >= target.ratio ? " PASS" : " MISS");
+      }
+      line += "   K=" + std::to_string(nsrcs) + " " + padded(verdict, 10);
     }
-    out << line << "   " << (!measured ? "n/a" : pass ? "PASS" : "MISS") << "\n";
+    printLine(out, line);
   }
 }
 

@@ -29,13 +29,7 @@ uint64_t canonicalNaN(trncclDataType_t type) {
 std::vector<std::byte> runConvert(Isa isa, trncclDataType_t from, trncclDataType_t to,
                                   const std::vector<std::byte>& src, size_t count) {
   std::vector<std::byte> dst(count * typeSize(to));
-  ConvertArgs args;
-  args.src = src.data();
-  args.srcType = from;
-  args.dst = dst.data();
-  args.dstType = to;
-  args.count = count;
-  convert(isa, args);
+  convert(isa, convertArgs(dst.data(), to, src.data(), from, count));
   return dst;
 }
 
@@ -70,7 +64,8 @@ std::vector<std::byte> bytesOf(const std::vector<T>& values) {
   return bytes;
 }
 
-TEST_CASE("canConvert takes any float to any float and any type to itself", "[kernels][convert]") {
+TEST_CASE("kernels: canConvert takes any float to any float and any type to itself",
+          "[kernels][convert]") {
   for (trncclDataType_t from : kAllTypes) {
     for (trncclDataType_t to : kAllTypes) {
       INFO(typeName(from) << " -> " << typeName(to));
@@ -82,7 +77,8 @@ TEST_CASE("canConvert takes any float to any float and any type to itself", "[ke
   CHECK_FALSE(canConvert(trncclNumTypes, trncclFloat32));
 }
 
-TEST_CASE("convert to the same type copies the bits, NaN payloads included", "[kernels][convert]") {
+TEST_CASE("kernels: convert to the same type copies the bits, NaN payloads included",
+          "[kernels][convert]") {
   std::mt19937_64 rng(5);
   for (trncclDataType_t type : kAllTypes) {
     std::vector<std::byte> src(1001 * typeSize(type));
@@ -91,7 +87,7 @@ TEST_CASE("convert to the same type copies the bits, NaN payloads included", "[k
   }
 }
 
-TEST_CASE("convert between floats rounds once to nearest even", "[kernels][convert]") {
+TEST_CASE("kernels: convert between floats rounds once to nearest even", "[kernels][convert]") {
   std::mt19937_64 rng(6);
   for (trncclDataType_t from : kFloatTypes) {
     std::vector<std::byte> src;
@@ -112,7 +108,7 @@ TEST_CASE("convert between floats rounds once to nearest even", "[kernels][conve
   }
 }
 
-TEST_CASE("fp64 to narrow formats rounds once: midpoints and their neighbours",
+TEST_CASE("kernels: fp64 to narrow formats rounds once: midpoints and their neighbours",
           "[kernels][convert]") {
   // Rounding fp64 to FP32 to nearest first would turn the neighbours of a
   // midpoint into the midpoint itself, and then into a wrong tie.
@@ -131,11 +127,9 @@ TEST_CASE("fp64 to narrow formats rounds once: midpoints and their neighbours",
   }
 }
 
-TEST_CASE("convert rejects pairs it cannot convert and accepts count 0", "[kernels][convert]") {
-  ConvertArgs args;
-  args.srcType = trncclInt32;
-  args.dstType = trncclFloat32;
-  args.count = 0;
+TEST_CASE("kernels: convert rejects pairs it cannot convert and accepts count 0",
+          "[kernels][convert]") {
+  ConvertArgs args = convertArgs(nullptr, trncclFloat32, nullptr, trncclInt32, 0);
   CHECK_THROWS_AS(convert(args), Error);
   args.srcType = trncclFloat16;
   CHECK_NOTHROW(convert(args));

@@ -50,13 +50,7 @@ std::vector<std::byte> randomBuffer(trncclDataType_t type, Values values, std::m
 std::vector<std::byte> runReduce(Isa isa, trncclDataType_t type, trncclRedOp_t op,
                                  const std::vector<const void*>& srcs, Rounding kind) {
   std::vector<std::byte> dst(kCount * typeSize(type));
-  ReduceArgs args;
-  args.dst = dst.data();
-  args.srcs = srcs.data();
-  args.nsrcs = static_cast<int>(srcs.size());
-  args.count = kCount;
-  args.type = type;
-  args.op = op;
+  ReduceArgs args = reduceArgs(dst.data(), srcs, kCount, type, op);
   args.avgDivisor = 3;
   args.rounding = roundingMode(kind);
   reduce(isa, args);
@@ -66,18 +60,13 @@ std::vector<std::byte> runReduce(Isa isa, trncclDataType_t type, trncclRedOp_t o
 std::vector<std::byte> runConvert(Isa isa, trncclDataType_t from, trncclDataType_t to,
                                   const std::vector<std::byte>& src, Rounding kind) {
   std::vector<std::byte> dst(kCount * typeSize(to));
-  ConvertArgs args;
-  args.src = src.data();
-  args.srcType = from;
-  args.dst = dst.data();
-  args.dstType = to;
-  args.count = kCount;
+  ConvertArgs args = convertArgs(dst.data(), to, src.data(), from, kCount);
   args.rounding = roundingMode(kind);
   convert(isa, args);
   return dst;
 }
 
-TEST_CASE("every ISA reduces to the scalar path's bits", "[kernels][cross-isa]") {
+TEST_CASE("kernels: every ISA reduces to the scalar path's bits", "[kernels][cross-isa]") {
   std::mt19937_64 rng(42);
   for (trncclDataType_t type : kAllTypes) {
     std::vector<std::vector<std::byte>> sources;
@@ -105,7 +94,7 @@ TEST_CASE("every ISA reduces to the scalar path's bits", "[kernels][cross-isa]")
   }
 }
 
-TEST_CASE("every ISA converts to the scalar path's bits", "[kernels][cross-isa]") {
+TEST_CASE("kernels: every ISA converts to the scalar path's bits", "[kernels][cross-isa]") {
   std::mt19937_64 rng(43);
   for (trncclDataType_t from : kFloatTypes) {
     // Wide puts fp32/fp64 inputs around the narrow formats' ranges.

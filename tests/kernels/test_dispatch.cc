@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/datatype.h"
@@ -16,7 +17,7 @@
 namespace trnccl::kernels::test {
 namespace {
 
-TEST_CASE("ISA names, support and selection", "[kernels][isa]") {
+TEST_CASE("kernels: ISA names, support and selection", "[kernels][isa]") {
   CHECK(std::string(isaName(Isa::Scalar)) == "scalar");
   CHECK(std::string(isaName(Isa::Avx2)) == "avx2");
   CHECK(std::string(isaName(Isa::Avx512)) == "avx512");
@@ -31,7 +32,8 @@ TEST_CASE("ISA names, support and selection", "[kernels][isa]") {
   CHECK(chooseIsa() == supportedIsas().back());
 }
 
-TEST_CASE("TRNCCL_KERNEL_ISA lowers the ISA and rejects what it cannot run", "[kernels][isa]") {
+TEST_CASE("kernels: TRNCCL_KERNEL_ISA lowers the ISA and rejects what it cannot run",
+          "[kernels][isa]") {
   for (Isa isa : kAllIsas) {
     const ScopedEnv env(kIsaEnvironmentVariable, isaName(isa));
     INFO(isaName(isa));
@@ -53,15 +55,11 @@ TEST_CASE("TRNCCL_KERNEL_ISA lowers the ISA and rejects what it cannot run", "[k
   }
 }
 
-TEST_CASE("reduce checks its arguments", "[kernels][arguments]") {
+TEST_CASE("kernels: reduce checks its arguments", "[kernels][arguments]") {
   float a = 1, b = 2, out = 0;
-  const void* srcs[] = {&a, &b};
+  const std::vector<const void*> srcs = {&a, &b};
   const void* nullSource[] = {&a, nullptr};
-  ReduceArgs good;
-  good.dst = &out;
-  good.srcs = srcs;
-  good.nsrcs = 2;
-  good.count = 1;
+  const ReduceArgs good = reduceArgs(&out, srcs, 1, trncclFloat32, trncclSum);
   CHECK_NOTHROW(reduce(good));
   CHECK(out == 3);
 
@@ -90,7 +88,7 @@ TEST_CASE("reduce checks its arguments", "[kernels][arguments]") {
   CHECK_NOTHROW(reduce(empty));
 }
 
-TEST_CASE("reduce works in place (dst == srcs[0]) on every ISA", "[kernels][reduce]") {
+TEST_CASE("kernels: reduce works in place (dst == srcs[0]) on every ISA", "[kernels][reduce]") {
   constexpr size_t kCount = 4097;
   std::mt19937_64 rng(11);
   for (trncclDataType_t type : kAllTypes) {
@@ -101,15 +99,9 @@ TEST_CASE("reduce works in place (dst == srcs[0]) on every ISA", "[kernels][redu
         for (Isa isa : supportedIsas()) {
           std::vector<const void*> srcs;
           for (int k = 0; k < nsrcs; ++k) srcs.push_back(sources[k].data());
-          ReduceArgs args;
-          args.srcs = srcs.data();
-          args.nsrcs = nsrcs;
-          args.count = kCount;
-          args.type = type;
-          args.op = op;
-          args.avgDivisor = 3;
           std::vector<std::byte> outOfPlace(sources[0].size());
-          args.dst = outOfPlace.data();
+          ReduceArgs args = reduceArgs(outOfPlace.data(), srcs, kCount, type, op);
+          args.avgDivisor = 3;
           reduce(isa, args);
           std::vector<std::byte> inPlace = sources[0];
           srcs[0] = args.dst = inPlace.data();
@@ -128,19 +120,14 @@ T reduceOne(Isa isa, trncclDataType_t type, trncclRedOp_t op, std::vector<T> val
   std::vector<const void*> srcs;
   for (const T& value : values) srcs.push_back(&value);
   T out{};
-  ReduceArgs args;
-  args.dst = &out;
-  args.srcs = srcs.data();
-  args.nsrcs = static_cast<int>(srcs.size());
-  args.count = 1;
-  args.type = type;
-  args.op = op;
+  ReduceArgs args = reduceArgs(&out, srcs, 1, type, op);
   args.avgDivisor = divisor;
   reduce(isa, args);
   return out;
 }
 
-TEST_CASE("integer sum, product and avg wrap and truncate as C does", "[kernels][reduce]") {
+TEST_CASE("kernels: integer sum, product and avg wrap and truncate as C does",
+          "[kernels][reduce]") {
   constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
   constexpr uint64_t kTwoTo63 = uint64_t{1} << 63, kMaxU64 = ~uint64_t{0};
   for (Isa isa : supportedIsas()) {
@@ -164,7 +151,8 @@ TEST_CASE("integer sum, product and avg wrap and truncate as C does", "[kernels]
   }
 }
 
-TEST_CASE("max and min propagate NaN; the earliest of equal zeros wins", "[kernels][reduce]") {
+TEST_CASE("kernels: max and min propagate NaN; the earliest of equal zeros wins",
+          "[kernels][reduce]") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (Isa isa : supportedIsas()) {
     INFO(isaName(isa));
@@ -179,6 +167,35 @@ TEST_CASE("max and min propagate NaN; the earliest of equal zeros wins", "[kerne
       CHECK(std::signbit(reduceOne<float>(isa, trncclFloat32, op, {-0.0f, 0.0f}, 1)));
       CHECK_FALSE(std::signbit(reduceOne<float>(isa, trncclFloat32, op, {0.0f, -0.0f}, 1)));
       CHECK(std::isnan(reduceOne<double>(isa, trncclFloat64, op, {2.0, std::nan("")}, 1)));
+    }
+  }
+}
+
+TEST_CASE("kernels: every NaN result is the type's canonical NaN", "[kernels][reduce]") {
+  // A negative signalling NaN with a payload, in the second of two sources.
+  const std::pair<trncclDataType_t, uint64_t> kNaNs[] = {
+      {trncclFloat16, 0xFD01},  {trncclBfloat16, 0xFF81},    {trncclFloat8e4m3, 0xFF},
+      {trncclFloat8e5m2, 0xFD}, {trncclFloat32, 0xFF800123}, {trncclFloat64, 0xFFF0000000000123}};
+  const std::pair<trncclDataType_t, uint64_t> kCanonical[] = {
+      {trncclFloat16, 0x7E00},  {trncclBfloat16, 0x7FC0},    {trncclFloat8e4m3, 0x7F},
+      {trncclFloat8e5m2, 0x7E}, {trncclFloat32, 0x7FC00000}, {trncclFloat64, 0x7FF8000000000000}};
+  constexpr size_t kCount = 100;  // vector bodies and a tail
+  for (size_t t = 0; t < std::size(kNaNs); ++t) {
+    const auto [type, nanBits] = kNaNs[t];
+    std::vector<std::byte> one(kCount * typeSize(type)), nan(one.size()), out(one.size());
+    for (size_t i = 0; i < kCount; ++i) setBits(type, nan.data(), i, nanBits);
+    const std::vector<const void*> srcs = {one.data(), nan.data()};
+    for (Isa isa : supportedIsas()) {
+      for (trncclRedOp_t op : kAllOps) {
+        for (Rounding kind : {Rounding::NearestEven, Rounding::Stochastic}) {
+          ReduceArgs args = reduceArgs(out.data(), srcs, kCount, type, op);
+          args.rounding.kind = kind;
+          reduce(isa, args);
+          INFO(typeName(type) << " " << opName(op) << " on " << isaName(isa));
+          for (size_t i = 0; i < kCount; ++i)
+            REQUIRE(bitsAt(type, out.data(), i) == kCanonical[t].second);
+        }
+      }
     }
   }
 }

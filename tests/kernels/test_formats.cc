@@ -20,7 +20,7 @@ bool sameValue(double a, double b) {
   return a == b && std::signbit(a) == std::signbit(b);
 }
 
-TEST_CASE("reference decoder gives the hand-computed values", "[kernels][formats]") {
+TEST_CASE("kernels: reference decoder gives the hand-computed values", "[kernels][formats]") {
   struct Case {
     trncclDataType_t type;
     uint32_t code;
@@ -54,7 +54,7 @@ TEST_CASE("reference decoder gives the hand-computed values", "[kernels][formats
   CHECK(finiteValues(trncclFloat8e5m2).size() == 247);  // 256 - 6 NaN - 2 inf - (-0)
 }
 
-TEST_CASE("decode matches the format definition for every code", "[kernels][formats]") {
+TEST_CASE("kernels: decode matches the format definition for every code", "[kernels][formats]") {
   for (trncclDataType_t type : kNarrowTypes) {
     const uint32_t codes = 1u << spec(formatOf(type)).bits();
     for (uint32_t code = 0; code < codes; ++code) {
@@ -64,7 +64,7 @@ TEST_CASE("decode matches the format definition for every code", "[kernels][form
   }
 }
 
-TEST_CASE("encoding a code's value gives the code back; NaN gives the canonical NaN",
+TEST_CASE("kernels: encoding a code's value gives the code back; NaN gives the canonical NaN",
           "[kernels][formats]") {
   for (trncclDataType_t type : kNarrowTypes) {
     const Format format = formatOf(type);
@@ -78,7 +78,7 @@ TEST_CASE("encoding a code's value gives the code back; NaN gives the canonical 
   }
 }
 
-TEST_CASE("round-to-nearest-even of random FP32 values matches the reference",
+TEST_CASE("kernels: round-to-nearest-even of random FP32 values matches the reference",
           "[kernels][formats]") {
   std::mt19937_64 rng(7);
   for (trncclDataType_t type : kNarrowTypes) {
@@ -97,7 +97,7 @@ TEST_CASE("round-to-nearest-even of random FP32 values matches the reference",
   }
 }
 
-TEST_CASE("stochastic encoding picks one of the two neighbours by the random bits",
+TEST_CASE("kernels: stochastic encoding picks one of the two neighbours by the random bits",
           "[kernels][formats]") {
   // 1 + 1/4 ulp in fp16: rounds up when the low 13 random bits reach 3/4 of 2^13.
   const float x = 1.0f + 0x1p-12f;

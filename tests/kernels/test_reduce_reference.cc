@@ -240,13 +240,7 @@ void checkType(trncclDataType_t type) {
         for (Isa isa : supportedIsas()) {
           for (size_t count : kSizes) {
             std::memset(dst, static_cast<int>(kSentinel), count * typeSize(type) + kGuardBytes);
-            ReduceArgs args;
-            args.dst = dst;
-            args.srcs = srcs.data();
-            args.nsrcs = nsrcs;
-            args.count = count;
-            args.type = type;
-            args.op = op;
+            ReduceArgs args = reduceArgs(dst, srcs, count, type, op);
             args.avgDivisor = avgDivisorFor(nsrcs);
             reduce(isa, args);
             INFO(typeName(type) << " " << opName(op) << " K=" << nsrcs << " count=" << count << " "
@@ -259,10 +253,11 @@ void checkType(trncclDataType_t type) {
   }
 }
 
-TEMPLATE_TEST_CASE_SIG("reduce matches the double-precision reference", "[kernels][reduce]",
-                       ((trncclDataType_t kType), kType), trncclInt8, trncclUint8, trncclInt32,
-                       trncclUint32, trncclInt64, trncclUint64, trncclFloat16, trncclFloat32,
-                       trncclFloat64, trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2) {
+TEMPLATE_TEST_CASE_SIG("kernels: reduce matches the double-precision reference",
+                       "[kernels][reduce]", ((trncclDataType_t kType), kType), trncclInt8,
+                       trncclUint8, trncclInt32, trncclUint32, trncclInt64, trncclUint64,
+                       trncclFloat16, trncclFloat32, trncclFloat64, trncclBfloat16,
+                       trncclFloat8e4m3, trncclFloat8e5m2) {
   checkType(kType);
 }
 

@@ -115,14 +115,15 @@ const EncodeCase kEncodeCases[] = {
     {trncclFloat8e5m2, bitsToFloat(0x7F800001), 0x7E},
 };
 
-TEST_CASE("hand-checked round-to-nearest-even cases: formats.h", "[kernels][rounding]") {
+TEST_CASE("kernels: hand-checked round-to-nearest-even cases: formats.h", "[kernels][rounding]") {
   for (const EncodeCase& c : kEncodeCases) {
     INFO(typeName(c.type) << " input " << hex(std::bit_cast<uint32_t>(c.value)));
     CHECK(encodeNearestEven(*narrowFormat(c.type), c.value) == c.code);
   }
 }
 
-TEST_CASE("hand-checked round-to-nearest-even cases: convert on every ISA", "[kernels][rounding]") {
+TEST_CASE("kernels: hand-checked round-to-nearest-even cases: convert on every ISA",
+          "[kernels][rounding]") {
   // Repeated so the cases land in vector bodies and tails alike.
   constexpr size_t kRepeats = 7;
   for (trncclDataType_t type : kNarrowTypes) {
@@ -137,13 +138,7 @@ TEST_CASE("hand-checked round-to-nearest-even cases: convert on every ISA", "[ke
     }
     for (Isa isa : supportedIsas()) {
       std::vector<uint16_t> out(inputs.size());
-      ConvertArgs args;
-      args.src = inputs.data();
-      args.srcType = trncclFloat32;
-      args.dst = out.data();
-      args.dstType = type;
-      args.count = inputs.size();
-      convert(isa, args);
+      convert(isa, convertArgs(out.data(), type, inputs.data(), trncclFloat32, inputs.size()));
       for (size_t i = 0; i < inputs.size(); ++i) {
         INFO(typeName(type) << " on " << isaName(isa) << " input "
                             << hex(std::bit_cast<uint32_t>(inputs[i])));
@@ -183,19 +178,12 @@ const ReduceCase kReduceCases[] = {
     {trncclFloat8e5m2, 0xFF, 0x3C, 0x7E},
 };
 
-TEST_CASE("hand-checked round-to-nearest-even cases: reduce on every ISA", "[kernels][rounding]") {
+TEST_CASE("kernels: hand-checked round-to-nearest-even cases: reduce on every ISA",
+          "[kernels][rounding]") {
   for (const ReduceCase& c : kReduceCases) {
     for (Isa isa : supportedIsas()) {
       uint16_t a = static_cast<uint16_t>(c.a), b = static_cast<uint16_t>(c.b), out = 0;
-      const void* srcs[] = {&a, &b};
-      ReduceArgs args;
-      args.dst = &out;
-      args.srcs = srcs;
-      args.nsrcs = 2;
-      args.count = 1;
-      args.type = c.type;
-      args.op = trncclSum;
-      reduce(isa, args);
+      reduce(isa, reduceArgs(&out, {&a, &b}, 1, c.type, trncclSum));
       INFO(typeName(c.type) << " " << hex(c.a) << " + " << hex(c.b) << " on " << isaName(isa));
       CHECK(bitsAt(c.type, &out, 0) == c.sum);
     }

@@ -29,18 +29,13 @@ std::vector<uint16_t> convertCopies(Isa isa, trncclDataType_t type, float x, siz
                                     const RoundingMode& mode) {
   const std::vector<float> src(count, x);
   std::vector<uint16_t> dst(count);
-  ConvertArgs args;
-  args.src = src.data();
-  args.srcType = trncclFloat32;
-  args.dst = dst.data();
-  args.dstType = type;
-  args.count = count;
+  ConvertArgs args = convertArgs(dst.data(), type, src.data(), trncclFloat32, count);
   args.rounding = mode;
   convert(isa, args);
   return dst;
 }
 
-TEST_CASE("stochastic rounding is unbiased", "[kernels][stochastic]") {
+TEST_CASE("kernels: stochastic rounding is unbiased", "[kernels][stochastic]") {
   for (trncclDataType_t type : kNarrowTypes) {
     const double smallest = decodeCode(type, 1);  // the smallest subnormal
     const double one = 1.0, ulpAtOne = std::ldexp(1.0, -layoutOf(type).mantissaBits);
@@ -71,7 +66,7 @@ TEST_CASE("stochastic rounding is unbiased", "[kernels][stochastic]") {
   }
 }
 
-TEST_CASE("stochastic rounding depends only on seed, call and element index",
+TEST_CASE("kernels: stochastic rounding depends only on seed, call and element index",
           "[kernels][stochastic]") {
   const float x = 1.0f + 0x1p-11f;  // half way between two fp16 values
   const size_t n = 10000, half = n / 2;
@@ -103,14 +98,8 @@ double accumulateHalves(Isa isa, const RoundingMode& base) {
   uint16_t value = 0x6400;  // 1024
   const uint16_t half = 0x3800;
   for (uint64_t call = 0; call < 2048; ++call) {
-    const void* srcs[] = {&value, &half};
-    ReduceArgs args;
-    args.dst = &value;
-    args.srcs = srcs;
-    args.nsrcs = 2;
-    args.count = 1;
-    args.type = trncclFloat16;
-    args.op = trncclSum;
+    const std::vector<const void*> srcs = {&value, &half};
+    ReduceArgs args = reduceArgs(&value, srcs, 1, trncclFloat16, trncclSum);
     args.rounding = base;
     args.rounding.call = call;
     reduce(isa, args);
@@ -118,7 +107,7 @@ double accumulateHalves(Isa isa, const RoundingMode& base) {
   return valueAt(trncclFloat16, &value, 0);
 }
 
-TEST_CASE("adding 0.5 to fp16 1024 2048 times: stuck with RNE, about 2048 with SR",
+TEST_CASE("kernels: adding 0.5 to fp16 1024 2048 times: stuck with RNE, about 2048 with SR",
           "[kernels][stochastic]") {
   constexpr int kSeeds = 8;
   for (Isa isa : supportedIsas()) {

@@ -83,6 +83,29 @@ void fillRandom(trncclDataType_t type, Values values, void* dst, size_t count,
   for (size_t i = 0; i < count; ++i) setBits(type, dst, i, randomBits(type, values, rng));
 }
 
+ReduceArgs reduceArgs(void* dst, const std::vector<const void*>& srcs, size_t count,
+                      trncclDataType_t type, trncclRedOp_t op) {
+  ReduceArgs args;
+  args.dst = dst;
+  args.srcs = srcs.data();
+  args.nsrcs = static_cast<int>(srcs.size());
+  args.count = count;
+  args.type = type;
+  args.op = op;
+  return args;
+}
+
+ConvertArgs convertArgs(void* dst, trncclDataType_t dstType, const void* src,
+                        trncclDataType_t srcType, size_t count) {
+  ConvertArgs args;
+  args.dst = dst;
+  args.dstType = dstType;
+  args.src = src;
+  args.srcType = srcType;
+  args.count = count;
+  return args;
+}
+
 uint64_t bitsAt(trncclDataType_t type, const void* buffer, size_t i) {
   uint64_t bits = 0;
   std::memcpy(&bits, static_cast<const std::byte*>(buffer) + i * typeSize(type), typeSize(type));

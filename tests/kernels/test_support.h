@@ -50,6 +50,12 @@ enum class Values {
 void fillRandom(trncclDataType_t type, Values values, void* dst, size_t count,
                 std::mt19937_64& rng);
 
+// Arguments for the common case; tests set what else they need.
+ReduceArgs reduceArgs(void* dst, const std::vector<const void*>& srcs, size_t count,
+                      trncclDataType_t type, trncclRedOp_t op);
+ConvertArgs convertArgs(void* dst, trncclDataType_t dstType, const void* src,
+                        trncclDataType_t srcType, size_t count);
+
 // The element's raw bits (zero-extended).
 uint64_t bitsAt(trncclDataType_t type, const void* buffer, size_t i);
 void setBits(trncclDataType_t type, void* buffer, size_t i, uint64_t bits);

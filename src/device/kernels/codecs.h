@@ -104,7 +104,7 @@ struct NarrowCodec {
 template <class L>
 struct ElementCodec {
   using F = typename L::F;
-  static constexpr size_t kSize = sizeof(F) / L::kLanes;
+  static constexpr size_t kSize = sizeof(typename L::Element);
   static constexpr size_t kGroup = 1;
   static constexpr bool kRounds = false;
 
@@ -112,7 +112,7 @@ struct ElementCodec {
   template <class Rounding>
   static void store(std::byte* p, const F* in, const Rounding&, uint64_t) {
     F value = in[0];
-    if constexpr (std::is_floating_point_v<decltype(value[0])>) {
+    if constexpr (std::is_floating_point_v<typename L::Element>) {
       const F canonicalNaN = F{} + std::bit_cast<double>(uint64_t{0x7FF8000000000000});
       value = L::select(L::isNaN(value), canonicalNaN, value);
     }

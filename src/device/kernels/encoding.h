@@ -1,8 +1,9 @@
-// FP32 <-> narrow formats (formats.h) on the lanes of an ISA wrapper V: codes
-// travel zero-extended in 32-bit lanes. The encoder is written once, in
-// integer operations on the FP32 bits, for every format and both rounding
-// modes; the ISA wrappers add hardware conversions only where those give the
-// same bits (see NarrowCodec).
+// FP32 <-> narrow formats (formats.h) on the lanes of an ISA wrapper V. The
+// generic encoder is written once, in integer operations on the FP32 bits,
+// for every format and both rounding modes (codes come back zero-extended in
+// 32-bit lanes). FP8 also has a route through the hardware's fp16
+// conversions, in 16-bit lanes, that gives the same bits for nearest even
+// (see NarrowCodec, which picks).
 #pragma once
 
 #include <cstdint>
@@ -119,7 +120,8 @@ typename V::H halfToFp8NearestEven(typename V::H half) {
     // The sign rides along: below NaN no carry reaches bit 15.
     const auto odd = V::bitAnd(V::template shrH<kDropped>(half), splat(1));
     const auto code = V::template shrH<kDropped>(V::addH(V::addH(half, halfUlpMinusOne), odd));
-    const auto isNaN = V::equalH(V::minH(magnitude, splat(kHalfInfinity + 1)), splat(kHalfInfinity + 1));
+    const auto aboveInfinity = splat(kHalfInfinity + 1);
+    const auto isNaN = V::equalH(V::minH(magnitude, aboveInfinity), aboveInfinity);
     return V::selectH(isNaN, splat(kSpec.nanCode()), code);
   } else {
     static_assert(kFormat == Format::E4m3);

@@ -54,6 +54,7 @@ struct ScalarLanes {
 // division does, truncating toward zero.
 template <class T, size_t kBytes>
 struct VectorLanes {
+  using Element = T;
   static constexpr size_t kLanes = kBytes / sizeof(T);
   using F [[gnu::vector_size(kBytes)]] = T;
   using M = decltype(F{} != F{});
