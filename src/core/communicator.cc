@@ -22,6 +22,11 @@ struct HostIdentity {
   char boot[40] = {};
 };
 
+struct RankPlacement {
+  HostIdentity host;
+  cpu_set_t cores;
+};
+
 HostIdentity thisHost() {
   HostIdentity id;
   gethostname(id.name, sizeof(id.name) - 1);
@@ -32,12 +37,15 @@ HostIdentity thisHost() {
   return id;
 }
 
-// Cores this process may run on (its affinity mask), which is what ranks
-// sharing this host compete for.
-int usableCores() {
+// The cores this process may run on. The ranks of a host compete for the
+// union of their masks (mpirun binds each rank to its own core).
+cpu_set_t usableCores() {
   cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-  return CPU_COUNT(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+    CPU_ZERO(&set);
+    for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; ++c) CPU_SET(c, &set);
+  }
+  return set;
 }
 
 std::string jobKey(const trncclUniqueId& id, int nranks) {
@@ -63,15 +71,19 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
       recvTags_(nranks, 0) {
   bootstrap_ = Bootstrap::connect(id, rank, nranks, config_.timeout, &abortFlag_);
 
-  std::vector<HostIdentity> hosts(nranks);
-  hosts[rank] = thisHost();
-  bootstrap_->allGather(hosts.data(), sizeof(HostIdentity));
+  std::vector<RankPlacement> placement(nranks);
+  placement[rank] = RankPlacement{thisHost(), usableCores()};
+  bootstrap_->allGather(placement.data(), sizeof(RankPlacement));
+  cpu_set_t hostCores;
+  CPU_ZERO(&hostCores);
   for (int r = 0; r < nranks; ++r) {
-    if (std::memcmp(&hosts[r], &hosts[rank], sizeof(HostIdentity)) != 0)
+    const HostIdentity& host = placement[r].host;
+    if (std::memcmp(&host, &placement[rank].host, sizeof(HostIdentity)) != 0)
       throwError(trncclInvalidUsage,
-                 "rank " + std::to_string(r) + " runs on host '" + hosts[r].name +
-                     "', rank " + std::to_string(rank) + " on '" + hosts[rank].name +
+                 "rank " + std::to_string(r) + " runs on host '" + host.name + "', rank " +
+                     std::to_string(rank) + " on '" + placement[rank].host.name +
                      "': this version connects ranks of one host only (shared memory)");
+    CPU_OR(&hostCores, &hostCores, &placement[r].cores);
   }
   connectTransports(id);
 
@@ -80,17 +92,18 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   context_.device = &device_;
   context_.sliceBytes = config_.sliceBytes;
   context_.window = config_.window;
-  context_.oversubscribed = nranks > usableCores();
+  context_.oversubscribed = nranks > CPU_COUNT(&hostCores);
   context_.timeout = config_.timeout;
   context_.abortFlag = &abortFlag_;
   context_.rounding =
       config_.stochasticRounding ? kernels::Rounding::Stochastic : kernels::Rounding::NearestEven;
   context_.seed = config_.seed;
-  TRNCCL_INFO("comm %s rank %d/%d ready: transport %s, kernels %s, slice %zu B, window %d, timeout %lld ms",
+  TRNCCL_INFO("comm %s rank %d/%d ready: transport %s, kernels %s, slice %zu B, window %d, timeout %lld ms, "
+              "%d cores for the host's ranks%s",
               config_.name.empty() ? "-" : config_.name.c_str(), rank, nranks,
-              transports_.empty() ? "none" : transports_[0]->name(),
-              kernels::isaName(kernels::selectedIsa()), config_.sliceBytes, config_.window,
-              static_cast<long long>(config_.timeout.count()));
+              transports_.empty() ? "none" : transports_[0]->name(), kernels::isaName(kernels::selectedIsa()),
+              config_.sliceBytes, config_.window, static_cast<long long>(config_.timeout.count()),
+              CPU_COUNT(&hostCores), context_.oversubscribed ? " (oversubscribed: waits yield)" : "");
 }
 
 void Communicator::connectTransports(const trncclUniqueId& id) {

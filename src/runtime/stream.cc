@@ -43,13 +43,15 @@ void Stream::run() {
     } catch (const std::exception& e) {
       result = trncclInternalError, message = e.what();
     }
-    work = nullptr;
     if (result != trncclSuccess) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (error_ == trncclSuccess) error_ = result, errorMessage_ = message;
     }
+    // Complete before the closure goes: destroying it is what tells its
+    // communicator the work is done, and by then the stream must agree.
     completed_.fetch_add(1, std::memory_order_release);
     workDone_.notify();
+    work = nullptr;
   }
 }
 

@@ -1,12 +1,17 @@
 // What every transport must do (transports/transport.h), run against every
 // variant in transports_under_test.cc, with ranks as threads and as processes.
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <deque>
+#include <new>
 #include <random>
+#include <utility>
 
 #include "tests/transports/check.h"
 #include "tests/transports/launch.h"
@@ -47,6 +52,53 @@ void expectReceived(const Request& receive, const std::vector<std::byte>& buffer
   expect(std::all_of(buffer.end() - kGuardBytes, buffer.end(),
                      [](std::byte b) { return b == kGuard; }),
          "receive of tag " + std::to_string(receive.tag) + " wrote past its capacity");
+}
+
+// Memory of its own mapping: unmapping it makes any later access fault, and
+// ranks forked after it was mapped with `shared` see each other's writes.
+class Mapping {
+ public:
+  explicit Mapping(size_t bytes, bool shared = false)
+      : bytes_(bytes),
+        data_(mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0)) {
+    expect(data_ != MAP_FAILED, "mmap failed");
+  }
+  ~Mapping() { unmap(); }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  std::byte* data() const { return static_cast<std::byte*>(data_); }
+  void unmap() {
+    if (data_ != MAP_FAILED) munmap(std::exchange(data_, MAP_FAILED), bytes_);
+  }
+
+ private:
+  size_t bytes_;
+  void* data_;
+};
+
+// Rank 0 announces a large message with `tag` from `out`, rank 1 sees the
+// announcement, and rank 0 cancels the send, fills `out` with 0x77 and, if
+// `freed`, unmaps it.
+void announceThenCancel(int rank, TestOutOfBand& oob, Transport& t, Tag tag, Mapping& out,
+                        size_t bytes, bool freed) {
+  if (rank == 0) {
+    fillPattern(out.data(), bytes, 0, 1, tag);
+    Request send = makeRequest(1, tag, out.data(), bytes);
+    t.isend(send);
+    for (int i = 0; i < 10; ++i) t.progress();
+    oob.barrier();
+    oob.barrier();  // rank 1 has seen the announcement
+    t.cancelAll();
+    expect(!send.done, "a send completed without a receive");
+    std::memset(out.data(), 0x77, bytes);
+    if (freed) out.unmap();
+  } else {
+    oob.barrier();
+    for (int i = 0; i < 10; ++i) t.progress();
+    oob.barrier();
+  }
+  oob.barrier();
 }
 
 }  // namespace
@@ -277,4 +329,121 @@ TEST_CASE(
   CHECK(results[0].ok());
   CHECK(results[1].error.empty());
   CHECK((killed ? results[1].signal == SIGKILL : results[1].exitCode == 7));
+}
+
+TEST_CASE(
+    "transport conformance: a large send cancelled before its receive is never delivered from "
+    "the reused or freed buffer, and its tag can be sent again",
+    "[transport][conformance]") {
+  const TransportUnderTest variant = GENERATE(from_range(transportsUnderTest()));
+  const Launch how = GENERATE(Launch::Threads, Launch::Processes);
+  const bool freed = GENERATE(false, true);
+  CAPTURE(variant.name, launchName(how), freed);
+  requireAllOk(
+      runWithTransport(variant, how, 2, [freed](int rank, TestOutOfBand& oob, Transport& t) {
+        constexpr size_t kBytes = size_t{1} << 20;
+        Mapping cancelled1(kBytes), cancelled2(kBytes);  // rank 0's, until the end
+        std::vector<std::byte> again(kBytes);
+        std::vector<std::byte> in(kBytes + kGuardBytes, kGuard);
+        auto sendAgain = [&](Tag tag) {
+          fillPattern(again.data(), kBytes, 0, 1, tag);
+          Request send = makeRequest(1, tag, again.data(), kBytes);
+          t.isend(send);
+          for (int i = 0; i < 10; ++i) t.progress();
+          oob.barrier();
+          drive(t, {&send});
+        };
+
+        // The receive is posted after the cancel: it must wait, not take the
+        // stale bytes, and then get the message sent again with the tag.
+        announceThenCancel(rank, oob, t, 1, cancelled1, kBytes, freed);
+        if (rank == 0) {
+          oob.barrier();
+          sendAgain(1);
+        } else {
+          Request receive = makeRequest(0, 1, in.data(), kBytes);
+          t.irecv(receive);
+          const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+          while (std::chrono::steady_clock::now() < until) t.progress();
+          expect(!receive.done, "a receive completed from a cancelled send's buffer");
+          oob.barrier();
+          oob.barrier();
+          drive(t, {&receive});
+          expectReceived(receive, in, kBytes, 0, 1);
+        }
+        oob.barrier();
+
+        // The message is sent again before the receive is posted: it replaces
+        // the cancelled one.
+        announceThenCancel(rank, oob, t, 2, cancelled2, kBytes, freed);
+        if (rank == 0) {
+          sendAgain(2);
+        } else {
+          oob.barrier();
+          for (int i = 0; i < 10; ++i) t.progress();
+          std::fill(in.begin(), in.end(), kGuard);
+          Request receive = makeRequest(0, 2, in.data(), kBytes);
+          t.irecv(receive);
+          drive(t, {&receive});
+          expectReceived(receive, in, kBytes, 0, 1);
+        }
+        oob.barrier();
+      }));
+}
+
+TEST_CASE(
+    "transport conformance: a large send cancelled while its receiver copies it is left alone "
+    "once cancelAll returns",
+    "[transport][conformance]") {
+  const TransportUnderTest variant = GENERATE(from_range(transportsUnderTest()));
+  const Launch how = GENERATE(Launch::Threads, Launch::Processes);
+  CAPTURE(variant.name, launchName(how));
+  // Rank 0 cancels each send at a random moment while rank 1 receives it,
+  // then at once fills its buffer with a sentinel: rank 1 must never see it.
+  constexpr int kRounds = 30;
+  constexpr size_t kBytes = 6 << 20;  // more than one single-copy chunk
+  constexpr std::byte kUnwritten{0xA5}, kSentinel{0x5A};
+  Mapping board(sizeof(std::atomic<int>), /*shared=*/true);
+  auto& cancelledRound = *new (board.data()) std::atomic<int>(-1);
+  requireAllOk(runWithTransport(variant, how, 2, [&](int rank, TestOutOfBand& oob, Transport& t) {
+    std::vector<std::byte> message(kBytes), buffer(kBytes);
+    fillPattern(message.data(), kBytes, 0, 1, 0);
+    std::mt19937 random(12345);
+    for (int round = 0; round < kRounds; ++round) {
+      const auto tag = static_cast<Tag>(round + 1);
+      const auto cancelAfter = std::chrono::microseconds(random() % 3000);
+      if (rank == 0) {
+        buffer = message;
+        Request send = makeRequest(1, tag, buffer.data(), kBytes);
+        oob.barrier();
+        t.isend(send);
+        const auto until = std::chrono::steady_clock::now() + cancelAfter;
+        while (std::chrono::steady_clock::now() < until) t.progress();
+        t.cancelAll();
+        std::fill(buffer.begin(), buffer.end(), kSentinel);
+        cancelledRound.store(round);
+      } else {
+        std::fill(buffer.begin(), buffer.end(), kUnwritten);
+        Request receive = makeRequest(0, tag, buffer.data(), kBytes);
+        t.irecv(receive);
+        oob.barrier();
+        while (!receive.done && cancelledRound.load() < round) t.progress();
+        if (!receive.done) t.cancelAll();
+        // Each byte is the message's or, in a cancelled receive, not written.
+        const auto wrong = std::mismatch(
+            buffer.begin(), buffer.end(), message.begin(), [&](std::byte got, std::byte want) {
+              return got == want || (got == kUnwritten && !receive.done);
+            });
+        if (wrong.first != buffer.end())
+          throw std::runtime_error("round " + std::to_string(round) + ": byte " +
+                                   std::to_string(wrong.first - buffer.begin()) + " of the " +
+                                   (receive.done ? "completed" : "cancelled") + " receive is " +
+                                   std::to_string(std::to_integer<int>(*wrong.first)) +
+                                   " (the sentinel is " +
+                                   std::to_string(std::to_integer<int>(kSentinel)) + "), want " +
+                                   std::to_string(std::to_integer<int>(*wrong.second)));
+      }
+      oob.barrier();
+    }
+  }));
 }

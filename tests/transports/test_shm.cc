@@ -1,5 +1,6 @@
 // The shared-memory transport's own promises, beyond the conformance suite:
-// /dev/shm hygiene, setup failures, the single-copy fallback, and waiting.
+// /dev/shm hygiene, setup failures, the single-copy fallback, announcements
+// beyond the table, and waiting.
 #include <dirent.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -15,6 +16,7 @@
 
 #include "tests/transports/check.h"
 #include "tests/transports/launch.h"
+#include "transports/shm/announcement.h"
 #include "transports/shm/config.h"
 #include "transports/shm/layout.h"
 #include "transports/shm/segment.h"
@@ -299,5 +301,54 @@ TEST_CASE("shm: wait() sleeps without burning CPU until a message, interrupt() o
            "wait(200 ms) with nothing to do took " + std::to_string(wall) + " s");
     expect(cpu < 0.05, "wait() used " + std::to_string(cpu) + " s of CPU");
     oob.barrier();
+  }));
+}
+
+TEST_CASE(
+    "shm: more large messages announced to one peer than it has announcement slots all "
+    "arrive intact",
+    "[shm]") {
+  const Launch how = GENERATE(Launch::Threads, Launch::Processes);
+  CAPTURE(launchName(how));
+  ScopedEnv copy("TRNCCL_SHM_COPY", "cma");  // single copy wherever there is a slot
+  const std::string jobKey = uniqueJobKey("shm-many-announced");
+  requireAllOk(launch(how, 2, [&](int rank, TestOutOfBand& oob) {
+    auto t = transport::createShmTransport(optionsFor(oob, jobKey));
+    constexpr int kMessages = 2 * static_cast<int>(transport::shm::kAnnouncementSlots) + 5;
+    constexpr size_t kBytes = 70000;
+    std::vector<std::vector<std::byte>> buffers(kMessages, std::vector<std::byte>(kBytes));
+    std::vector<Request> requests(kMessages);
+    std::vector<Request*> all;
+    for (int i = 0; i < kMessages; ++i) {
+      const auto tag = static_cast<Tag>(i);
+      if (rank == 0) fillPattern(buffers[i].data(), kBytes, 0, 1, tag);
+      requests[i] = makeRequest(1 - rank, tag, buffers[i].data(), kBytes);
+      if (rank == 0) t->isend(requests[i]);
+      all.push_back(&requests[i]);
+    }
+    // An empty message after them: once it is in, so are all the announcements
+    // (FIFO order), and they hold every slot while no receive is posted.
+    Request allAnnounced = makeRequest(1 - rank, kMessages, nullptr, 0);
+    if (rank == 0) {
+      t->isend(allAnnounced);
+      all.push_back(&allAnnounced);
+    } else {
+      t->irecv(allAnnounced);
+      drive(*t, {&allAnnounced});
+      for (int i = kMessages - 1; i >= 0; --i) t->irecv(requests[i]);
+    }
+    drive(*t, all);
+    // Rank 1 progresses until rank 0 has all its replies, and rank 0 says so.
+    std::byte byte{};
+    Request sendsDone = makeRequest(1 - rank, kMessages + 1, &byte, 1);
+    rank == 0 ? t->isend(sendsDone) : t->irecv(sendsDone);
+    drive(*t, {&sendsDone});
+    if (rank == 1) {
+      for (int i = 0; i < kMessages; ++i) {
+        const std::string mismatch =
+            patternMismatch(buffers[i].data(), kBytes, 0, 1, static_cast<Tag>(i));
+        expect(mismatch.empty(), mismatch);
+      }
+    }
   }));
 }

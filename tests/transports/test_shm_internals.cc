@@ -1,6 +1,7 @@
 // The shared-memory transport's parts on their own: a FIFO must refuse the
-// impossible values a buggy or dying peer can leave in shared memory, and the
-// doorbell must wake its sleeper.
+// impossible values a buggy or dying peer can leave in shared memory, an
+// announcement goes to exactly one of reader and canceller, and the doorbell
+// must wake its sleeper.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "transports/shm/announcement.h"
 #include "transports/shm/doorbell.h"
 #include "transports/shm/fifo.h"
 
@@ -27,7 +29,7 @@ struct LocalFifo {
 };
 
 SlotHeader dataSlot(uint64_t tag, uint64_t bytes) {
-  return {SlotKind::Data, 0, tag, 1000, 0, bytes, 0};
+  return {SlotKind::Data, 0, tag, 1000, 0, bytes, 0, 0};
 }
 
 void requireRemoteErrorNamingPeer(const std::function<void()>& step) {
@@ -86,7 +88,7 @@ TEST_CASE(
   }
   SECTION("an unknown slot kind") {
     FifoReader reader(fifo.ring(), fifo.geometry, kPeer);
-    rogue.write({static_cast<SlotKind>(99), 0, 1, 0, 0, 0, 0}, payload);
+    rogue.write({static_cast<SlotKind>(99), 0, 1, 0, 0, 0, 0, 0}, payload);
     rogue.publish();
     REQUIRE(reader.hasNext());
     const std::byte* data = nullptr;
@@ -136,4 +138,74 @@ TEST_CASE("shm doorbell: a ring wakes the sleeper, without one it sleeps its lim
   start = clock::now();
   bell.sleep(bell.sequence(), std::chrono::milliseconds(100));
   CHECK(clock::now() - start >= std::chrono::milliseconds(90));
+}
+
+TEST_CASE(
+    "shm announcements: the receiver reads only what is still announced, and the sender "
+    "withdraws only what is not being read",
+    "[shm][announcement]") {
+  std::vector<uint64_t> table(kAnnouncementSlots, 0);  // zeroed, as a fresh segment is
+  OutgoingAnnouncements sender(table.data());
+  IncomingAnnouncements receiver(table.data());
+
+  SECTION("read chunk by chunk; withdrawn between chunks") {
+    const AnnouncementId id = sender.announce();
+    REQUIRE(IncomingAnnouncements::valid(id));
+    REQUIRE_FALSE(IncomingAnnouncements::streamOnly(id));
+    REQUIRE(receiver.beginRead(id));
+    CHECK_FALSE(sender.tryWithdraw(id));  // a chunk is being copied: wait
+    receiver.endRead(id, /*done=*/false);
+    CHECK(sender.tryWithdraw(id));
+    CHECK_FALSE(receiver.beginRead(id));
+    CHECK_FALSE(receiver.live(id));
+  }
+  SECTION("read to the end; a late cancel finds it done") {
+    const AnnouncementId id = sender.announce();
+    REQUIRE(receiver.beginRead(id));
+    receiver.endRead(id, /*done=*/true);
+    CHECK(sender.receiverDone(id));
+    CHECK(sender.tryWithdraw(id));
+  }
+  SECTION("claimed for streaming, or withdrawn first: exactly one wins") {
+    const AnnouncementId claimed = sender.announce();
+    CHECK(receiver.claim(claimed));
+    CHECK(sender.receiverDone(claimed));
+    CHECK(sender.tryWithdraw(claimed));
+    const AnnouncementId withdrawn = sender.announce();
+    CHECK(sender.tryWithdraw(withdrawn));
+    CHECK_FALSE(receiver.claim(withdrawn));
+    CHECK_FALSE(sender.receiverDone(withdrawn));
+  }
+  SECTION("a slot reused for a newer announcement never passes for the old one") {
+    const AnnouncementId old = sender.announce();
+    REQUIRE(sender.tryWithdraw(old));
+    sender.release(old);
+    const AnnouncementId fresh = sender.announce();
+    REQUIRE(static_cast<uint32_t>(fresh) == static_cast<uint32_t>(old));  // same slot
+    CHECK_FALSE(receiver.live(old));
+    CHECK_FALSE(receiver.beginRead(old));
+    CHECK_FALSE(receiver.claim(old));
+    CHECK(receiver.live(fresh));
+    CHECK(receiver.beginRead(fresh));
+  }
+  SECTION("with every slot taken, announcements are stream-only") {
+    for (uint32_t i = 0; i < kAnnouncementSlots; ++i)
+      REQUIRE_FALSE(IncomingAnnouncements::streamOnly(sender.announce()));
+    const AnnouncementId id = sender.announce();
+    CHECK(IncomingAnnouncements::streamOnly(id));
+    CHECK(IncomingAnnouncements::valid(id));
+    CHECK_FALSE(receiver.beginRead(id));  // never read in place
+    CHECK(receiver.claim(id));
+    CHECK(sender.receiverDone(id));
+    CHECK(sender.tryWithdraw(id));
+  }
+  SECTION("slot indices and states a peer made up are refused") {
+    CHECK_FALSE(IncomingAnnouncements::valid(kAnnouncementSlots));
+    CHECK_FALSE(IncomingAnnouncements::valid((AnnouncementId{7} << 32) | 1000000));
+    const AnnouncementId id = sender.announce();
+    table[static_cast<uint32_t>(id)] = (id & ~uint64_t{UINT32_MAX}) | 99;  // no such state
+    CHECK_FALSE(receiver.beginRead(id));
+    CHECK_FALSE(receiver.claim(id));
+    CHECK_FALSE(sender.receiverDone(id));
+  }
 }

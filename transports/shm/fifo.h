@@ -22,7 +22,7 @@ namespace trnccl::transport::shm {
 enum class SlotKind : uint32_t {
   Eager = 1,  // first chunk of a message sent without waiting for its receive
   Data,       // next chunk of an eager message, or a chunk of a streamed large one
-  Rts,        // a large message is ready in the sender's buffer (address, total)
+  Rts,        // a large message is ready in the sender's buffer (address, total, announcement)
   Cts,        // receiver to sender: stream that message through the FIFO
   Fin,        // receiver to sender: pulled it by single copy, the send is complete
   Nack,       // receiver to sender: the receive is too small (total = its capacity)
@@ -33,10 +33,11 @@ struct SlotHeader {
   SlotKind kind;
   uint32_t reserved;
   uint64_t tag;
-  uint64_t total;    // Eager, Rts: message bytes; Nack: capacity of the receive
-  uint64_t offset;   // Eager, Data: where the chunk goes in the message
-  uint64_t bytes;    // Eager, Data: payload bytes in this slot
-  uint64_t address;  // Rts: the message, in the sender's address space
+  uint64_t total;         // Eager, Rts: message bytes; Nack: capacity of the receive
+  uint64_t offset;        // Eager, Data: where the chunk goes in the message
+  uint64_t bytes;         // Eager, Data: payload bytes in this slot
+  uint64_t address;       // Rts: the message, in the sender's address space
+  uint64_t announcement;  // Rts and its replies: which one (announcement.h)
 };
 
 struct FifoGeometry {

@@ -1,24 +1,28 @@
 // What a rank's shared segment holds. Its size is bounded and known before it
 // is created: a page of header plus, for each peer, one FIFO of
-// `slots x (64 + slotBytes)` bytes (default 8 x 64 KiB, about 512 KiB per peer):
+// `slots x (64 + slotBytes)` bytes (default 8 x 64 KiB, about 512 KiB per peer)
+// and one table of announcements (512 bytes):
 //
 //   [0, 64)        SegmentHeader
 //   [64, 128)      DoorbellWord: the owner sleeps on it, everyone rings it
 //   [128, ...)     int32 fifoOfRank[nranks]: 1 + the index of that rank's
 //                  FIFO, 0 when that rank is not a peer
 //   page-aligned   fifoCount FIFOs, each written by one peer (fifo.h)
+//   then           fifoCount announcement tables: the owner's announced sends
+//                  to the peer whose FIFO has the same index (announcement.h)
 #pragma once
 
 #include <cstdint>
 #include <optional>
 
+#include "transports/shm/announcement.h"
 #include "transports/shm/doorbell.h"
 #include "transports/shm/fifo.h"
 
 namespace trnccl::transport::shm {
 
 inline constexpr uint64_t kSegmentMagic = 0x6d68732d6c63636eULL;  // "nccl-shm"
-inline constexpr uint32_t kSegmentVersion = 1;
+inline constexpr uint32_t kSegmentVersion = 2;
 
 struct SegmentHeader {
   uint64_t magic;
@@ -42,11 +46,15 @@ struct SegmentLayout {
     const uint64_t table = kFifoTableOffset + uint64_t{4} * static_cast<uint64_t>(nranks);
     return (table + kPageBytes - 1) / kPageBytes * kPageBytes + index * fifo.bytes();
   }
+  uint64_t announcementTableOffset(uint32_t index) const {
+    return fifoOffset(fifoCount) + index * kAnnouncementTableBytes;
+  }
   // The whole segment; nullopt if that does not fit in 64 bits.
   std::optional<uint64_t> bytes() const {
-    uint64_t fifos = 0, total = 0;
+    uint64_t fifos = 0, withFifos = 0, total = 0;
     if (__builtin_mul_overflow(uint64_t{fifoCount}, fifo.bytes(), &fifos) ||
-        __builtin_add_overflow(fifoOffset(0), fifos, &total))
+        __builtin_add_overflow(fifoOffset(0), fifos, &withFifos) ||
+        __builtin_add_overflow(withFifos, fifoCount * kAnnouncementTableBytes, &total))
       return std::nullopt;
     return total;
   }

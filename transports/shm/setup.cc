@@ -91,6 +91,9 @@ int32_t* fifoTableOf(const Segment& segment) {
 DoorbellWord* doorbellOf(const Segment& segment) {
   return reinterpret_cast<DoorbellWord*>(segment.data() + SegmentLayout::kDoorbellOffset);
 }
+uint64_t* announcementTableOf(const Segment& segment, uint64_t offset) {
+  return reinterpret_cast<uint64_t*>(segment.data() + offset);
+}
 
 void initialize(const Segment& own, const Options& options, const std::vector<int>& peers) {
   SegmentHeader* header = headerOf(own);
@@ -131,6 +134,10 @@ PeerLink link(const Options& options, const std::vector<Announcement>& all,
       link.segment.data() + layout.fifoOffset(static_cast<uint32_t>(entry - 1)), layout.fifo, peer);
   link.fromPeer =
       FifoReader(connections.own.data() + ownLayout.fifoOffset(ownFifoIndex), ownLayout.fifo, peer);
+  link.announcementsToPeer = OutgoingAnnouncements(
+      announcementTableOf(connections.own, ownLayout.announcementTableOffset(ownFifoIndex)));
+  link.announcementsFromPeer = IncomingAnnouncements(announcementTableOf(
+      link.segment, layout.announcementTableOffset(static_cast<uint32_t>(entry - 1))));
   link.doorbell = Doorbell(doorbellOf(link.segment));
   link.closed = &headerOf(link.segment)->closed;
   link.process =

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "transports/shm/announcement.h"
 #include "transports/shm/config.h"
 #include "transports/shm/doorbell.h"
 #include "transports/shm/fifo.h"
@@ -22,11 +23,13 @@ namespace trnccl::transport::shm {
 struct PeerLink {
   int rank = -1;
   PeerProcess process;
-  Segment segment;             // the peer's: holds the FIFO we write and its doorbell
-  FifoWriter toPeer;           // our FIFO in the peer's segment
-  FifoReader fromPeer;         // the peer's FIFO in our segment
-  Doorbell doorbell{nullptr};  // the peer's
-  uint32_t* closed = nullptr;  // the peer's "transport gone" flag
+  Segment segment;      // the peer's: holds the FIFO we write and its doorbell
+  FifoWriter toPeer;    // our FIFO in the peer's segment
+  FifoReader fromPeer;  // the peer's FIFO in our segment
+  OutgoingAnnouncements announcementsToPeer;    // ours, in our segment
+  IncomingAnnouncements announcementsFromPeer;  // the peer's, in its segment
+  Doorbell doorbell{nullptr};                   // the peer's
+  uint32_t* closed = nullptr;                   // the peer's "transport gone" flag
 };
 
 struct Connections {

@@ -9,15 +9,30 @@
 //     is complete once the last chunk is in the FIFO. B copies the chunks into
 //     the posted receive, or into a heap buffer until one is posted.
 //   announced (larger, or every non-empty message with TRNCCL_SHM_COPY=cma):
-//     A writes Rts(tag, total, address of A's buffer) and waits. Once B has a
-//     receive for it (one too small: Nack to A, InvalidUsage on both sides),
-//     B picks the path (config.h: CopyPath):
+//     A writes Rts(tag, total, address of A's buffer, announcement) and waits.
+//     The announcement names a state word in A's segment (B maps it too) that
+//     says whether A's buffer still holds the message (announcement.h). Once
+//     B has a receive for it (one too small: Nack to A, InvalidUsage on both
+//     sides), B picks the path (config.h: CopyPath):
 //       single copy: B reads A's buffer itself (memcpy when A is a thread of
-//         B's process, process_vm_readv otherwise), then writes Fin(tag) to A,
-//         which completes the send;
-//       two copies: B writes Cts(tag) to A, and A streams the message as Data
-//         chunks through the FIFO; its send completes with the last chunk.
+//         B's process, process_vm_readv otherwise), moving the word Announced
+//         -> Reading before each chunk and back after it (Done after the
+//         last), then writes Fin(tag) to A, which completes the send;
+//       two copies: B moves the word Announced -> Done and writes Cts(tag) to
+//         A, and A streams the message as Data chunks through the FIFO; its
+//         send completes with the last chunk.
+//     A has a word for at most kAnnouncementSlots messages to B at a time;
+//     beyond that it announces without one, and B always asks for those
+//     streamed. Replies name the announcement they answer.
 //   Nothing larger than kEagerBytes is ever buffered on the heap.
+//
+// Cancelling (cancelAll) takes A's announced buffers back: A moves each word
+// Announced -> Withdrawn, or, finding B Reading, waits until that chunk's copy
+// is over (or B's process has exited). B, finding a word withdrawn, forgets
+// the announcement (a new message with its tag replaces it), and its receive
+// stays posted for a later message with the tag; a reply to a withdrawn
+// announcement is ignored, so a cancelled send never streams either. Once
+// cancelAll returns, no rank touches the buffers of the requests it cancelled.
 //
 // Replies (Cts, Fin, Nack) go out before queued data, and every rank drains
 // every FIFO it owns on each progress(), so a full FIFO always empties and
@@ -31,7 +46,8 @@
 // sequence is unchanged, so nothing published after the look is missed.
 //
 // Failures: everything read from shared memory is validated (fifo.h, and the
-// message checks here); a peer's impossible values give trncclRemoteError
+// message checks here; an announcement's word is only ever compared with the
+// exact value expected); a peer's impossible values give trncclRemoteError
 // naming it. While a rank has requests outstanding with a peer it checks,
 // every kLivenessInterval, whether the peer's process exited or its transport
 // closed. It decides that before it drains the peer's FIFO, so whatever the
@@ -45,10 +61,12 @@
 #include <deque>
 #include <exception>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "base/backoff.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "transports/shm/config.h"
@@ -62,6 +80,7 @@ struct Reply {
   SlotKind kind;
   Tag tag;
   uint64_t total;
+  AnnouncementId announcement;
 };
 
 // A send still to be written into the peer's FIFO.
@@ -75,8 +94,9 @@ struct Outgoing {
 struct Incoming {
   enum class State { Unexpected, Receiving, Discarding };
   State state = State::Unexpected;
-  bool announced = false;  // came as Rts: the bytes wait in the sender's buffer
-  uint64_t address = 0;    // announced: where
+  bool announced = false;           // came as Rts: the bytes wait in the sender's buffer
+  uint64_t address = 0;             // announced: where
+  AnnouncementId announcement = 0;  // announced: whether they still do
   uint64_t total = 0;
   uint64_t arrived = 0;
   Request* receive = nullptr;      // Receiving
@@ -84,13 +104,19 @@ struct Incoming {
 };
 using IncomingMap = std::unordered_map<Tag, Incoming>;
 
+// A send that announced itself and waits for the receiver's reply.
+struct AnnouncedSend {
+  Request* request;
+  AnnouncementId announcement;
+};
+
 struct Peer {
   explicit Peer(PeerLink l) : link(std::move(l)) {}
   PeerLink link;
   std::deque<Reply> replies;
   std::deque<Outgoing> outbox;
-  std::unordered_map<Tag, Request*> awaitingReply;  // announced sends
-  std::unordered_map<Tag, Request*> posted;         // receives nothing has arrived for
+  std::unordered_map<Tag, AnnouncedSend> awaitingReply;  // announced sends
+  std::unordered_map<Tag, Request*> posted;              // receives nothing has arrived for
   IncomingMap incoming;
   std::string gone;     // why requests with this peer can no longer complete
   bool broken = false;  // it corrupted shared memory: never read it again
@@ -102,6 +128,7 @@ struct Pull {
   Request* receive;
   Tag tag;
   uint64_t address;
+  AnnouncementId announcement;
   uint64_t total;
   uint64_t offset = 0;
 };
@@ -136,12 +163,15 @@ class ShmTransport final : public Transport {
   void onData(Peer& peer, const SlotHeader& slot, const std::byte* payload);
   void onReply(Peer& peer, const SlotHeader& slot);
   void match(Peer& peer, IncomingMap::iterator message, Request& receive);
+  bool isWithdrawn(const Peer& peer, const Incoming& message) const;
+  void repost(Peer& peer, Request& receive);
   void deliver(Peer& peer, IncomingMap::iterator message, const std::byte* payload, uint64_t bytes);
   bool singleCopyFrom(const Peer& peer) const;
   void advancePulls();
   bool advance(Pull& pull);
   // Sending.
   void flush(Peer& peer);
+  void withdraw(Peer& peer, AnnouncementId announcement);
   // Failures.
   template <class Step>
   void unlessBroken(Peer& peer, Step&& step);
@@ -153,11 +183,13 @@ class ShmTransport final : public Transport {
 
   const int rank_;
   const Config config_;
+  const std::chrono::milliseconds timeout_;
   Connections connections_;
   std::vector<Peer> peers_;
   std::vector<Peer*> peerOfRank_;  // null for ranks that are not peers
   std::vector<Pull> pulls_;
-  std::exception_ptr pendingError_;  // the first failure, thrown by the next progress()
+  std::vector<Request*> withdrawnReceives_;  // their pulls found the message withdrawn
+  std::exception_ptr pendingError_;          // the first failure, thrown by the next progress()
   bool singleCopyRefused_ = false;
   uint32_t seen_ = 0;  // our doorbell's sequence when progress() last looked
   std::chrono::steady_clock::time_point lastLivenessCheck_{};
@@ -169,6 +201,7 @@ class ShmTransport final : public Transport {
 ShmTransport::ShmTransport(const Options& options, Config config, Connections connections)
     : rank_(options.rank),
       config_(config),
+      timeout_(options.timeout),
       connections_(std::move(connections)),
       peerOfRank_(static_cast<size_t>(options.nranks), nullptr) {
   peers_.reserve(connections_.peers.size());
@@ -257,6 +290,7 @@ void ShmTransport::cancelAll() {
   for (Peer& peer : peers_) {
     // Replies stay queued: they concern the peer's requests, not ours.
     peer.outbox.clear();
+    for (const auto& [tag, send] : peer.awaitingReply) withdraw(peer, send.announcement);
     peer.awaitingReply.clear();
     peer.posted.clear();
     // A message part-way through the FIFO still sends its remaining chunks:
@@ -304,13 +338,21 @@ void ShmTransport::onMessage(Peer& peer, const SlotHeader& slot, const std::byte
     protocolError(peer, "eager message of " + std::to_string(slot.total) + " bytes starting with " +
                             std::to_string(slot.bytes) + " bytes at offset " +
                             std::to_string(slot.offset));
+  if (announced && !IncomingAnnouncements::valid(slot.announcement))
+    protocolError(peer, "an announcement in slot " +
+                            std::to_string(static_cast<uint32_t>(slot.announcement)) +
+                            " (there are " + std::to_string(kAnnouncementSlots) + ")");
   auto [message, fresh] = peer.incoming.try_emplace(slot.tag);
-  if (!fresh)
+  if (!fresh && isWithdrawn(peer, message->second)) {
+    message->second = Incoming{};  // the sender cancelled that one: this one replaces it
+  } else if (!fresh) {
     protocolError(peer, "a second message with tag " + std::to_string(slot.tag) +
                             " before the first was received (tags must be unique among the "
                             "messages in flight)");
+  }
   message->second.announced = announced;
   message->second.address = slot.address;
+  message->second.announcement = slot.announcement;
   message->second.total = slot.total;
   if (auto posted = peer.posted.find(slot.tag); posted != peer.posted.end()) {
     Request& receive = *posted->second;
@@ -338,8 +380,15 @@ void ShmTransport::onData(Peer& peer, const SlotHeader& slot, const std::byte* p
 
 void ShmTransport::onReply(Peer& peer, const SlotHeader& slot) {
   auto waiting = peer.awaitingReply.find(slot.tag);
-  if (waiting == peer.awaitingReply.end()) return;  // the send was cancelled
-  Request& send = *waiting->second;
+  // None, or a later send with the same tag: the send it answers was cancelled.
+  if (waiting == peer.awaitingReply.end() || waiting->second.announcement != slot.announcement)
+    return;
+  Request& send = *waiting->second.request;
+  OutgoingAnnouncements& announcements = peer.link.announcementsToPeer;
+  if (slot.kind != SlotKind::Nack && !announcements.receiverDone(slot.announcement))
+    protocolError(peer, "a reply to the announcement of tag " + std::to_string(slot.tag) +
+                            " while still reading the buffer it announces");
+  announcements.release(slot.announcement);
   peer.awaitingReply.erase(waiting);
   if (slot.kind == SlotKind::Cts) {
     peer.outbox.push_back({&send, SlotKind::Data});
@@ -361,7 +410,7 @@ void ShmTransport::match(Peer& peer, IncomingMap::iterator message, Request& rec
                                  std::to_string(m.total) + " bytes, larger than the " +
                                  std::to_string(receive.bytes) + "-byte receive rank " +
                                  std::to_string(rank_) + " posted for it");
-    if (m.announced) peer.replies.push_back({SlotKind::Nack, tag, receive.bytes});
+    if (m.announced) peer.replies.push_back({SlotKind::Nack, tag, receive.bytes, m.announcement});
     if (m.announced || m.arrived == m.total) {
       peer.incoming.erase(message);
     } else {
@@ -370,17 +419,24 @@ void ShmTransport::match(Peer& peer, IncomingMap::iterator message, Request& rec
     }
     return;
   }
+  const bool singleCopy =
+      m.announced && singleCopyFrom(peer) && !IncomingAnnouncements::streamOnly(m.announcement);
   TRNCCL_TRACE("shm: rank %d: %llu-byte message from %s: %s", rank_,
                static_cast<unsigned long long>(m.total), describe(peer.link.rank, tag).c_str(),
-               !m.announced           ? "eager"
-               : singleCopyFrom(peer) ? "single copy"
-                                      : "streamed");
-  if (m.announced && singleCopyFrom(peer)) {
-    pulls_.push_back({&peer, &receive, tag, m.address, m.total});
+               !m.announced ? "eager"
+               : singleCopy ? "single copy"
+                            : "streamed");
+  if (singleCopy) {
+    pulls_.push_back({&peer, &receive, tag, m.address, m.announcement, m.total});
     peer.incoming.erase(message);
     return;
   }
-  if (m.announced) peer.replies.push_back({SlotKind::Cts, tag, 0});
+  if (m.announced && !peer.link.announcementsFromPeer.claim(m.announcement)) {
+    peer.incoming.erase(message);
+    repost(peer, receive);
+    return;
+  }
+  if (m.announced) peer.replies.push_back({SlotKind::Cts, tag, 0, m.announcement});
   if (m.arrived > 0) std::memcpy(receive.buffer, m.staging.data(), m.arrived);
   m.staging = {};
   m.state = Incoming::State::Receiving;
@@ -389,6 +445,25 @@ void ShmTransport::match(Peer& peer, IncomingMap::iterator message, Request& rec
     complete(receive, m.total);
     peer.incoming.erase(message);
   }
+}
+
+// An announcement that waits for its receive, but whose sender has since
+// cancelled it (the only way a sender can reuse its tag). A stream-only one
+// cannot show it, but neither is its buffer ever read in place.
+bool ShmTransport::isWithdrawn(const Peer& peer, const Incoming& message) const {
+  return message.announced && message.state == Incoming::State::Unexpected &&
+         (IncomingAnnouncements::streamOnly(message.announcement) ||
+          !peer.link.announcementsFromPeer.live(message.announcement));
+}
+
+// A receive whose message was withdrawn waits for the next message with its
+// tag, which may have arrived already.
+void ShmTransport::repost(Peer& peer, Request& receive) {
+  auto message = peer.incoming.find(receive.tag);
+  if (message != peer.incoming.end() && message->second.state == Incoming::State::Unexpected)
+    match(peer, message, receive);
+  else
+    peer.posted.emplace(receive.tag, &receive);
 }
 
 void ShmTransport::deliver(Peer& peer, IncomingMap::iterator message, const std::byte* payload,
@@ -417,20 +492,34 @@ bool ShmTransport::singleCopyFrom(const Peer& peer) const {
 
 void ShmTransport::advancePulls() {
   std::erase_if(pulls_, [this](Pull& pull) { return advance(pull); });
+  // Only now: reposting may start a new pull.
+  for (Request* receive : withdrawnReceives_)
+    repost(*peerOfRank_[static_cast<size_t>(receive->peer)], *receive);
+  withdrawnReceives_.clear();
 }
 
 // One step of a single-copy read; true when the pull is over.
 bool ShmTransport::advance(Pull& pull) {
   Peer& peer = *pull.peer;
+  IncomingAnnouncements& announcements = peer.link.announcementsFromPeer;
+  if (!announcements.beginRead(pull.announcement)) {
+    // The sender cancelled the send since the last chunk: its buffer is no
+    // longer the message. The receive waits for another message with the tag.
+    withdrawnReceives_.push_back(pull.receive);
+    return true;
+  }
   const uint64_t bytes = std::min<uint64_t>(kPullChunkBytes, pull.total - pull.offset);
   const int err =
       peer.link.process.copyFrom(static_cast<std::byte*>(pull.receive->buffer) + pull.offset,
                                  pull.address + pull.offset, bytes);
+  if (err == 0) pull.offset += bytes;
+  // After a failed copy the buffer is never read again either (a refused
+  // read has it streamed, which a Cts tells the sender once it is Done).
+  announcements.endRead(pull.announcement, err != 0 || pull.offset == pull.total);
   if (err == 0) {
-    pull.offset += bytes;
     if (pull.offset < pull.total) return false;
     complete(*pull.receive, pull.total);
-    peer.replies.push_back({SlotKind::Fin, pull.tag, 0});
+    peer.replies.push_back({SlotKind::Fin, pull.tag, 0, pull.announcement});
     return true;
   }
   const std::string what = "single-copy read of the " + std::to_string(pull.total) +
@@ -444,8 +533,15 @@ bool ShmTransport::advance(Pull& pull) {
           rank_, what.c_str(), std::strerror(err));
     singleCopyRefused_ = true;
     Incoming& m = peer.incoming[pull.tag];
-    m = Incoming{Incoming::State::Receiving, true, pull.address, pull.total, 0, pull.receive, {}};
-    peer.replies.push_back({SlotKind::Cts, pull.tag, 0});
+    m = Incoming{.state = Incoming::State::Receiving,
+                 .announced = true,
+                 .address = pull.address,
+                 .announcement = pull.announcement,
+                 .total = pull.total,
+                 .arrived = 0,
+                 .receive = pull.receive,
+                 .staging = {}};
+    peer.replies.push_back({SlotKind::Cts, pull.tag, 0, pull.announcement});
   } else if (err == ESRCH) {
     fail(trncclRemoteError, who(peer) + " exited during a " + what);
   } else {
@@ -460,28 +556,31 @@ void ShmTransport::flush(Peer& peer) {
   FifoWriter& fifo = peer.link.toPeer;
   while (!peer.replies.empty() && fifo.hasSpace()) {
     const Reply& reply = peer.replies.front();
-    fifo.write({reply.kind, 0, reply.tag, reply.total, 0, 0, 0}, nullptr);
+    fifo.write({reply.kind, 0, reply.tag, reply.total, 0, 0, 0, reply.announcement}, nullptr);
     peer.replies.pop_front();
   }
   while (peer.replies.empty() && !peer.outbox.empty() && fifo.hasSpace()) {
     Outgoing& out = peer.outbox.front();
     Request& send = *out.request;
     if (out.kind == SlotKind::Rts) {
-      if (peer.awaitingReply.emplace(send.tag, &send).second)
-        fifo.write(
-            {SlotKind::Rts, 0, send.tag, send.bytes, 0, 0, reinterpret_cast<uint64_t>(send.buffer)},
-            nullptr);
-      else
+      auto [waiting, fresh] = peer.awaitingReply.try_emplace(send.tag, AnnouncedSend{&send, 0});
+      if (fresh) {
+        waiting->second.announcement = peer.link.announcementsToPeer.announce();
+        fifo.write({SlotKind::Rts, 0, send.tag, send.bytes, 0, 0,
+                    reinterpret_cast<uint64_t>(send.buffer), waiting->second.announcement},
+                   nullptr);
+      } else {
         fail(trncclInvalidUsage, "rank " + std::to_string(rank_) + " sent a second message to " +
                                      describe(peer.link.rank, send.tag) +
                                      " while the first is in flight");
+      }
       peer.outbox.pop_front();
       continue;
     }
     const uint64_t bytes = std::min(connections_.fifo.slotBytes, send.bytes - out.offset);
     const SlotKind kind =
         out.kind == SlotKind::Eager && out.offset == 0 ? SlotKind::Eager : SlotKind::Data;
-    fifo.write({kind, 0, send.tag, send.bytes, out.offset, bytes, 0},
+    fifo.write({kind, 0, send.tag, send.bytes, out.offset, bytes, 0, 0},
                static_cast<const std::byte*>(send.buffer) + out.offset);
     out.offset += bytes;
     if (out.offset == send.bytes) {
@@ -490,6 +589,27 @@ void ShmTransport::flush(Peer& peer) {
     }
   }
   if (fifo.publish()) peer.link.doorbell.ring();
+}
+
+// Takes an announced send's buffer back from the peer, which may be copying a
+// chunk of it this very moment: then wait for that copy (one chunk at most)
+// to end, so that nobody touches the buffer once cancelAll returns.
+void ShmTransport::withdraw(Peer& peer, AnnouncementId announcement) {
+  OutgoingAnnouncements& announcements = peer.link.announcementsToPeer;
+  const auto start = std::chrono::steady_clock::now();
+  Backoff backoff;
+  while (!announcements.tryWithdraw(announcement)) {
+    if (peer.link.process.hasExited()) break;  // and its reads with it
+    if (std::chrono::steady_clock::now() - start > timeout_) {
+      // Never seen: a live peer stuck in one copy. Keep the slot out of use,
+      // lest its late end of the read clobber a newer announcement.
+      TRNCCL_WARN("shm: rank %d: %s is still reading a cancelled send's buffer after %lld ms",
+                  rank_, who(peer).c_str(), static_cast<long long>(timeout_.count()));
+      return;
+    }
+    backoff.pause([](std::chrono::microseconds maxWait) { std::this_thread::sleep_for(maxWait); });
+  }
+  announcements.release(announcement);
 }
 
 // --- Failures ---------------------------------------------------------------
