@@ -1,0 +1,308 @@
+#include "core/rendezvous.h"
+
+#include <algorithm>
+#include <memory>
+#include <thread>
+#include <utility>
+
+#include "base/error.h"
+#include "base/log.h"
+#include "core/bootstrap_protocol.h"
+
+namespace trnccl::core {
+
+using namespace wire;
+
+namespace {
+
+// ---- The rendezvous root ----------------------------------------------------
+
+// Serves one unique id on a thread of its own: admits ranks that present the
+// secret, sends every rank the table of listen addresses once all nranks are
+// there, and ends. A failure (disagreeing ranks, a rank that left, a timeout)
+// is sent to every rank that arrived, and to any that still comes, so no rank
+// waits in vain.
+class RendezvousRoot {
+ public:
+  RendezvousRoot(Socket listener, const Secret& secret, milliseconds timeout)
+      : listener_(std::move(listener)),
+        address_(listener_.localAddress().toString()),
+        secret_(secret),
+        deadline_(timeout),
+        started_(Clock::now()) {}
+
+  void run() noexcept {
+    try {
+      serve();
+    } catch (const std::exception& e) {
+      TRNCCL_WARN("bootstrap root %s failed: %s", address_.c_str(), e.what());
+    }
+  }
+
+ private:
+  struct Arrival {
+    Socket socket;
+    int rank;
+    int nranks;
+    WireAddress listenAddress;
+    Clock::time_point replyBy;
+  };
+
+  void serve() {
+    TRNCCL_INFO("bootstrap root listening at %s", address_.c_str());
+    // Done once as many ranks were answered as the largest nranks announced.
+    while (expected_ == 0 || answered_ < expected_) {
+      auto replyBy = Clock::time_point::max();
+      for (const Arrival& arrival : arrivals_) replyBy = std::min(replyBy, arrival.replyBy);
+      if (Clock::now() >= replyBy) {
+        fail(trncclTimeout, "timed out: " + missingRanks());
+        continue;
+      }
+      if (deadline_.expired()) return giveUp();
+
+      std::vector<pollfd> fds{{listener_.fd(), POLLIN, 0}};
+      for (Greeting& greeting : greetings_) fds.push_back({greeting.socket().fd(), POLLIN, 0});
+      for (Arrival& arrival : arrivals_) fds.push_back({arrival.socket.fd(), POLLIN, 0});
+      auto untilReply = replyBy == Clock::time_point::max()
+                            ? Deadline::kAbortCheckInterval
+                            : std::chrono::ceil<milliseconds>(replyBy - Clock::now());
+      pollFor(fds, deadline_, untilReply);
+
+      // An arrival sends nothing after registering: readable means it left.
+      for (size_t i = 0; i < arrivals_.size(); ++i) {
+        if (fds[1 + greetings_.size() + i].revents != 0) {
+          fail(trncclRemoteError, "rank " + std::to_string(arrivals_[i].rank) +
+                                      " left before all ranks arrived at the rendezvous root " +
+                                      address_);
+          break;
+        }
+      }
+      for (size_t i = greetings_.size(); i-- > 0;) {
+        if (fds[1 + i].revents != 0) advanceGreeting(i);
+      }
+      if (fds[0].revents != 0) {
+        while (auto socket = listener_.tryAccept())
+          greetings_.emplace_back(std::move(*socket), sizeof(Hello) + sizeof(Registration));
+      }
+    }
+    TRNCCL_INFO("bootstrap root %s done", address_.c_str());
+  }
+
+  void advanceGreeting(size_t index) {
+    Greeting& greeting = greetings_[index];
+    Greeting::Status status = greeting.advance(secret_, Purpose::JoinRoot);
+    if (status == Greeting::Status::Incomplete) return;
+    if (status == Greeting::Status::Complete) status = admit(greeting);
+    if (status == Greeting::Status::Refused) {
+      TRNCCL_WARN("bootstrap root %s refused a connection from %s: %s", address_.c_str(),
+                  greeting.socket().peerAddress().toString().c_str(), greeting.refusal().c_str());
+    }
+    greetings_.erase(greetings_.begin() + static_cast<ptrdiff_t>(index));
+  }
+
+  Greeting::Status admit(Greeting& greeting) {
+    Hello hello = greeting.hello();
+    Registration registration = greeting.registration();
+    if (hello.nranks < 1 || hello.rank < 0 || hello.rank >= hello.nranks ||
+        !SocketAddress::fromWire(registration.listenAddress)) {
+      return greeting.refuse("malformed registration");
+    }
+    // Answer a little before the rank stops listening, so it learns why.
+    auto replyWithin = milliseconds(std::min<uint64_t>(registration.replyWithinMs, 86400000));
+    Arrival arrival{std::move(greeting.socket()), hello.rank, hello.nranks,
+                    registration.listenAddress,
+                    Clock::now() + replyWithin - std::min(replyWithin / 10, milliseconds(200))};
+    arrival.socket.setPeerName("rank " + std::to_string(hello.rank));
+    expected_ = std::max(expected_, hello.nranks);
+    if (failure_) {
+      answerFailure(arrival);
+      return Greeting::Status::Complete;
+    }
+    arrivals_.push_back(std::move(arrival));
+    checkAgreement();
+    return Greeting::Status::Complete;
+  }
+
+  void checkAgreement() {
+    const Arrival& newest = arrivals_.back();
+    for (const Arrival& other : arrivals_) {
+      if (other.nranks != newest.nranks) {
+        return fail(trncclInvalidUsage,
+                    "ranks disagree on the number of ranks: rank " + std::to_string(other.rank) +
+                        " says " + std::to_string(other.nranks) + ", rank " +
+                        std::to_string(newest.rank) + " says " + std::to_string(newest.nranks));
+      }
+      if (&other != &newest && other.rank == newest.rank) {
+        return fail(trncclInvalidUsage,
+                    "rank " + std::to_string(newest.rank) +
+                        " was claimed twice (by the processes listening at " +
+                        SocketAddress::fromWire(other.listenAddress)->toString() + " and " +
+                        SocketAddress::fromWire(newest.listenAddress)->toString() + ")");
+      }
+    }
+    if (static_cast<int>(arrivals_.size()) == newest.nranks) sendTable();
+  }
+
+  void sendTable() {
+    std::vector<WireAddress> table(arrivals_.size());
+    for (const Arrival& arrival : arrivals_) table[arrival.rank] = arrival.listenAddress;
+    for (Arrival& arrival : arrivals_)
+      answer(arrival, trncclSuccess, table.data(), table.size() * sizeof(WireAddress));
+    TRNCCL_INFO("bootstrap root %s: all %zu ranks arrived after %lld ms", address_.c_str(),
+                arrivals_.size(), static_cast<long long>(elapsed().count()));
+    answered_ += static_cast<int>(arrivals_.size());
+    arrivals_.clear();
+  }
+
+  void fail(trncclResult_t code, const std::string& message) {
+    TRNCCL_WARN("bootstrap root %s: %s", address_.c_str(), message.c_str());
+    failure_.emplace(code, message);
+    for (Arrival& arrival : arrivals_) answerFailure(arrival);
+    arrivals_.clear();
+  }
+
+  void giveUp() {
+    if (!arrivals_.empty()) {
+      fail(trncclTimeout,
+           "gave up after " + std::to_string(elapsed().count()) + " ms: " + missingRanks());
+    } else if (!failure_) {
+      TRNCCL_WARN("bootstrap root %s gave up after %lld ms: %s", address_.c_str(),
+                  static_cast<long long>(elapsed().count()),
+                  answered_ == 0 ? "no rank arrived" : "some ranks never arrived");
+    }
+  }
+
+  std::string missingRanks() const {
+    int nranks = arrivals_.front().nranks;
+    std::vector<bool> arrived(nranks);
+    for (const Arrival& arrival : arrivals_) arrived[arrival.rank] = true;
+    std::vector<int> missing;
+    for (int rank = 0; rank < nranks; ++rank)
+      if (!arrived[rank]) missing.push_back(rank);
+    return describeRanks(missing) + " never arrived at the rendezvous root " + address_ + " (" +
+           std::to_string(arrivals_.size()) + " of " + std::to_string(nranks) + " arrived)";
+  }
+
+  void answerFailure(Arrival& arrival) {
+    std::string message(failure_->what());
+    message.resize(std::min(message.size(), kMaxErrorMessage));
+    answer(arrival, failure_->code(), message.data(), message.size());
+    ++answered_;
+  }
+
+  void answer(Arrival& arrival, trncclResult_t code, const void* payload, size_t bytes) {
+    ReplyHeader header{code, static_cast<uint32_t>(bytes)};
+    try {
+      arrival.socket.sendAll(&header, sizeof(header), deadline_);
+      arrival.socket.sendAll(payload, bytes, deadline_);
+    } catch (const Error& e) {
+      TRNCCL_WARN("bootstrap root %s could not answer: %s", address_.c_str(), e.what());
+    }
+  }
+
+  milliseconds elapsed() const {
+    return std::chrono::duration_cast<milliseconds>(Clock::now() - started_);
+  }
+
+  Socket listener_;
+  std::string address_;
+  Secret secret_;
+  Deadline deadline_;
+  Clock::time_point started_;
+  std::vector<Greeting> greetings_;
+  std::vector<Arrival> arrivals_;
+  std::optional<Error> failure_;
+  int expected_ = 0;
+  int answered_ = 0;
+};
+
+}  // namespace
+
+// A rank's side of the rendezvous: register, get the table of listen addresses.
+std::vector<SocketAddress> joinRendezvous(const RendezvousInfo& info, int rank, int nranks,
+                                          const SocketAddress& listenAddress,
+                                          const Deadline& deadline) {
+  Socket root = Socket::connect(info.root, deadline, "the rendezvous root");
+  struct {
+    Hello hello;
+    Registration registration;
+  } join{makeHello(Purpose::JoinRoot, info.secret, rank, nranks),
+         {listenAddress.toWire(),
+          static_cast<uint64_t>(
+              std::chrono::duration_cast<milliseconds>(deadline.remaining()).count())}};
+  static_assert(sizeof(join) == sizeof(Hello) + sizeof(Registration));
+  root.sendAll(&join, sizeof(join), deadline);
+
+  ReplyHeader reply{};
+  root.recvAll(&reply, sizeof(reply), deadline);
+  auto malformed = [&] {
+    throwError(trncclRemoteError,
+               "malformed reply from the rendezvous root " + info.root.toString());
+  };
+  if (reply.code == trncclSuccess) {
+    if (reply.bytes != nranks * sizeof(WireAddress)) malformed();
+    std::vector<WireAddress> table(nranks);
+    root.recvAll(table.data(), reply.bytes, deadline);
+    std::vector<SocketAddress> peers;
+    for (const WireAddress& wire : table) {
+      auto address = SocketAddress::fromWire(wire);
+      if (!address) malformed();
+      peers.push_back(*address);
+    }
+    return peers;
+  }
+  bool knownFailure = reply.code == trncclInvalidUsage || reply.code == trncclTimeout ||
+                      reply.code == trncclRemoteError;
+  if (!knownFailure || reply.bytes > kMaxErrorMessage) malformed();
+  std::string message(reply.bytes, '\0');
+  root.recvAll(message.data(), message.size(), deadline);
+  throwError(static_cast<trncclResult_t>(reply.code), message);
+}
+
+// Messages from one peer: frames are read without blocking as they come and
+
+// ---- Unique id --------------------------------------------------------------
+
+trncclUniqueId encodeUniqueId(const RendezvousInfo& info) {
+  IdLayout layout{};
+  layout.magic = kIdMagic;
+  layout.version = kProtocolVersion;
+  layout.secret = info.secret;
+  layout.root = info.root.toWire();
+  trncclUniqueId id;
+  std::memcpy(&id, &layout, sizeof(id));
+  return id;
+}
+
+RendezvousInfo decodeUniqueId(const trncclUniqueId& id) {
+  IdLayout layout;
+  std::memcpy(&layout, &id, sizeof(layout));
+  if (layout.magic != kIdMagic)
+    throwInvalidArgument("id", "is not a unique id made by trncclGetUniqueId (bad magic)");
+  if (layout.version != kProtocolVersion) {
+    throwInvalidArgument("id", "has version " + std::to_string(layout.version) +
+                                   "; this library speaks version " +
+                                   std::to_string(kProtocolVersion));
+  }
+  bool paddingClear = layout.reserved == 0 && layout.root.reserved == 0 &&
+                      std::all_of(std::begin(layout.unused), std::end(layout.unused),
+                                  [](uint8_t byte) { return byte == 0; });
+  if (!paddingClear) throwInvalidArgument("id", "is corrupted (non-zero padding)");
+  auto root = SocketAddress::fromWire(layout.root);
+  if (!root || root->port() == 0) throwInvalidArgument("id", "has no valid root address");
+  if (layout.secret == Secret{}) throwInvalidArgument("id", "has no secret");
+  return {*root, layout.secret};
+}
+
+trncclUniqueId createUniqueId(milliseconds timeout) {
+  if (timeout <= milliseconds::zero())
+    throwInvalidArgument("timeout", "must be positive, not " + std::to_string(timeout.count()));
+  Socket listener = Socket::listen(selectInterface().address);
+  RendezvousInfo info{listener.localAddress(), randomSecret()};
+  auto root = std::make_unique<RendezvousRoot>(std::move(listener), info.secret, timeout);
+  // Detached: the root owns all it uses, ends by itself, and never holds up exit.
+  std::thread([root = std::move(root)] { root->run(); }).detach();
+  return encodeUniqueId(info);
+}
+
+}  // namespace trnccl::core

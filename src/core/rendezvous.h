@@ -1,0 +1,18 @@
+// The rendezvous behind a unique id: the root that serves it (a thread of the
+// process that called trncclGetUniqueId) and a rank's side of joining it.
+#pragma once
+
+#include <vector>
+
+#include "core/bootstrap.h"
+#include "core/socket.h"
+
+namespace trnccl::core {
+
+// Registers `rank` (listening at `listenAddress`) with the root of `info` and
+// returns every rank's listen address.
+std::vector<SocketAddress> joinRendezvous(const RendezvousInfo& info, int rank, int nranks,
+                                          const SocketAddress& listenAddress,
+                                          const Deadline& deadline);
+
+}  // namespace trnccl::core
