@@ -1,0 +1,51 @@
+// The shared-memory transport: protocol errors, failed requests and peers
+// that left.
+#include "transports/shm/shm_transport_internal.h"
+
+namespace trnccl::transport::shm {
+
+void ShmTransport::protocolError(const Peer& peer, const std::string& what) const {
+  throwError(trncclRemoteError, who(peer) + " broke the shared-memory protocol with rank " +
+                                    std::to_string(rank_) + ": it sent " + what);
+}
+
+void ShmTransport::fail(trncclResult_t code, const std::string& message) {
+  if (!pendingError_) pendingError_ = std::make_exception_ptr(Error(code, message));
+}
+
+bool ShmTransport::hasOutstanding(const Peer& peer) const {
+  return !peer.outbox.empty() || !peer.awaitingReply.empty() || !peer.posted.empty() ||
+         std::any_of(
+             peer.incoming.begin(), peer.incoming.end(),
+             [](const auto& entry) { return entry.second.state == Incoming::State::Receiving; }) ||
+         std::any_of(pulls_.begin(), pulls_.end(),
+                     [&peer](const Pull& pull) { return pull.peer == &peer; });
+}
+
+void ShmTransport::noticeDepartures() {
+  // Reading the clock costs more than a small message's whole path: look at
+  // it every 64 calls, or after this rank slept.
+  if ((++progressCalls_ & 63) != 0 && !slept_) return;
+  slept_ = false;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - lastLivenessCheck_ < kLivenessInterval) return;
+  lastLivenessCheck_ = now;
+  for (Peer& peer : peers_) {
+    if (!peer.gone.empty() || !hasOutstanding(peer)) continue;
+    const char* how = nullptr;
+    if (std::atomic_ref<uint32_t>(*peer.link.closed).load(std::memory_order_acquire) != 0)
+      how = " closed its shared-memory transport";
+    else if (peer.link.process.hasExited())
+      how = " exited";
+    if (how != nullptr)
+      peer.gone = who(peer) + how + " while rank " + std::to_string(rank_) +
+                  " still had requests outstanding with it";
+  }
+}
+
+std::string ShmTransport::who(const Peer& peer) const {
+  return "rank " + std::to_string(peer.link.rank) + " (pid " +
+         std::to_string(peer.link.process.pid()) + ")";
+}
+
+}  // namespace trnccl::transport::shm

@@ -1,0 +1,67 @@
+// The shared-memory transport: writing sends and replies into a peer's FIFO,
+// and withdrawing announcements.
+#include "transports/shm/shm_transport_internal.h"
+
+namespace trnccl::transport::shm {
+
+void ShmTransport::flush(Peer& peer) {
+  FifoWriter& fifo = peer.link.toPeer;
+  while (!peer.replies.empty() && fifo.hasSpace()) {
+    const Reply& reply = peer.replies.front();
+    fifo.write({reply.kind, 0, reply.tag, reply.total, 0, 0, 0, reply.announcement}, nullptr);
+    peer.replies.pop_front();
+  }
+  while (peer.replies.empty() && !peer.outbox.empty() && fifo.hasSpace()) {
+    Outgoing& out = peer.outbox.front();
+    Request& send = *out.request;
+    if (out.kind == SlotKind::Rts) {
+      auto [waiting, fresh] = peer.awaitingReply.try_emplace(send.tag, AnnouncedSend{&send, 0});
+      if (fresh) {
+        waiting->second.announcement = peer.link.announcementsToPeer.announce();
+        fifo.write({SlotKind::Rts, 0, send.tag, send.bytes, 0, 0,
+                    reinterpret_cast<uint64_t>(send.buffer), waiting->second.announcement},
+                   nullptr);
+      } else {
+        fail(trncclInvalidUsage, "rank " + std::to_string(rank_) + " sent a second message to " +
+                                     describe(peer.link.rank, send.tag) +
+                                     " while the first is in flight");
+      }
+      peer.outbox.pop_front();
+      continue;
+    }
+    const uint64_t bytes = std::min(connections_.fifo.slotBytes, send.bytes - out.offset);
+    const SlotKind kind =
+        out.kind == SlotKind::Eager && out.offset == 0 ? SlotKind::Eager : SlotKind::Data;
+    fifo.write({kind, 0, send.tag, send.bytes, out.offset, bytes, 0, 0},
+               static_cast<const std::byte*>(send.buffer) + out.offset);
+    out.offset += bytes;
+    if (out.offset == send.bytes) {
+      complete(send, send.bytes);
+      peer.outbox.pop_front();
+    }
+  }
+  if (fifo.publish()) peer.link.doorbell.ring();
+}
+
+// Takes an announced send's buffer back from the peer, which may be copying a
+// chunk of it this very moment: then wait for that copy (one chunk at most)
+// to end, so that nobody touches the buffer once cancelAll returns.
+void ShmTransport::withdraw(Peer& peer, AnnouncementId announcement) {
+  OutgoingAnnouncements& announcements = peer.link.announcementsToPeer;
+  const auto start = std::chrono::steady_clock::now();
+  Backoff backoff;
+  while (!announcements.tryWithdraw(announcement)) {
+    if (peer.link.process.hasExited()) break;  // and its reads with it
+    if (std::chrono::steady_clock::now() - start > timeout_) {
+      // Never seen: a live peer stuck in one copy. Keep the slot out of use,
+      // lest its late end of the read clobber a newer announcement.
+      TRNCCL_WARN("shm: rank %d: %s is still reading a cancelled send's buffer after %lld ms",
+                  rank_, who(peer).c_str(), static_cast<long long>(timeout_.count()));
+      return;
+    }
+    backoff.pause([](std::chrono::microseconds maxWait) { std::this_thread::sleep_for(maxWait); });
+  }
+  announcements.release(announcement);
+}
+
+}  // namespace trnccl::transport::shm

@@ -1,0 +1,220 @@
+// The shared-memory transport's protocol.
+//
+// Each rank owns one segment (layout.h) holding its doorbell and, for each
+// peer, a FIFO that only that peer writes (fifo.h). A message from A to B
+// travels through A's FIFO in B's segment, as slots:
+//
+//   eager (up to kEagerBytes; zero-byte messages always):
+//     A writes Eager(tag, total, first chunk) [Data(next chunk) ...]; the send
+//     is complete once the last chunk is in the FIFO. B copies the chunks into
+//     the posted receive, or into a heap buffer until one is posted.
+//   announced (larger, or every non-empty message with TRNCCL_SHM_COPY=cma):
+//     A writes Rts(tag, total, address of A's buffer, announcement) and waits.
+//     The announcement names a state word in A's segment (B maps it too) that
+//     says whether A's buffer still holds the message (announcement.h). Once
+//     B has a receive for it (one too small: Nack to A, InvalidUsage on both
+//     sides), B picks the path (config.h: CopyPath):
+//       single copy: B reads A's buffer itself (memcpy when A is a thread of
+//         B's process, process_vm_readv otherwise), moving the word Announced
+//         -> Reading before each chunk and back after it (Done after the
+//         last), then writes Fin(tag) to A, which completes the send;
+//       two copies: B moves the word Announced -> Done and writes Cts(tag) to
+//         A, and A streams the message as Data chunks through the FIFO; its
+//         send completes with the last chunk.
+//     A has a word for at most kAnnouncementSlots messages to B at a time;
+//     beyond that it announces without one, and B always asks for those
+//     streamed. Replies name the announcement they answer.
+//   Nothing larger than kEagerBytes is ever buffered on the heap.
+//
+// Cancelling (cancelAll) takes A's announced buffers back: A moves each word
+// Announced -> Withdrawn, or, finding B Reading, waits until that chunk's copy
+// is over (or B's process has exited). B, finding a word withdrawn, forgets
+// the announcement (a new message with its tag replaces it), and its receive
+// stays posted for a later message with the tag; a reply to a withdrawn
+// announcement is ignored, so a cancelled send never streams either. Once
+// cancelAll returns, no rank touches the buffers of the requests it cancelled.
+//
+// Replies (Cts, Fin, Nack) go out before queued data, and every rank drains
+// every FIFO it owns on each progress(), so a full FIFO always empties and
+// no cycle of full FIFOs can deadlock.
+//
+// Ordering and waking: slots are published by a release store of the FIFO's
+// head and read after an acquire load (fifo.h); whoever publishes then rings
+// the receiver's doorbell (doorbell.h), and a receiver that frees slots a
+// sender waits for rings the sender's. progress() reads its own doorbell's
+// sequence before it looks at anything and wait() sleeps only while the
+// sequence is unchanged, so nothing published after the look is missed.
+//
+// Failures: everything read from shared memory is validated (fifo.h, and the
+// message checks here; an announcement's word is only ever compared with the
+// exact value expected); a peer's impossible values give trncclRemoteError
+// naming it. While a rank has requests outstanding with a peer it checks,
+// every kLivenessInterval, whether the peer's process exited or its transport
+// closed. It decides that before it drains the peer's FIFO, so whatever the
+// peer published before it went is still delivered.
+//
+// This header holds the transport's state; its members are defined in
+// shm_transport.cc (requests and waiting), shm_receive.cc, shm_send.cc and
+// shm_failures.cc.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "base/backoff.h"
+#include "base/error.h"
+#include "base/log.h"
+#include "transports/shm/config.h"
+#include "transports/shm/setup.h"
+
+namespace trnccl::transport::shm {
+
+
+// A reply slot still to be written: Cts, Fin or Nack (total = capacity).
+struct Reply {
+  SlotKind kind;
+  Tag tag;
+  uint64_t total;
+  AnnouncementId announcement;
+};
+
+// A send still to be written into the peer's FIFO.
+struct Outgoing {
+  Request* request;
+  SlotKind kind;  // Eager: copy it in now; Rts: announce it; Data: stream it (after Cts)
+  uint64_t offset = 0;
+};
+
+// A message from a peer that has announced itself or begun to arrive.
+struct Incoming {
+  enum class State { Unexpected, Receiving, Discarding };
+  State state = State::Unexpected;
+  bool announced = false;           // came as Rts: the bytes wait in the sender's buffer
+  uint64_t address = 0;             // announced: where
+  AnnouncementId announcement = 0;  // announced: whether they still do
+  uint64_t total = 0;
+  uint64_t arrived = 0;
+  Request* receive = nullptr;      // Receiving
+  std::vector<std::byte> staging;  // Unexpected and not announced
+};
+using IncomingMap = std::unordered_map<Tag, Incoming>;
+
+// A send that announced itself and waits for the receiver's reply.
+struct AnnouncedSend {
+  Request* request;
+  AnnouncementId announcement;
+};
+
+struct Peer {
+  explicit Peer(PeerLink l) : link(std::move(l)) {}
+  PeerLink link;
+  std::deque<Reply> replies;
+  std::deque<Outgoing> outbox;
+  std::unordered_map<Tag, AnnouncedSend> awaitingReply;  // announced sends
+  std::unordered_map<Tag, Request*> posted;              // receives nothing has arrived for
+  IncomingMap incoming;
+  std::string gone;     // why requests with this peer can no longer complete
+  bool broken = false;  // it corrupted shared memory: never read it again
+};
+
+// A receive filled by single copy straight from the sender's buffer.
+struct Pull {
+  Peer* peer;
+  Request* receive;
+  Tag tag;
+  uint64_t address;
+  AnnouncementId announcement;
+  uint64_t total;
+  uint64_t offset = 0;
+};
+
+inline void complete(Request& request, uint64_t bytes) {
+  request.transferred = bytes;
+  request.done = true;
+}
+
+inline std::string describe(int rank, Tag tag) {
+  return "rank " + std::to_string(rank) + " (tag " + std::to_string(tag) + ")";
+}
+
+class ShmTransport final : public Transport {
+ public:
+  ShmTransport(const Options& options, Config config, Connections connections);
+  ~ShmTransport() override;
+
+  const char* name() const override { return "shm"; }
+  void isend(Request& request) override;
+  void irecv(Request& request) override;
+  void progress() override;
+  void wait(std::chrono::microseconds maxWait) override;
+  void interrupt() override;
+  void cancelAll() override;
+
+ private:
+  Peer& peerOf(const Request& request, const char* operation);
+  // Receiving.
+  void drain(Peer& peer);
+  void onMessage(Peer& peer, const SlotHeader& slot, const std::byte* payload);
+  void onData(Peer& peer, const SlotHeader& slot, const std::byte* payload);
+  void onReply(Peer& peer, const SlotHeader& slot);
+  void match(Peer& peer, IncomingMap::iterator message, Request& receive);
+  bool isWithdrawn(const Peer& peer, const Incoming& message) const;
+  void repost(Peer& peer, Request& receive);
+  void deliver(Peer& peer, IncomingMap::iterator message, const std::byte* payload, uint64_t bytes);
+  bool singleCopyFrom(const Peer& peer) const;
+  void advancePulls();
+  bool advance(Pull& pull);
+  // Sending.
+  void flush(Peer& peer);
+  void withdraw(Peer& peer, AnnouncementId announcement);
+  // Failures.
+  template <class Step>
+  void unlessBroken(Peer& peer, Step&& step);
+  [[noreturn]] void protocolError(const Peer& peer, const std::string& what) const;
+  void fail(trncclResult_t code, const std::string& message);
+  bool hasOutstanding(const Peer& peer) const;
+  void noticeDepartures();
+  std::string who(const Peer& peer) const;
+
+  const int rank_;
+  const Config config_;
+  const std::chrono::milliseconds timeout_;
+  Connections connections_;
+  std::vector<Peer> peers_;
+  std::vector<Peer*> peerOfRank_;  // null for ranks that are not peers
+  std::vector<Pull> pulls_;
+  std::vector<Request*> withdrawnReceives_;  // their pulls found the message withdrawn
+  std::exception_ptr pendingError_;          // the first failure, thrown by the next progress()
+  bool singleCopyRefused_ = false;
+  uint32_t seen_ = 0;  // our doorbell's sequence when progress() last looked
+  std::chrono::steady_clock::time_point lastLivenessCheck_{};
+  uint64_t progressCalls_ = 0;
+  bool slept_ = false;
+  std::atomic<bool> interrupted_{false};
+};
+
+// Runs a step that reads the peer's shared memory; a peer found corrupting
+// it is never read again, and requests with it fail.
+template <class Step>
+void ShmTransport::unlessBroken(Peer& peer, Step&& step) {
+  if (peer.broken) return;
+  try {
+    step();
+  } catch (const Error& e) {
+    if (e.code() != trncclRemoteError) throw;
+    peer.broken = true;
+    peer.gone = e.what();
+    TRNCCL_WARN("shm: rank %d: %s", rank_, e.what());
+  }
+}
+
+}  // namespace trnccl::transport::shm
