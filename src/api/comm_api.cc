@@ -7,7 +7,6 @@
 
 #include "api/guard.h"
 #include "api/handles.h"
-#include "base/env.h"
 #include "core/bootstrap.h"
 
 using trnccl::throwInvalidArgument;
@@ -15,10 +14,6 @@ using trnccl::api::guarded;
 namespace core = trnccl::core;
 
 namespace {
-
-std::chrono::milliseconds rendezvousTimeout() {
-  return std::chrono::milliseconds(trnccl::env::getInt("TRNCCL_TIMEOUT_MS", 300000, 1, INT64_MAX / 2));
-}
 
 trncclComm_t newComm(const trncclUniqueId& id, int nranks, int rank, core::Config config) {
   auto handle = std::make_unique<trncclComm>();
@@ -45,7 +40,7 @@ void checkRanks(int nranks, int rank) {
 extern "C" TRNCCL_API trncclResult_t trncclGetUniqueId(trncclUniqueId* id) {
   return guarded("trncclGetUniqueId", nullptr, [&] {
     if (id == nullptr) throwInvalidArgument("id", "is NULL");
-    *id = core::createUniqueId(rendezvousTimeout());
+    *id = core::createUniqueId(core::timeoutFromEnvironment());
   });
 }
 

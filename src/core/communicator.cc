@@ -5,7 +5,6 @@
 
 #include <cstring>
 #include <fstream>
-#include <thread>
 
 #include "base/datatype.h"
 #include "base/error.h"

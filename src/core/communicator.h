@@ -57,7 +57,6 @@ class Communicator {
   int size() const { return nranks_; }
   const Config& config() const { return config_; }
   Bootstrap& bootstrap() { return *bootstrap_; }
-  device::Device& device() { return device_; }
 
   // Program-order bookkeeping, called in the issuing thread.
   uint64_t nextSequence() { return sequence_++; }

@@ -24,6 +24,12 @@ std::string choice(const char* field, const char* value, const char* variable,
 
 }  // namespace
 
+std::chrono::milliseconds timeoutFromEnvironment() {
+  const Config defaults;
+  return std::chrono::milliseconds(
+      env::getInt("TRNCCL_TIMEOUT_MS", defaults.timeout.count(), 1, INT64_MAX / 2));
+}
+
 Config resolveConfig(const trncclConfig_t* user) {
   if (user != nullptr && (user->magic != TRNCCL_CONFIG_MAGIC || user->size != sizeof(trncclConfig_t)))
     throwInvalidArgument("config", "was not initialised with TRNCCL_CONFIG_INITIALIZER");
@@ -40,7 +46,7 @@ Config resolveConfig(const trncclConfig_t* user) {
     if (c.timeoutMs <= 0) throwInvalidArgument("config->timeoutMs", "must be positive");
     out.timeout = std::chrono::milliseconds(c.timeoutMs);
   } else {
-    out.timeout = std::chrono::milliseconds(env::getInt("TRNCCL_TIMEOUT_MS", 300000, 1, INT64_MAX / 2));
+    out.timeout = timeoutFromEnvironment();
   }
 
   out.topology = c.topology ? c.topology : env::get("TRNCCL_TOPO").value_or("");

@@ -28,4 +28,7 @@ struct Config {
 // `user` may be NULL (all from the environment). Throws Error(InvalidArgument).
 Config resolveConfig(const trncclConfig_t* user);
 
+// TRNCCL_TIMEOUT_MS, or the default: also bounds a rendezvous root's life.
+std::chrono::milliseconds timeoutFromEnvironment();
+
 }  // namespace trnccl::core

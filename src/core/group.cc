@@ -34,12 +34,6 @@ struct GroupState {
 
 thread_local GroupState group;
 
-void submit(Communicator& comm, runtime::Stream* stream, Work work) {
-  auto run = comm.prepare(std::move(work));
-  if (stream) stream->enqueue(std::move(run));
-  else run();
-}
-
 }  // namespace
 
 void groupStart() { ++group.depth; }
@@ -96,7 +90,9 @@ void issueP2P(Communicator& comm, runtime::Stream* stream, P2PCall call) {
     return entry.work.p2p.push_back(call);
   }
   call.op.tag = comm.nextP2PTag(call.op.peer, call.op.send);
-  submit(comm, stream, Work{{}, {call}});
+  auto run = comm.prepare(Work{{}, {call}});
+  if (stream) stream->enqueue(std::move(run));
+  else run();
 }
 
 }  // namespace trnccl::core
