@@ -47,6 +47,19 @@ class OutOfBand {
   virtual void barrier() = 0;
 };
 
+// Timed emulation of modelled links: a message to `peer` occupies every link of
+// pathTo[peer] for bytes / (the slowest of them) and arrives latency later, all
+// times multiplied by `scale`. Links are shared by every rank of the job (several
+// ranks' messages over one link queue behind each other). Disabled when
+// linkBytesPerSec is empty. An empty path (two ranks of one chip) occupies no
+// link: such a message pays its latency only.
+struct LinkEmulation {
+  double scale = 1;
+  std::vector<double> linkBytesPerSec;   // per link id of the whole job
+  std::vector<std::vector<int>> pathTo;  // per peer rank: link ids, in order
+  std::vector<double> latencyTo;         // per peer rank: seconds (unscaled)
+};
+
 struct Options {
   int rank = 0;
   int nranks = 0;
@@ -54,6 +67,7 @@ struct Options {
   OutOfBand* oob = nullptr;          // collective: every rank of the communicator calls the factory
   std::chrono::milliseconds timeout{300000};
   std::string jobKey;                // unique per communicator: names shared resources
+  LinkEmulation emulation;           // every rank enables it, or none
 };
 
 class Transport {

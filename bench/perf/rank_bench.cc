@@ -12,6 +12,7 @@
 #include "logic/expected_output.h"
 #include "logic/sizes.h"
 #include "mpi_peer.h"
+#include "trnccl_error.h"
 #include "trnccl_handles.h"
 
 namespace trnccl::perf {
@@ -62,7 +63,10 @@ class RankBench {
             has_root(collective) ? std::optional<int>(s_.options.root) : std::nullopt,
             measure(call, spec, false),
             measure(call, spec, true),
+            std::nullopt,
+            "-",
             std::nullopt};
+    describe_algorithm(call, row);
     if (s_.options.mpi_peer) {
       const std::optional<double> seconds =
           mpi_peer_seconds(call, send_.data(), recv_.data(), s_.options.warmup_iters, s_.options.iters);
@@ -76,6 +80,19 @@ class RankBench {
     }
     if (s_.reporter != nullptr) s_.reporter->add(row);
     return row.out_of_place.wrong.value_or(0) + row.in_place.wrong.value_or(0);
+  }
+
+  // What the tuner chose for this call, and what its cost model predicted.
+  void describe_algorithm(const CallSpec& call, Row& row) const {
+    if (call.collective == Collective::sendrecv) return;
+    std::string name(collective_name(call.collective));
+    std::erase(name, '_');  // the API's spelling: "allreduce"
+    char algorithm[TRNCCL_ALGO_NAME_MAX];
+    double predicted_us = 0;
+    check_trnccl(trncclCommGetAlgorithm(s_.comm, name.c_str(), call.layout.count, call.type, algorithm, &predicted_us),
+                 "trncclCommGetAlgorithm", s_.comm);
+    row.algorithm = algorithm;
+    row.predicted_us = predicted_us;
   }
 
   Measurement measure(const CallSpec& call, const PatternSpec& spec, bool in_place) {

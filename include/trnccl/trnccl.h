@@ -165,6 +165,18 @@ TRNCCL_API trncclResult_t trncclGroupEnd(void);
 
 /* ---- Streams: ordered queues of operations --------------------------------- */
 
+/* trnccl extension: which algorithm `comm` runs for a collective of `count`
+ * elements of `datatype` (collective: "allreduce", "allgather",
+ * "reducescatter", "broadcast", "reduce" or "alltoall"; count as the
+ * collective's own call takes it), and the tuner's predicted time for it in
+ * microseconds, as this run would measure it (multiplied by the emulation
+ * scale when TRNCCL_EMULATE_LINKS is on). `algorithm` receives a
+ * NUL-terminated name of at most TRNCCL_ALGO_NAME_MAX bytes; `predictedUs`
+ * may be NULL. */
+#define TRNCCL_ALGO_NAME_MAX 64
+TRNCCL_API trncclResult_t trncclCommGetAlgorithm(const trncclComm_t comm, const char* collective, size_t count,
+                                                 trncclDataType_t datatype, char* algorithm, double* predictedUs);
+
 TRNCCL_API trncclResult_t trncclStreamCreate(trncclStream_t* stream);
 TRNCCL_API trncclResult_t trncclStreamSynchronize(trncclStream_t stream);
 /* trncclSuccess when everything queued has finished, trncclInProgress if not. */

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 
+#include "algorithms/layout.h"
 #include "algorithms/schedule.h"
 
 namespace trnccl::algo {
@@ -24,6 +25,8 @@ struct CollectiveArgs {
   // pipelines whose messages cross a step boundary (ring) must bound their
   // steps by this to stay deadlock-free with bounded buffers.
   size_t maxStepElements = 0;
+  // Where the ranks sit (nullptr: nothing known, a flat group of ranks).
+  const RankLayout* layout = nullptr;
 };
 
 class Algorithm {

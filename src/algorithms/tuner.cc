@@ -1,103 +1,131 @@
 #include "algorithms/tuner.h"
 
-#include <sstream>
+#include <bit>
+#include <cstdio>
 
+#include "algorithms/bidir_ring.h"
+#include "algorithms/hierarchical.h"
 #include "algorithms/mesh.h"
+#include "algorithms/rdh.h"
 #include "algorithms/ring.h"
+#include "algorithms/torus2d.h"
 #include "base/datatype.h"
 #include "base/error.h"
 
 namespace trnccl::algo {
 namespace {
 
-const Collective kCollectives[] = {Collective::AllReduce, Collective::AllGather,
-                                   Collective::ReduceScatter, Collective::Broadcast,
-                                   Collective::Reduce, Collective::AllToAll};
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+// Ties go to the earlier one: the simplest algorithm that is as fast.
+std::vector<std::unique_ptr<Algorithm>> makeAlgorithms() {
+  std::vector<std::unique_ptr<Algorithm>> all;
+  all.push_back(std::make_unique<Ring>());
+  all.push_back(std::make_unique<BidirRing>());
+  all.push_back(std::make_unique<Torus2d>());
+  all.push_back(std::make_unique<Rdh>());
+  all.push_back(std::make_unique<Mesh>());
+  // Across instances: ring for bandwidth, RDH and mesh for latency.
+  all.push_back(std::make_unique<Hierarchical>());
+  all.push_back(std::make_unique<Hierarchical>(std::make_unique<Rdh>()));
+  all.push_back(std::make_unique<Hierarchical>(std::make_unique<Mesh>()));
+  return all;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts;
-  std::stringstream in(s);
-  for (std::string part; std::getline(in, part, sep);) parts.push_back(trim(part));
-  return parts;
+int log2Floor(size_t bytes) { return bytes == 0 ? -1 : std::bit_width(bytes) - 1; }
+
+std::string humanBytes(size_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && bytes % 1024 == 0 && u < 4) bytes /= 1024, ++u;
+  return std::to_string(bytes) + " " + units[u];
 }
 
 }  // namespace
 
-Tuner::Tuner(const std::string& spec, const std::string& source) : spec_(spec) {
-  algorithms_.push_back(std::make_unique<Ring>());
-  algorithms_.push_back(std::make_unique<Mesh>());
-  const auto known = algorithmNames();
-  auto bad = [&](const std::string& why) {
-    throwError(trncclInvalidArgument, source + "='" + spec + "': " + why);
-  };
-  auto parseRule = [&](std::string list) {
-    Rule rule;
-    if (!list.empty() && list[0] == '^') rule.exclude = true, list.erase(0, 1);
-    for (const std::string& name : split(list, ',')) {
-      if (name == "auto" && !rule.exclude) return Rule{};
-      bool ok = false;
-      for (const auto& k : known) ok = ok || k == name;
-      if (!ok) {
-        std::string names;
-        for (const auto& k : known) names += " " + k;
-        bad("unknown algorithm '" + name + "' (known: auto" + names + ")");
-      }
-      rule.names.insert(name);
-    }
-    return rule;
-  };
-  if (trim(spec).empty()) return;
-  for (const std::string& clause : split(spec, ';')) {
-    const auto colon = clause.find(':');
-    if (colon == std::string::npos) {
-      defaultRule_ = parseRule(clause);
-      continue;
-    }
-    const std::string coll = trim(clause.substr(0, colon));
-    bool found = false;
-    for (Collective c : kCollectives) {
-      if (coll == collectiveName(c)) rules_[c] = parseRule(trim(clause.substr(colon + 1))), found = true;
-    }
-    if (!found) bad("unknown collective '" + coll + "'");
-  }
-}
+Tuner::Tuner(AlgorithmFilter filter, const Network& network, const RankLayout* layout)
+    : algorithms_(makeAlgorithms()), filter_(std::move(filter)), network_(network), layout_(layout) {}
 
 Tuner::~Tuner() = default;
 
-std::vector<std::string> Tuner::algorithmNames() { return {"ring", "mesh"}; }
+std::vector<std::string> Tuner::algorithmNames() {
+  std::vector<std::string> names;
+  for (const auto& a : makeAlgorithms()) names.push_back(a->name());
+  return names;
+}
 
-bool Tuner::allowed(Collective c, const std::string& algorithm) const {
-  auto it = rules_.find(c);
-  const Rule& rule = it == rules_.end() ? defaultRule_ : it->second;
-  if (rule.names.empty()) return true;
-  return rule.names.count(algorithm) != rule.exclude;
+Prediction Tuner::predict(const Algorithm& algorithm, const CollectiveArgs& args) const {
+  std::vector<Schedule> schedules;
+  schedules.reserve(args.nranks);
+  CollectiveArgs each = args;
+  each.maxStepElements = 0;  // the model pipelines nothing: chunking only adds latency terms
+  each.layout = layout_;
+  for (int r = 0; r < args.nranks; ++r) {
+    each.rank = r;
+    schedules.push_back(algorithm.build(each));
+  }
+  return algo::predict(schedules, network_);
 }
 
 const Algorithm& Tuner::choose(const CollectiveArgs& args) const {
-  // Preference order for this call: mesh first for small messages.
+  std::lock_guard<std::mutex> lock(mutex_);
   const size_t bytes = args.count * typeSize(args.type);
-  std::vector<const Algorithm*> order;
-  const Algorithm* ring = algorithms_[0].get();
-  const Algorithm* mesh = algorithms_[1].get();
-  const bool meshFirst = bytes * static_cast<size_t>(args.nranks - 1) <= kMeshMaxBytesToPeers;
-  if (meshFirst || args.collective == Collective::AllToAll) order = {mesh, ring};
-  else order = {ring, mesh};
+  const Bucket bucket{args.collective, args.type, log2Floor(bytes), args.root};
+  auto it = decisions_.find(bucket);
+  if (it == decisions_.end()) it = decisions_.emplace(bucket, &decide(args)).first;
+  return *it->second;
+}
 
+const Algorithm& Tuner::decide(const CollectiveArgs& args) const {
+  // Decide at the bucket's first size, so the decision is the same for the
+  // whole bucket whichever size of it comes first.
+  CollectiveArgs at = args;
+  const size_t bytes = args.count * typeSize(args.type);
+  if (bytes > 0) at.count = std::max<size_t>(1, (size_t{1} << log2Floor(bytes)) / typeSize(args.type));
+  at.layout = layout_;
+
+  const Algorithm* best = nullptr;
+  double bestSeconds = 0;
   std::string reasons;
-  for (const Algorithm* a : order) {
-    if (!allowed(args.collective, a->name())) continue;
-    std::string why = a->whyUnsupported(args);
-    if (why.empty()) return *a;
-    reasons += (reasons.empty() ? "" : "; ") + why;
+  for (const auto& a : algorithms_) {
+    if (!filter_.allows(args.collective, a->name())) continue;
+    const std::string why = a->whyUnsupported(at);
+    if (!why.empty()) {
+      reasons += (reasons.empty() ? "" : "; ") + why;
+      continue;
+    }
+    const double seconds = predict(*a, at).seconds;
+    if (best == nullptr || seconds < bestSeconds) best = a.get(), bestSeconds = seconds;
   }
-  throwError(trncclInvalidUsage, std::string("no allowed algorithm can run ") +
-                                     collectiveName(args.collective) + " with TRNCCL_ALGO='" +
-                                     spec_ + "'" + (reasons.empty() ? "" : ": " + reasons));
+  if (best == nullptr)
+    throwError(trncclInvalidUsage, std::string("no allowed algorithm can run ") + collectiveName(args.collective) +
+                                       " on " + std::to_string(args.nranks) + " ranks with TRNCCL_ALGO='" +
+                                       filter_.spec() + "'" + (reasons.empty() ? "" : ": " + reasons));
+  return *best;
+}
+
+std::string Tuner::describe(Collective collective, trncclDataType_t type, int nranks) const {
+  std::string text = collectiveName(collective);
+  text += ":";
+  const Algorithm* current = nullptr;
+  size_t from = 0;
+  const size_t element = typeSize(type);
+  auto close = [&](size_t last) {
+    if (current) text += " " + humanBytes(from) + "-" + humanBytes(last) + " " + current->name() + ",";
+  };
+  for (size_t bytes = element; bytes <= (size_t{1} << 30); bytes *= 2) {
+    CollectiveArgs args;
+    args.collective = collective;
+    args.nranks = nranks;
+    args.count = bytes / element;
+    args.type = type;
+    const Algorithm* a = &choose(args);
+    if (a != current) {
+      close(bytes / 2);
+      current = a, from = bytes;
+    }
+  }
+  close(size_t{1} << 30);
+  text.pop_back();
+  return text;
 }
 
 }  // namespace trnccl::algo

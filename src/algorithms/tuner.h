@@ -1,47 +1,52 @@
-// Chooses the algorithm for each call. TRNCCL_ALGO (or config.algorithm)
-// restricts the choice with NCCL's syntax:
-//   "ring"                      only ring (where it applies)
-//   "ring,mesh"                 any of these
-//   "^mesh"                     anything but mesh
-//   "allreduce:mesh;allgather:ring"  per collective
-// Forcing an algorithm that cannot run a call is an error naming why.
+// Chooses the algorithm for each call: among the algorithms the user allows
+// (AlgorithmFilter) that can run the call, the one the alpha-beta cost model
+// (cost_model.h) predicts fastest on this communicator's network. The
+// prediction is made from the candidates' schedules for every rank, so it is
+// about exactly what would run. Decisions are cached per collective, type and
+// power-of-two size bucket; every rank computes the same ones.
 #pragma once
 
 #include <map>
 #include <memory>
-#include <set>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "algorithms/algorithm.h"
+#include "algorithms/algorithm_filter.h"
+#include "algorithms/cost_model.h"
 
 namespace trnccl::algo {
 
 class Tuner {
  public:
-  // Throws Error(InvalidArgument) naming `source` (e.g. "TRNCCL_ALGO") for a bad spec.
-  Tuner(const std::string& spec, const std::string& source);
+  // `network` and `layout` (may be null) must outlive the tuner.
+  Tuner(AlgorithmFilter filter, const Network& network, const RankLayout* layout);
   ~Tuner();
 
-  const Algorithm& choose(const CollectiveArgs& args) const;
+  // Every algorithm there is, by name (for the filter and messages).
   static std::vector<std::string> algorithmNames();
 
-  // While every rank sends its whole buffer to every peer in fewer than this
-  // many bytes, the one-step mesh beats the ring's 2(n-1) steps of latency.
-  static constexpr size_t kMeshMaxBytesToPeers = 64 * 1024;
+  // Thread-safe. Throws Error(InvalidUsage) naming why when no allowed
+  // algorithm can run the call.
+  const Algorithm& choose(const CollectiveArgs& args) const;
+  // The cost model's prediction for running `args` with `algorithm`.
+  Prediction predict(const Algorithm& algorithm, const CollectiveArgs& args) const;
+  // The choice per size range on `nranks` ranks, e.g.
+  // "allreduce: 4 B-32 KiB mesh, 64 KiB-1 GiB torus2d".
+  std::string describe(Collective collective, trncclDataType_t type, int nranks) const;
 
  private:
-  bool allowed(Collective c, const std::string& algorithm) const;
+  const Algorithm& decide(const CollectiveArgs& args) const;
 
-  std::vector<std::unique_ptr<Algorithm>> algorithms_;
-  // Per collective: the allowed set (empty = all) and whether it excludes.
-  struct Rule {
-    std::set<std::string> names;
-    bool exclude = false;
-  };
-  std::map<Collective, Rule> rules_;
-  Rule defaultRule_;
-  std::string spec_;
+  std::vector<std::unique_ptr<Algorithm>> algorithms_;  // in preference order for ties
+  AlgorithmFilter filter_;
+  const Network& network_;
+  const RankLayout* layout_;
+  mutable std::mutex mutex_;
+  using Bucket = std::tuple<Collective, trncclDataType_t, int, int>;  // collective, type, log2(bytes), root
+  mutable std::map<Bucket, const Algorithm*> decisions_;
 };
 
 }  // namespace trnccl::algo

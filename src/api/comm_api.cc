@@ -15,9 +15,10 @@ namespace core = trnccl::core;
 
 namespace {
 
-trncclComm_t newComm(const trncclUniqueId& id, int nranks, int rank, core::Config config) {
+trncclComm_t newComm(const trncclUniqueId& id, int nranks, int rank, core::Config config,
+                     const std::vector<int>* inheritedCores = nullptr) {
   auto handle = std::make_unique<trncclComm>();
-  handle->impl = std::make_unique<core::Communicator>(id, nranks, rank, std::move(config));
+  handle->impl = std::make_unique<core::Communicator>(id, nranks, rank, std::move(config), inheritedCores);
   trncclComm_t comm = handle.release();
   trnccl::api::registerComm(comm);
   return comm;
@@ -126,7 +127,14 @@ extern "C" TRNCCL_API trncclResult_t trncclCommSplit(trncclComm_t comm, int colo
     } else {
       parent.bootstrap().recv(members[0], kSplitIdTag, &id, sizeof(id));
     }
-    *newcomm = newComm(id, static_cast<int>(members.size()), newRank, childConfig);
+    // The new ranks keep their NeuronCores, so a split along a row or a
+    // column of the torus still sees its grid.
+    std::vector<int> cores;
+    const std::vector<int> parentCores = parent.placement().globalCores();
+    const bool sameMachine = !parentCores.empty() && childConfig.topology == parent.config().topology;
+    for (int m : members)
+      if (sameMachine) cores.push_back(parentCores[m]);
+    *newcomm = newComm(id, static_cast<int>(members.size()), newRank, childConfig, sameMachine ? &cores : nullptr);
   });
 }
 

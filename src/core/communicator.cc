@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "device/kernels/kernels.h"
+#include "topology/host.h"
 #include "transports/shm/shm_transport.h"
 
 namespace trnccl::core {
@@ -59,12 +60,15 @@ std::string jobKey(const trncclUniqueId& id, int nranks) {
 
 }  // namespace
 
-Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Config config)
+Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Config config,
+                           const std::vector<int>* inheritedCores)
     : rank_(rank),
       nranks_(nranks),
       config_(std::move(config)),
       device_(device::trainium()),
-      tuner_(config_.algorithm, "TRNCCL_ALGO"),
+      placement_(config_, nranks, inheritedCores),
+      tuner_(algo::AlgorithmFilter(config_.algorithm, config_.algorithmSource, algo::Tuner::algorithmNames()),
+             placement_.network(), &placement_.layout()),
       executor_(context_),
       sendTags_(nranks, 0),
       recvTags_(nranks, 0) {
@@ -103,6 +107,35 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
               transports_.empty() ? "none" : transports_[0]->name(), kernels::isaName(kernels::selectedIsa()),
               config_.sliceBytes, config_.window, static_cast<long long>(config_.timeout.count()),
               CPU_COUNT(&hostCores), context_.oversubscribed ? " (oversubscribed: waits yield)" : "");
+  if (log::enabled(log::Level::Info)) {
+    TRNCCL_INFO("comm %s rank %d: %s; %s%s", config_.name.empty() ? "-" : config_.name.c_str(), rank,
+                placement_.describe(rank).c_str(), topo::discoverHost().describe().c_str(),
+                config_.emulateLinks ? (", links emulated, time x " + std::to_string(config_.emulateScale)).c_str()
+                                     : "");
+    if (rank == 0)
+      for (algo::Collective c : {algo::Collective::AllReduce, algo::Collective::AllGather,
+                                 algo::Collective::ReduceScatter})
+        TRNCCL_INFO("comm %s tuner: %s", config_.name.empty() ? "-" : config_.name.c_str(),
+                    tuner_.describe(c, trncclFloat32, nranks).c_str());
+  }
+}
+
+algo::CollectiveArgs Communicator::argsFor(algo::Collective collective, size_t count, trncclDataType_t type) const {
+  algo::CollectiveArgs a;
+  a.collective = collective;
+  a.rank = rank_;
+  a.nranks = nranks_;
+  a.count = count;
+  a.type = type;
+  a.layout = &placement_.layout();
+  return a;
+}
+
+AlgorithmInfo Communicator::algorithmFor(algo::Collective collective, size_t count, trncclDataType_t type) const {
+  const algo::CollectiveArgs a = argsFor(collective, count, type);
+  const algo::Algorithm& chosen = tuner_.choose(a);
+  const double scale = config_.emulateLinks ? config_.emulateScale : 1;
+  return AlgorithmInfo{chosen.name(), tuner_.predict(chosen, a).seconds * scale};
 }
 
 void Communicator::connectTransports(const trncclUniqueId& id) {
@@ -116,6 +149,11 @@ void Communicator::connectTransports(const trncclUniqueId& id) {
   options.oob = bootstrap_.get();
   options.timeout = config_.timeout;
   options.jobKey = jobKey(id, nranks_);
+  if (config_.emulateLinks) {
+    if (placement_.topology() == nullptr)
+      throwError(trncclInvalidUsage, "TRNCCL_EMULATE_LINKS=1 needs a topology to emulate: set TRNCCL_TOPO");
+    options.emulation = placement_.emulation(rank_, config_.emulateScale);
+  }
   transports_.push_back(transport::createShmTransport(options));
   for (int r : options.peers) context_.transportOf[r] = transports_[0].get();
   context_.transports = {transports_[0].get()};
@@ -183,6 +221,7 @@ void Communicator::run(const Work& work) {
 
 void Communicator::runCollective(const CollectiveCall& c) {
   algo::CollectiveArgs a = c.args;
+  a.layout = &placement_.layout();
   // A step carries at most the slices the executor keeps in flight.
   a.maxStepElements = static_cast<size_t>(config_.window) * (config_.sliceBytes / typeSize(a.type));
   const ScheduleKey key{static_cast<int>(a.collective), a.count, a.type, a.op, a.root, a.inPlace};

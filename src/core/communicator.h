@@ -19,6 +19,7 @@
 #include "base/signal.h"
 #include "core/bootstrap.h"
 #include "core/config.h"
+#include "core/placement.h"
 #include "device/device.h"
 #include "runtime/executor.h"
 #include "runtime/stream.h"
@@ -45,10 +46,19 @@ struct Work {
   std::vector<P2PCall> p2p;
 };
 
+// What the tuner runs for a call, and its predicted time as this run would
+// measure it.
+struct AlgorithmInfo {
+  std::string name;
+  double predictedSeconds = 0;
+};
+
 class Communicator {
  public:
-  // Collective over the nranks ranks sharing `id`.
-  Communicator(const trncclUniqueId& id, int nranks, int rank, Config config);
+  // Collective over the nranks ranks sharing `id`. `inheritedCores`: for a
+  // split, each new rank's NeuronCore in the parent's topology.
+  Communicator(const trncclUniqueId& id, int nranks, int rank, Config config,
+               const std::vector<int>* inheritedCores = nullptr);
   ~Communicator();
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
@@ -57,6 +67,9 @@ class Communicator {
   int size() const { return nranks_; }
   const Config& config() const { return config_; }
   Bootstrap& bootstrap() { return *bootstrap_; }
+  const Placement& placement() const { return placement_; }
+  // Thread-safe.
+  AlgorithmInfo algorithmFor(algo::Collective collective, size_t count, trncclDataType_t type) const;
 
   // Program-order bookkeeping, called in the issuing thread.
   uint64_t nextSequence() { return sequence_++; }
@@ -87,6 +100,7 @@ class Communicator {
   void runP2P(const std::vector<P2PCall>& calls);
   void fail(trncclResult_t code, const std::string& message);
   void connectTransports(const trncclUniqueId& id);
+  algo::CollectiveArgs argsFor(algo::Collective collective, size_t count, trncclDataType_t type) const;
 
   int rank_, nranks_;
   Config config_;
@@ -94,6 +108,7 @@ class Communicator {
   std::unique_ptr<Bootstrap> bootstrap_;
   std::vector<std::unique_ptr<transport::Transport>> transports_;
   device::Device device_;
+  Placement placement_;
   algo::Tuner tuner_;
   runtime::ExecutorContext context_;
   runtime::Executor executor_;

@@ -1,5 +1,6 @@
 #include "core/config.h"
 
+#include "algorithms/algorithm_filter.h"
 #include "algorithms/tuner.h"
 #include "base/env.h"
 #include "base/error.h"
@@ -50,22 +51,17 @@ Config resolveConfig(const trncclConfig_t* user) {
   }
 
   out.topology = c.topology ? c.topology : env::get("TRNCCL_TOPO").value_or("");
-  if (!out.topology.empty())
-    throwError(trncclInvalidArgument,
-               (c.topology ? std::string("config->topology") : std::string("TRNCCL_TOPO")) + "='" +
-                   out.topology + "': topology files are not supported by this version yet; "
-                   "leave it unset (all ranks form one ring on this host)");
+  out.topologySource = c.topology ? "config->topology" : "TRNCCL_TOPO";
+  out.rankOrder = env::get("TRNCCL_RANK_ORDER").value_or("");
+  out.emulateLinks = env::getBool("TRNCCL_EMULATE_LINKS", false);
+  out.emulateScale = static_cast<int>(env::getInt("TRNCCL_EMULATE_SCALE", out.emulateScale, 1, 1000000));
 
   // Only the shared-memory transport exists in this version: "auto" means shm.
   out.transport = choice("transport", c.transport, "TRNCCL_TRANSPORT", "auto", {"auto", "shm"});
 
-  if (c.algorithm) {
-    out.algorithm = c.algorithm;
-    algo::Tuner check(out.algorithm, "config->algorithm");
-  } else {
-    out.algorithm = env::get("TRNCCL_ALGO").value_or("auto");
-    algo::Tuner check(out.algorithm, "TRNCCL_ALGO");
-  }
+  out.algorithm = c.algorithm ? c.algorithm : env::get("TRNCCL_ALGO").value_or("auto");
+  out.algorithmSource = c.algorithm ? "config->algorithm" : "TRNCCL_ALGO";
+  algo::AlgorithmFilter check(out.algorithm, out.algorithmSource, algo::Tuner::algorithmNames());
 
   if (isSet(c.stochasticRounding)) {
     if (c.stochasticRounding != 0 && c.stochasticRounding != 1)

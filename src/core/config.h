@@ -15,9 +15,14 @@ namespace trnccl::core {
 struct Config {
   bool blocking = true;
   std::chrono::milliseconds timeout{300000};  // TRNCCL_TIMEOUT_MS
-  std::string topology;                       // TRNCCL_TOPO
+  std::string topology;                       // TRNCCL_TOPO: empty = this host as it is
+  std::string topologySource = "TRNCCL_TOPO";  // where `topology` came from, for messages
+  std::string rankOrder;                      // TRNCCL_RANK_ORDER: ranks onto NeuronCores
+  bool emulateLinks = false;                  // TRNCCL_EMULATE_LINKS: pace shm to the modelled links
+  int emulateScale = 1000;                    // TRNCCL_EMULATE_SCALE: modelled time x this = host time
   std::string transport = "auto";             // TRNCCL_TRANSPORT
   std::string algorithm = "auto";             // TRNCCL_ALGO
+  std::string algorithmSource = "TRNCCL_ALGO";  // where `algorithm` came from, for messages
   bool stochasticRounding = false;            // TRNCCL_STOCHASTIC_ROUNDING
   uint64_t seed = 0;                          // TRNCCL_SEED
   std::string name;                           // config.commName

@@ -1,10 +1,29 @@
 #include "runtime/stream.h"
 
+#include <sched.h>
+
 #include "base/error.h"
+#include "topology/host.h"
 
 namespace trnccl::runtime {
+namespace {
 
-Stream::Stream() : worker_([this] { run(); }) {}
+cpu_set_t callerCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) CPU_ZERO(&set);
+  return set;
+}
+
+}  // namespace
+
+// The progress thread runs near the cores of the rank that created the
+// stream (its NUMA node), where that rank's buffers live.
+Stream::Stream()
+    : worker_([this, near = callerCores()] {
+        if (CPU_COUNT(&near) > 0) topo::bindThreadNear(near);
+        run();
+      }) {}
 
 Stream::~Stream() {
   stopping_ = true;

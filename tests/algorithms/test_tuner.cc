@@ -2,6 +2,7 @@
 #include <string>
 
 #include "algorithms/p2p.h"
+#include "algorithms/algorithm_filter.h"
 #include "algorithms/tuner.h"
 #include "base/error.h"
 
@@ -9,6 +10,22 @@ using namespace trnccl;
 using algo::Collective;
 
 namespace {
+
+// A host whose ranks each have one port out and one in, every message one
+// hop through the sender's and the receiver's ports.
+class FlatNetwork : public algo::Network {
+ public:
+  explicit FlatNetwork(int n) : names_(2 * n, "port") {}
+  int linkCount() const override { return static_cast<int>(names_.size()); }
+  double linkBytesPerSec(int) const override { return 10e9; }
+  const std::string& linkName(int l) const override { return names_.at(l); }
+  algo::Path path(int from, int to) const override { return {{2 * from, 2 * to + 1}, 2e-6}; }
+  double reduceBytesPerSec() const override { return 50e9; }
+
+ private:
+  std::vector<std::string> names_;
+};
+
 algo::CollectiveArgs call(Collective c, size_t count, int n = 4) {
   algo::CollectiveArgs a;
   a.collective = c;
@@ -16,40 +33,69 @@ algo::CollectiveArgs call(Collective c, size_t count, int n = 4) {
   a.count = count;
   return a;
 }
-std::string chosen(const algo::Tuner& t, Collective c, size_t count) { return t.choose(call(c, count)).name(); }
+
+struct TunerUnderTest {
+  explicit TunerUnderTest(const std::string& spec, int n = 4)
+      : network(n), tuner(algo::AlgorithmFilter(spec, "TRNCCL_ALGO", algo::Tuner::algorithmNames()), network, nullptr),
+        n(n) {}
+  std::string chosen(Collective c, size_t count) const { return tuner.choose(call(c, count, n)).name(); }
+  FlatNetwork network;
+  algo::Tuner tuner;
+  int n;
+};
+
 }  // namespace
 
-TEST_CASE("the tuner picks mesh for small messages and ring for large ones", "[algorithms][tuner]") {
-  algo::Tuner t("auto", "TRNCCL_ALGO");
-  CHECK(chosen(t, Collective::AllReduce, 2) == "mesh");
-  CHECK(chosen(t, Collective::AllReduce, 1 << 20) == "ring");
-  CHECK(chosen(t, Collective::Broadcast, 2) == "ring");  // mesh has no broadcast
-  CHECK(chosen(t, Collective::AllToAll, 1 << 20) == "mesh");
+TEST_CASE("the tuner picks by predicted time: one step for tiny messages, few latencies for large ones",
+          "[algorithms][tuner]") {
+  TunerUnderTest t("auto", 8);
+  // 8 bytes: one exchange with everyone beats 2(n-1) ring steps or log2(n) RDH levels.
+  CHECK(t.chosen(Collective::AllReduce, 2) == "mesh");
+  // 64 MiB: every candidate moves 2(n-1)/n of the data through each port, but
+  // mesh moves (n-1) times it; ring pays 2(n-1) latencies where RDH pays 2 log2(n).
+  const std::string large = t.chosen(Collective::AllReduce, 16 << 20);
+  CHECK(large != "mesh");
+  CHECK(large != "ring");
+  CHECK(t.chosen(Collective::Broadcast, 2) == "ring");  // the only one with broadcast
+  CHECK(t.chosen(Collective::AllToAll, 1 << 20) == "mesh");
+  // Hierarchical needs instances, which a flat host does not have.
+  CHECK(t.tuner.describe(Collective::AllReduce, trncclFloat32, 8).find("hierarchical") == std::string::npos);
+}
+
+TEST_CASE("the tuner's decision is the same for every size of a power-of-two bucket", "[algorithms][tuner]") {
+  TunerUnderTest t("auto", 8);
+  for (size_t count = 1024; count < 2048; count += 97)
+    CHECK(t.chosen(Collective::AllReduce, count) == t.chosen(Collective::AllReduce, 1024));
 }
 
 TEST_CASE("TRNCCL_ALGO follows NCCL's syntax", "[algorithms][tuner]") {
-  CHECK(chosen(algo::Tuner("ring", "TRNCCL_ALGO"), Collective::AllReduce, 2) == "ring");
-  CHECK(chosen(algo::Tuner("^mesh", "TRNCCL_ALGO"), Collective::AllGather, 2) == "ring");
-  CHECK(chosen(algo::Tuner("mesh", "TRNCCL_ALGO"), Collective::AllReduce, 1 << 20) == "mesh");
-  algo::Tuner perCollective("allreduce:ring;allgather:mesh", "TRNCCL_ALGO");
-  CHECK(chosen(perCollective, Collective::AllReduce, 2) == "ring");
-  CHECK(chosen(perCollective, Collective::AllGather, 1 << 20) == "mesh");
-  CHECK(chosen(perCollective, Collective::ReduceScatter, 2) == "mesh");  // unrestricted: auto
+  CHECK(TunerUnderTest("ring").chosen(Collective::AllReduce, 2) == "ring");
+  CHECK(TunerUnderTest("^mesh").chosen(Collective::AllGather, 2) != "mesh");
+  CHECK(TunerUnderTest("mesh").chosen(Collective::AllReduce, 1 << 20) == "mesh");
+  CHECK(TunerUnderTest("torus2d,rdh").chosen(Collective::AllReduce, 1 << 20) != "ring");
+  TunerUnderTest perCollective("allreduce:ring;allgather:torus2d");
+  CHECK(perCollective.chosen(Collective::AllReduce, 2) == "ring");
+  CHECK(perCollective.chosen(Collective::AllGather, 1 << 20) == "torus2d");
+  CHECK(perCollective.chosen(Collective::ReduceScatter, 2) == "mesh");  // unrestricted: auto
 }
 
 TEST_CASE("bad TRNCCL_ALGO values are errors naming the variable", "[algorithms][tuner][errors]") {
-  CHECK_THROWS_WITH(algo::Tuner("bogus", "TRNCCL_ALGO"), Catch::Contains("TRNCCL_ALGO") && Catch::Contains("bogus"));
-  CHECK_THROWS_WITH(algo::Tuner("allscatter:ring", "config->algorithm"),
+  const auto known = algo::Tuner::algorithmNames();
+  CHECK_THROWS_WITH(algo::AlgorithmFilter("bogus", "TRNCCL_ALGO", known),
+                    Catch::Contains("TRNCCL_ALGO") && Catch::Contains("bogus"));
+  CHECK_THROWS_WITH(algo::AlgorithmFilter("allscatter:ring", "config->algorithm", known),
                     Catch::Contains("config->algorithm") && Catch::Contains("allscatter"));
   // Forcing an algorithm that cannot run a call says why.
-  algo::Tuner ringOnly("alltoall:ring", "TRNCCL_ALGO");
+  TunerUnderTest ringOnly("alltoall:ring");
   try {
-    ringOnly.choose(call(Collective::AllToAll, 8));
+    ringOnly.chosen(Collective::AllToAll, 8);
     FAIL("expected an error");
   } catch (const Error& e) {
     CHECK(e.code() == trncclInvalidUsage);
     CHECK(std::string(e.what()).find("ring does not implement alltoall") != std::string::npos);
   }
+  TunerUnderTest hierarchicalOnly("hierarchical");
+  CHECK_THROWS_WITH(hierarchicalOnly.chosen(Collective::AllReduce, 1024), Catch::Contains("instance"));
 }
 
 TEST_CASE("point-to-point schedules pair sends to self with receives from self", "[algorithms][p2p]") {

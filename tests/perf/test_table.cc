@@ -14,7 +14,9 @@ Row sample_row() {
              std::nullopt,
              Measurement{12.34, 0.08, 0.16, 0},
              Measurement{123.456, 0.01, 0.02, 3},
-             std::nullopt};
+             std::nullopt,
+             "torus2d",
+             45.6};
 }
 
 }  // namespace
@@ -30,7 +32,8 @@ TEST_CASE("table_row lays out nccl-tests' columns", "[perf][table]") {
   CHECK(table_row(sample_row(), false) ==
         "        1024           256     float     sum    none"
         "    12.34    0.08    0.16      0"
-        "    123.5    0.01    0.02      3\n");
+        "    123.5    0.01    0.02      3"
+        "     torus2d    45.60\n");
 }
 
 TEST_CASE("table_row shows a root, unchecked results and the MPI peer", "[perf][table]") {
@@ -44,16 +47,21 @@ TEST_CASE("table_row shows a root, unchecked results and the MPI peer", "[perf][
         "        1024           256     float    none       3"
         "    12.34    0.08    0.16    N/A"
         "    123.5    0.01    0.02    N/A"
+        "     torus2d    45.60"
         "     24.68       0.08    2.00\n");
   row.mpi.reset();
   CHECK_THAT(table_row(row, true), Catch::EndsWith("       n/a        n/a     n/a\n"));
+  row.algorithm = "-";
+  row.predicted_us.reset();
+  CHECK_THAT(table_row(row, false), Catch::EndsWith("    N/A           -      n/a\n"));
 }
 
 TEST_CASE("table_header names nccl-tests' columns, and the peer's when asked", "[perf][table]") {
   const std::string plain = table_header(false);
   CHECK_THAT(plain, Catch::Contains("out-of-place") && Catch::Contains("in-place"));
   CHECK_THAT(plain, Catch::Contains("#       size         count      type   redop    root"
-                                    "     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"));
+                                    "     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong"
+                                    "        algo    model\n"));
   CHECK_THAT(plain, !Catch::Contains("mpi"));
   CHECK_THAT(table_header(true), Catch::Contains("  mpi time  mpi busbw   ratio\n"));
 }

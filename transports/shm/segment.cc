@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "base/error.h"
+#include "topology/host.h"
 
 namespace trnccl::transport::shm {
 namespace {
@@ -35,7 +36,7 @@ std::byte* mapAndClose(int fd, size_t bytes, const std::string& name) {
 
 }  // namespace
 
-std::string segmentName(const std::string& jobKey, int rank) {
+std::string segmentName(const std::string& jobKey, const std::string& role) {
   // Keep the job key readable (it tells whose segment this is) but only in
   // characters that are safe in a file name, and short enough for NAME_MAX.
   std::string key;
@@ -45,34 +46,36 @@ std::string segmentName(const std::string& jobKey, int rank) {
   std::random_device random;
   const uint64_t nonce = (uint64_t{random()} << 32) | random();
   char suffix[32];
-  std::snprintf(suffix, sizeof suffix, "-r%d-%016llx", rank,
-                static_cast<unsigned long long>(nonce));
+  std::snprintf(suffix, sizeof suffix, "-%016llx", static_cast<unsigned long long>(nonce));
   std::string name = "/";
-  name.append(kSegmentPrefix).append(key).append(suffix);
+  name.append(kSegmentPrefix).append(key).append("-").append(role).append(suffix);
   return name;
 }
 
-Segment Segment::create(const std::string& name, size_t bytes, const std::string& purpose) {
+Segment Segment::create(const std::string& name, size_t bytes, const std::string& purpose,
+                        const cpu_set_t* near) {
   int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) throwSystemError("shm_open(" + name + ") in /dev/shm", errno);
+  // Mapped before its pages are reserved, so that tmpfs allocates them where
+  // placeMemoryNear asked. A failed mapping is reported after the
+  // reservation, whose error says more.
+  void* data = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const int mapErr = errno;
+  if (data != MAP_FAILED && near != nullptr) topo::placeMemoryNear(data, bytes, *near);
   // posix_fallocate takes an off_t: a size beyond it cannot fit either.
-  int err = bytes > static_cast<size_t>(INT64_MAX)
-                ? EFBIG
-                : posix_fallocate(fd, 0, static_cast<off_t>(bytes));
-  if (err != 0) {
-    close(fd);
-    unlink(name);
+  const int err = bytes > static_cast<size_t>(INT64_MAX)
+                      ? EFBIG
+                      : posix_fallocate(fd, 0, static_cast<off_t>(bytes));
+  close(fd);
+  if (err == 0 && data != MAP_FAILED) return Segment(static_cast<std::byte*>(data), bytes);
+  if (data != MAP_FAILED) munmap(data, bytes);
+  unlink(name);
+  if (err != 0)
     throwError(trncclSystemError, "cannot reserve " + std::to_string(bytes) +
                                       " bytes in /dev/shm for " + purpose + " (segment " + name +
                                       "): " + std::strerror(err) + "; /dev/shm has " +
                                       freeBytesInDevShm() + " bytes free");
-  }
-  try {
-    return Segment(mapAndClose(fd, bytes, name), bytes);
-  } catch (...) {
-    unlink(name);
-    throw;
-  }
+  throwSystemError("mmap of shared-memory segment " + name, mapErr);
 }
 
 Segment Segment::open(const std::string& name, size_t bytes) {

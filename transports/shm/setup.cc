@@ -1,15 +1,18 @@
 #include "transports/shm/setup.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstring>
 #include <exception>
 #include <string>
 
 #include "base/error.h"
 #include "transports/shm/layout.h"
+#include "transports/shm/link_pacing.h"
 
 namespace trnccl::transport::shm {
 namespace {
@@ -21,7 +24,9 @@ struct Announcement {
   uint64_t pidNamespace;
   uint64_t fifoBytes;
   uint32_t fifoCount;
-  uint32_t reserved;
+  uint32_t emulatedLinks;  // 0: no link emulation
+  double emulationScale;
+  char linkBoard[160];  // rank 0's, when links are emulated
 };
 
 // How a setup phase went on one rank.
@@ -61,6 +66,29 @@ void collectively(OutOfBand& oob, Phase&& phase) {
       throwError(static_cast<trncclResult_t>(all[r].code),
                  "shared-memory transport setup failed on rank " + std::to_string(r) + ": " +
                      textOf(all[r].message, sizeof all[r].message));
+  }
+}
+
+bool emulatesLinks(const Options& options) { return !options.emulation.linkBytesPerSec.empty(); }
+
+void checkAgreement(const std::vector<Announcement>& all, const Config& config, int rank) {
+  const Announcement& mine = all[static_cast<size_t>(rank)];
+  for (size_t r = 0; r < all.size(); ++r) {
+    if (all[r].fifoBytes != config.fifoBytes)
+      throwError(trncclInvalidUsage,
+                 "ranks disagree on the shared-memory FIFO size (TRNCCL_SHM_FIFO_BYTES): rank " +
+                     std::to_string(rank) + " uses " + std::to_string(config.fifoBytes) +
+                     " bytes, rank " + std::to_string(r) + " " + std::to_string(all[r].fifoBytes));
+    // Bit for bit: a NaN scale is agreed on here, and refused by validateEmulation.
+    if (all[r].emulatedLinks != mine.emulatedLinks ||
+        std::bit_cast<uint64_t>(all[r].emulationScale) !=
+            std::bit_cast<uint64_t>(mine.emulationScale))
+      throwError(trncclInvalidUsage,
+                 "ranks disagree on link emulation (TRNCCL_EMULATE_LINKS): rank " +
+                     std::to_string(rank) + " emulates " + std::to_string(mine.emulatedLinks) +
+                     " links at scale " + std::to_string(mine.emulationScale) + ", rank " +
+                     std::to_string(r) + " " + std::to_string(all[r].emulatedLinks) +
+                     " links at scale " + std::to_string(all[r].emulationScale));
   }
 }
 
@@ -158,39 +186,55 @@ Connections connect(const Options& options, const Config& config) {
 
   std::vector<Announcement> all(static_cast<size_t>(options.nranks));
   Announcement& mine = all[static_cast<size_t>(options.rank)];
-  std::strncpy(mine.name, segmentName(options.jobKey, options.rank).c_str(), sizeof mine.name - 1);
+  std::strncpy(mine.name, segmentName(options.jobKey, "r" + std::to_string(options.rank)).c_str(),
+               sizeof mine.name - 1);
   mine.pid = static_cast<uint64_t>(getpid());
   mine.pidNamespace = pidNamespaceId();
   mine.fifoBytes = config.fifoBytes;
   mine.fifoCount = layout.fifoCount;
+  const bool emulated = emulatesLinks(options);
+  if (emulated) {
+    // Validated in the first phase below, so that bad settings fail every rank.
+    mine.emulatedLinks = static_cast<uint32_t>(
+        std::min<size_t>(options.emulation.linkBytesPerSec.size(), UINT32_MAX));
+    mine.emulationScale = options.emulation.scale;
+    if (options.rank == 0)
+      std::strncpy(mine.linkBoard, segmentName(options.jobKey, "links").c_str(),
+                   sizeof mine.linkBoard - 1);
+  }
   oob.allGather(all.data(), sizeof(Announcement));
+  const std::string linkBoard = textOf(all[0].linkBoard, sizeof all[0].linkBoard);
 
   auto unlinkAll = [&all] {
     const std::string ours = std::string("/") + kSegmentPrefix;
     for (const Announcement& a : all) {
-      const std::string name = textOf(a.name, sizeof a.name);
-      if (name.starts_with(ours)) Segment::unlink(name);  // never anyone else's file
+      for (const std::string& name :
+           {textOf(a.name, sizeof a.name), textOf(a.linkBoard, sizeof a.linkBoard)})
+        if (name.starts_with(ours)) Segment::unlink(name);  // never anyone else's file
     }
   };
   try {
-    for (size_t r = 0; r < all.size(); ++r) {
-      if (all[r].fifoBytes != config.fifoBytes)
-        throwError(trncclInvalidUsage,
-                   "ranks disagree on the shared-memory FIFO size (TRNCCL_SHM_FIFO_BYTES): rank " +
-                       std::to_string(options.rank) + " uses " + std::to_string(config.fifoBytes) +
-                       " bytes, rank " + std::to_string(r) + " " +
-                       std::to_string(all[r].fifoBytes));
-    }
+    checkAgreement(all, config, options.rank);
     Connections connections;
     connections.fifo = geometry;
     collectively(oob, [&] {
+      if (emulated) validateEmulation(options.emulation, options.nranks);
       const std::string purpose =
           "the shared-memory transport's FIFOs (" + std::to_string(peers.size()) + " peers x " +
           std::to_string(geometry.bytes()) +
           " bytes, TRNCCL_SHM_FIFO_BYTES=" + std::to_string(config.fifoBytes) + ")";
-      connections.own = Segment::create(textOf(mine.name, sizeof mine.name),
-                                        layout.bytes().value_or(UINT64_MAX), purpose);
+      cpu_set_t cores;
+      const bool pinned = sched_getaffinity(0, sizeof cores, &cores) == 0;
+      connections.own =
+          Segment::create(textOf(mine.name, sizeof mine.name), layout.bytes().value_or(UINT64_MAX),
+                          purpose, pinned ? &cores : nullptr);
       initialize(connections.own, options, peers);
+      if (emulated && options.rank == 0) {
+        connections.linkBoard = Segment::create(
+            linkBoard, LinkBoard::bytes(mine.emulatedLinks),
+            "the link board of link emulation (" + std::to_string(mine.emulatedLinks) + " links)");
+        LinkBoard::initialize(connections.linkBoard.data(), mine.emulatedLinks);
+      }
     });
     connections.doorbell = Doorbell(doorbellOf(connections.own));
     connections.closed = &headerOf(connections.own)->closed;
@@ -198,6 +242,10 @@ Connections connect(const Options& options, const Config& config) {
       for (size_t i = 0; i < peers.size(); ++i)
         connections.peers.push_back(
             link(options, all, connections, layout, peers[i], static_cast<uint32_t>(i)));
+      if (emulated && options.rank != 0) {
+        connections.linkBoard = Segment::open(linkBoard, LinkBoard::bytes(mine.emulatedLinks));
+        LinkBoard::check(connections.linkBoard.data(), mine.emulatedLinks, linkBoard);
+      }
     });
     unlinkAll();
     return connections;

@@ -1,6 +1,7 @@
 // Setting up the shared-memory transport: a collective over the out-of-band
 // channel. Every rank announces a segment name, creates and maps its own
-// segment, maps its peers' segments, and once every rank has mapped what it
+// segment (placed near its cores), maps its peers' segments (and rank 0's
+// link board, when links are emulated), and once every rank has mapped what it
 // needs every rank unlinks every name, so nothing is left in /dev/shm however
 // the job ends afterwards. A failure on any rank fails setup on every rank
 // (with the failing rank's message), after each rank has unlinked every name
@@ -34,6 +35,7 @@ struct PeerLink {
 
 struct Connections {
   Segment own;
+  Segment linkBoard;           // the job's, when link emulation is on (link_pacing.h)
   Doorbell doorbell{nullptr};  // ours
   uint32_t* closed = nullptr;  // ours
   FifoGeometry fifo;

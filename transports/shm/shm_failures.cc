@@ -14,7 +14,8 @@ void ShmTransport::fail(trncclResult_t code, const std::string& message) {
 }
 
 bool ShmTransport::hasOutstanding(const Peer& peer) const {
-  return !peer.outbox.empty() || !peer.awaitingReply.empty() || !peer.posted.empty() ||
+  return !peer.paced.empty() || !peer.outbox.empty() || !peer.awaitingReply.empty() ||
+         !peer.posted.empty() ||
          std::any_of(
              peer.incoming.begin(), peer.incoming.end(),
              [](const auto& entry) { return entry.second.state == Incoming::State::Receiving; }) ||

@@ -1,8 +1,31 @@
-// The shared-memory transport: writing sends and replies into a peer's FIFO,
-// and withdrawing announcements.
+// The shared-memory transport: holding sends back while their modelled links
+// are busy, writing sends and replies into a peer's FIFO, and withdrawing
+// announcements.
 #include "transports/shm/shm_transport_internal.h"
 
 namespace trnccl::transport::shm {
+
+void ShmTransport::hold(Peer& peer, const Outgoing& send) {
+  const uint64_t due = pacer_->reserve(peer.link.rank, send.request->bytes);
+  peer.paced.push_back({send, due});
+  nextDueNs_ = std::min(nextDueNs_, due);
+}
+
+// Moves the held sends that are due to their outboxes, in the order they were
+// posted. A peer's come due in that order: its path is the same for all of
+// them, so each reservation ends after the one before (only an empty message
+// can be due before one ahead of it, and leaves right after it).
+void ShmTransport::releaseDue() {
+  const uint64_t now = monotonicNs();
+  nextDueNs_ = kNoneDue;
+  for (Peer& peer : peers_) {
+    while (!peer.paced.empty() && peer.paced.front().dueNs <= now) {
+      peer.outbox.push_back(peer.paced.front().send);
+      peer.paced.pop_front();
+    }
+    if (!peer.paced.empty()) nextDueNs_ = std::min(nextDueNs_, peer.paced.front().dueNs);
+  }
+}
 
 void ShmTransport::flush(Peer& peer) {
   FifoWriter& fifo = peer.link.toPeer;

@@ -15,6 +15,11 @@ ShmTransport::ShmTransport(const Options& options, Config config, Connections co
   connections_.peers.clear();
   for (Peer& peer : peers_) peerOfRank_[static_cast<size_t>(peer.link.rank)] = &peer;
   seen_ = connections_.doorbell.sequence();
+  if (connections_.linkBoard.data() != nullptr) {
+    pacer_ = std::make_unique<LinkPacer>(std::move(connections_.linkBoard), options.emulation);
+    TRNCCL_INFO("shm: rank %d: links emulated: %zu links, times x %g", rank_,
+                options.emulation.linkBytesPerSec.size(), options.emulation.scale);
+  }
   TRNCCL_INFO(
       "shm: rank %d: %zu peers, FIFO of %llu x %llu bytes per peer (%zu-byte segment), "
       "TRNCCL_SHM_COPY=%s",
@@ -45,7 +50,11 @@ void ShmTransport::isend(Request& request) {
   request.transferred = 0;
   const bool announce =
       request.bytes > 0 && (config_.copy == CopyPath::Cma || request.bytes > kEagerBytes);
-  peer.outbox.push_back({&request, announce ? SlotKind::Rts : SlotKind::Eager});
+  const Outgoing send{&request, announce ? SlotKind::Rts : SlotKind::Eager};
+  if (pacer_) [[unlikely]]
+    hold(peer, send);
+  else
+    peer.outbox.push_back(send);
 }
 
 void ShmTransport::irecv(Request& request) {
@@ -72,6 +81,7 @@ void ShmTransport::progress() {
   noticeDepartures();
   for (Peer& peer : peers_) unlessBroken(peer, [&] { drain(peer); });
   advancePulls();
+  if (nextDueNs_ != kNoneDue) releaseDue();
   for (Peer& peer : peers_) unlessBroken(peer, [&] { flush(peer); });
   if (pendingError_) std::rethrow_exception(std::exchange(pendingError_, nullptr));
   for (const Peer& peer : peers_) {
@@ -82,6 +92,13 @@ void ShmTransport::progress() {
 void ShmTransport::wait(std::chrono::microseconds maxWait) {
   if (!pulls_.empty() || pendingError_) return;  // work that needs nobody else
   if (interrupted_.exchange(false)) return;
+  if (nextDueNs_ != kNoneDue) {  // wake when the earliest held send is due
+    const uint64_t now = monotonicNs();
+    if (nextDueNs_ <= now) return;
+    const auto untilDue =
+        std::chrono::microseconds(static_cast<int64_t>((nextDueNs_ - now + 999) / 1000));
+    maxWait = std::min(maxWait, untilDue);
+  }
   connections_.doorbell.sleep(seen_, maxWait);
   slept_ = true;
   interrupted_.store(false);  // whatever woke us, the caller is awake now
@@ -95,6 +112,7 @@ void ShmTransport::interrupt() {
 void ShmTransport::cancelAll() {
   for (Peer& peer : peers_) {
     // Replies stay queued: they concern the peer's requests, not ours.
+    peer.paced.clear();
     peer.outbox.clear();
     for (const auto& [tag, send] : peer.awaitingReply) withdraw(peer, send.announcement);
     peer.awaitingReply.clear();
@@ -114,6 +132,7 @@ void ShmTransport::cancelAll() {
       }
     }
   }
+  nextDueNs_ = kNoneDue;
   pulls_.clear();
   pendingError_ = nullptr;
 }

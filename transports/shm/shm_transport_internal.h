@@ -45,6 +45,14 @@
 // sequence before it looks at anything and wait() sleeps only while the
 // sequence is unchanged, so nothing published after the look is missed.
 //
+// Link emulation (Options::emulation, link_pacing.h): a send reserves its
+// path when it is posted and waits in its peer's `paced` queue until the
+// modelled links would have delivered it; only then does its first slot (Eager
+// or Rts) go out. So the receiver cannot see it earlier, and the send cannot
+// complete earlier. What follows the first slot (Cts, Data, Fin) is not paced
+// again: the message's time was paid in full. wait() sleeps no longer than
+// until the earliest held send is due.
+//
 // Failures: everything read from shared memory is validated (fifo.h, and the
 // message checks here; an announcement's word is only ever compared with the
 // exact value expected); a peer's impossible values give trncclRemoteError
@@ -64,6 +72,7 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <memory>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -74,6 +83,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "transports/shm/config.h"
+#include "transports/shm/link_pacing.h"
 #include "transports/shm/setup.h"
 
 namespace trnccl::transport::shm {
@@ -93,6 +103,13 @@ struct Outgoing {
   SlotKind kind;  // Eager: copy it in now; Rts: announce it; Data: stream it (after Cts)
   uint64_t offset = 0;
 };
+
+// A send held back by link emulation until `dueNs` (monotonicNs()).
+struct PacedSend {
+  Outgoing send;
+  uint64_t dueNs;
+};
+inline constexpr uint64_t kNoneDue = UINT64_MAX;
 
 // A message from a peer that has announced itself or begun to arrive.
 struct Incoming {
@@ -118,6 +135,7 @@ struct Peer {
   explicit Peer(PeerLink l) : link(std::move(l)) {}
   PeerLink link;
   std::deque<Reply> replies;
+  std::deque<PacedSend> paced;  // before `outbox`, in due order
   std::deque<Outgoing> outbox;
   std::unordered_map<Tag, AnnouncedSend> awaitingReply;  // announced sends
   std::unordered_map<Tag, Request*> posted;              // receives nothing has arrived for
@@ -174,6 +192,8 @@ class ShmTransport final : public Transport {
   void advancePulls();
   bool advance(Pull& pull);
   // Sending.
+  void hold(Peer& peer, const Outgoing& send);
+  void releaseDue();
   void flush(Peer& peer);
   void withdraw(Peer& peer, AnnouncementId announcement);
   // Failures.
@@ -190,7 +210,9 @@ class ShmTransport final : public Transport {
   const std::chrono::milliseconds timeout_;
   Connections connections_;
   std::vector<Peer> peers_;
-  std::vector<Peer*> peerOfRank_;  // null for ranks that are not peers
+  std::vector<Peer*> peerOfRank_;     // null for ranks that are not peers
+  std::unique_ptr<LinkPacer> pacer_;  // null unless links are emulated
+  uint64_t nextDueNs_ = kNoneDue;     // the earliest held send's due time
   std::vector<Pull> pulls_;
   std::vector<Request*> withdrawnReceives_;  // their pulls found the message withdrawn
   std::exception_ptr pendingError_;          // the first failure, thrown by the next progress()

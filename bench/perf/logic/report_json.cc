@@ -21,7 +21,9 @@ nlohmann::json row_json(const Row& row, bool with_peer) {
                       {"redop", row.redop},
                       {"root", row.root ? nlohmann::json(*row.root) : nlohmann::json()},
                       {"out_of_place", measurement_json(row.out_of_place)},
-                      {"in_place", measurement_json(row.in_place)}};
+                      {"in_place", measurement_json(row.in_place)},
+                      {"algorithm", row.algorithm},
+                      {"predicted_us", row.predicted_us ? nlohmann::json(*row.predicted_us) : nlohmann::json()}};
   if (with_peer) {
     // null: the type has no MPI equivalent (the table's "n/a").
     j["mpi"] =

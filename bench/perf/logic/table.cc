@@ -23,6 +23,11 @@ std::string measurement_columns(const Measurement& m) {
   return format("  %7s  %6.2f  %6.2f  ", format_time_us(m.time_us).c_str(), m.algbw, m.busbw) + wrong;
 }
 
+std::string algorithm_columns(const Row& row) {
+  const std::string predicted = row.predicted_us ? format_time_us(*row.predicted_us) : format("%7s", "n/a");
+  return format("  %10s  %7s", row.algorithm.c_str(), predicted.c_str());
+}
+
 std::string peer_columns(const std::optional<PeerMeasurement>& peer) {
   if (!peer) return format("  %8s  %9s  %6s", "n/a", "n/a", "n/a");
   return format("  %8s  %9.2f  %6.2f", format_time_us(peer->time_us).c_str(), peer->busbw, peer->ratio);
@@ -50,14 +55,15 @@ std::string table_preamble(const Options& options, int nranks, const std::string
 
 std::string table_header(bool with_peer) {
   std::string text = "#\n";
-  text += format("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          ", "", "",
-                 "", "", "");
+  text += format("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          "
+                 "            tuner", "", "", "", "", "");
   text += with_peer ? "         mpi peer\n" : "\n";
-  text += format("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s", "size", "count", "type",
-                 "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+  text += format("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %10s  %7s", "size", "count",
+                 "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong",
+                 "algo", "model");
   text += with_peer ? format("  %8s  %9s  %6s\n", "mpi time", "mpi busbw", "ratio") : "\n";
-  text += format("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s", "(B)", "(elements)", "", "", "",
-                 "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  text += format("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s  %10s  %7s", "(B)",
+                 "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "(us)");
   text += with_peer ? format("  %8s  %9s  %6s\n", "(us)", "(GB/s)", "") : "\n";
   return text;
 }
@@ -66,7 +72,7 @@ std::string table_row(const Row& row, bool with_peer) {
   const std::string root = row.root ? std::to_string(*row.root) : "none";
   std::string text = format("%12zu  %12zu  %8s  %6s  %6s", row.size_bytes, row.count, row.type.c_str(),
                             row.redop.c_str(), root.c_str());
-  text += measurement_columns(row.out_of_place) + measurement_columns(row.in_place);
+  text += measurement_columns(row.out_of_place) + measurement_columns(row.in_place) + algorithm_columns(row);
   if (with_peer) text += peer_columns(row.mpi);
   return text + "\n";
 }

@@ -1,0 +1,28 @@
+#include "algorithms/bidir_ring.h"
+
+#include "algorithms/ring.h"
+
+namespace trnccl::algo {
+
+std::string BidirRing::whyUnsupported(const CollectiveArgs& args) const {
+  switch (args.collective) {
+    case Collective::AllReduce: case Collective::AllGather: case Collective::ReduceScatter:
+      return {};
+    default:
+      return std::string("bidir_ring does not implement ") + collectiveName(args.collective);
+  }
+}
+
+Schedule BidirRing::build(const CollectiveArgs& args) const {
+  if (args.nranks == 1) return localCopySchedule(args, name());
+  Schedule s = singleChannelSchedule(args, name());
+  s.phases[0].channels.resize(2);
+  // Half h of the data (of the buffer, or of every rank's block) goes around
+  // in direction +1 for h = 0 and -1 for h = 1.
+  for (int h = 0; h < 2; ++h)
+    appendRingCollective(args, blockBegin(args.count, 2, h), blockSize(args.count, 2, h), h == 0 ? 1 : -1,
+                         TagRange::slot(h), s.phases[0].channels[h].steps);
+  return s;
+}
+
+}  // namespace trnccl::algo

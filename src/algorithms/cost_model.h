@@ -1,0 +1,64 @@
+// The alpha-beta cost of one collective, predicted from the schedules of all
+// its ranks on an abstract network. The tuner ranks candidate algorithms with
+// it, and it is the analytical engine the simulator starts from: both read the
+// same schedules the executor runs.
+//
+// The model:
+//  - Phases run one after another (phase i of every rank together), so the
+//    time is the sum over phase indices of the phase times.
+//  - A phase takes the longest of
+//    (a) every rank-channel's step chain: the sum over its steps of
+//          alpha: the latency of the path of the message the step receives,
+//          beta:  that message's bytes / the bottleneck bandwidth of the path,
+//          gamma: when the step reduces, (inputs - 1) x its bytes / the vector
+//                 engine's 2-input reduction rate (at least one pass);
+//        a message is charged to the step that receives it, so a send-only
+//        step costs nothing here (in a pipeline it overlaps the next step),
+//        and local copies are free;
+//    (b) every link's load: the bytes of all messages of the phase (all ranks,
+//        all channels) that cross the link, divided by its bandwidth.
+//  - `bound` names what limited the prediction: per phase the dominating term
+//    ("link <name>" of the most loaded link when the link load or the beta part
+//    of the longest chain dominates, "latency" for its alpha part, "vector
+//    engine" for its gamma part), and overall the term that dominated the most
+//    predicted time. Empty when nothing is sent or reduced.
+// Element sizes come from each schedule's type.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "algorithms/schedule.h"
+
+namespace trnccl::algo {
+
+// The directed links a message from one rank to another crosses.
+struct Path {
+  std::vector<int> links;
+  double latencySec = 0;
+};
+
+// The network as the cost model sees it. The core implements it from the
+// topology; tests implement it by hand.
+class Network {
+ public:
+  virtual ~Network() = default;
+  virtual int linkCount() const = 0;
+  virtual double linkBytesPerSec(int link) const = 0;
+  virtual const std::string& linkName(int link) const = 0;
+  virtual Path path(int fromRank, int toRank) const = 0;
+  // Device vector engine throughput for a 2-input reduction, bytes of output per second.
+  virtual double reduceBytesPerSec() const = 0;
+};
+
+struct Prediction {
+  double seconds = 0;
+  std::string bound;  // "link chip3->chip7", "latency", "vector engine"
+};
+
+// `allRanks`: the schedules of every rank of one collective. Throws
+// Error(InternalError) when the network names a link it does not have, or
+// gives a link or the vector engine no throughput.
+Prediction predict(const std::vector<Schedule>& allRanks, const Network& net);
+
+}  // namespace trnccl::algo

@@ -1,0 +1,23 @@
+// Where a communicator's ranks sit, as far as an algorithm cares. The core
+// fills it from the topology file and the rank mapping; algorithms never read
+// topology files themselves.
+#pragma once
+
+#include <vector>
+
+namespace trnccl::algo {
+
+struct RankLayout {
+  // The X x Y grid the ranks form on the machine's links, when they form one:
+  // the rank at column x, row y is grid[y * gridX + x]; rows and columns are
+  // rings (a torus). Empty when the topology gives no grid for these ranks.
+  int gridX = 0, gridY = 0;
+  std::vector<int> grid;
+  // Per rank: the instance (node) it runs on. Empty: all on one instance.
+  std::vector<int> instanceOf;
+
+  bool hasGrid() const { return !grid.empty(); }
+  int instances() const;  // distinct instances (1 when instanceOf is empty)
+};
+
+}  // namespace trnccl::algo

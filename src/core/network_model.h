@@ -1,0 +1,22 @@
+// The machine as the tuner's cost model sees it (algo::Network): the
+// topology's links and routes between the NeuronCores the ranks run on, or,
+// without a topology, this host as it is.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "algorithms/cost_model.h"
+#include "topology/fabric.h"
+
+namespace trnccl::core {
+
+// Routes between ranks over the topology's fabric. Keeps references to both.
+std::unique_ptr<algo::Network> fabricNetwork(const topo::Topology& topology, const topo::Fabric& fabric,
+                                             const std::vector<topo::CoreLocation>& cores);
+
+// A host without a topology: each rank reads and writes shared memory
+// through its own port (one link out, one in), as the shm transport does.
+std::unique_ptr<algo::Network> hostNetwork(int nranks);
+
+}  // namespace trnccl::core

@@ -1,0 +1,100 @@
+#include "core/placement.h"
+
+#include <algorithm>
+#include <set>
+
+#include "base/error.h"
+#include "core/network_model.h"
+#include "topology/grid.h"
+
+namespace trnccl::core {
+namespace {
+
+// The grid the ranks form when they all sit on one instance and fill a
+// sub-grid of its NeuronCores (rows and columns compressed to the ones
+// used), so a communicator split along a row or a column still has one.
+void findGrid(const topo::Topology& t, const std::vector<topo::CoreLocation>& cores, algo::RankLayout& layout) {
+  std::set<int> xs, ys;
+  for (const auto& c : cores) {
+    if (c.node != cores[0].node) return;
+    const topo::GridPoint p = topo::gridPoint(t, c);
+    xs.insert(p.x), ys.insert(p.y);
+  }
+  const int width = static_cast<int>(xs.size()), height = static_cast<int>(ys.size());
+  if (static_cast<size_t>(width) * height != cores.size()) return;
+  std::vector<int> grid(cores.size(), -1);
+  for (size_t r = 0; r < cores.size(); ++r) {
+    const topo::GridPoint p = topo::gridPoint(t, cores[r]);
+    const int x = static_cast<int>(std::distance(xs.begin(), xs.find(p.x)));
+    const int y = static_cast<int>(std::distance(ys.begin(), ys.find(p.y)));
+    if (grid[y * width + x] != -1) return;
+    grid[y * width + x] = static_cast<int>(r);
+  }
+  layout.gridX = width, layout.gridY = height, layout.grid = std::move(grid);
+}
+
+}  // namespace
+
+Placement::Placement(const Config& config, int nranks, const std::vector<int>* inheritedCores) {
+  if (config.topology.empty()) {
+    network_ = hostNetwork(nranks);
+    return;
+  }
+  try {
+    topology_ = topo::loadTopology(config.topology);
+  } catch (const Error& e) {
+    throwError(e.code(), config.topologySource + ": " + e.what());
+  }
+  const topo::Topology& t = *topology_;
+  if (inheritedCores) {
+    for (int global : *inheritedCores) cores_.push_back(topo::coreLocation(t, global));
+  } else {
+    cores_ = topo::mapRanks(t, nranks, config.rankOrder, "TRNCCL_RANK_ORDER");
+  }
+  fabric_ = std::make_unique<topo::Fabric>(t);
+  std::set<int> nodes;
+  for (const auto& c : cores_) nodes.insert(c.node);
+  if (nodes.size() > 1)
+    for (const auto& c : cores_) layout_.instanceOf.push_back(c.node);
+  findGrid(t, cores_, layout_);
+  network_ = fabricNetwork(t, *fabric_, cores_);
+}
+
+Placement::~Placement() = default;
+
+std::vector<int> Placement::globalCores() const {
+  std::vector<int> global;
+  for (const auto& c : cores_) global.push_back(topo::globalCoreIndex(*topology_, c));
+  return global;
+}
+
+transport::LinkEmulation Placement::emulation(int rank, double scale) const {
+  transport::LinkEmulation e;
+  if (!fabric_) return e;
+  e.scale = scale;
+  for (int l = 0; l < fabric_->linkCount(); ++l) e.linkBytesPerSec.push_back(fabric_->link(l).bytesPerSec);
+  const int n = static_cast<int>(cores_.size());
+  e.pathTo.resize(n);
+  e.latencyTo.assign(n, 0);
+  for (int peer = 0; peer < n; ++peer) {
+    if (peer == rank) continue;
+    topo::Route route = fabric_->route(cores_[rank], cores_[peer]);
+    e.pathTo[peer] = std::move(route.links);
+    e.latencyTo[peer] = route.latencySec;
+  }
+  return e;
+}
+
+std::string Placement::describe(int rank) const {
+  if (!topology_) return "no topology (TRNCCL_TOPO unset): a flat group on this host";
+  const topo::Topology& t = *topology_;
+  const topo::CoreLocation& c = cores_.at(rank);
+  std::string text = t.name + " (" + std::to_string(t.nodes) + (t.nodes == 1 ? " node" : " nodes") + "), rank " +
+                     std::to_string(rank) + " on node " + std::to_string(c.node) + " chip " +
+                     std::to_string(c.chip) + " core " + std::to_string(c.core);
+  if (layout_.hasGrid()) text += ", grid " + std::to_string(layout_.gridX) + " x " + std::to_string(layout_.gridY);
+  if (!layout_.instanceOf.empty()) text += ", " + std::to_string(layout_.instances()) + " instances";
+  return text;
+}
+
+}  // namespace trnccl::core

@@ -1,0 +1,108 @@
+#include "topology/fabric.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "base/error.h"
+#include "topology/torus.h"
+
+namespace trnccl::topo {
+
+// Within each instance's block of links: both directions of every NeuronLink
+// (2i: a->b, 2i+1: b->a), then one on-chip link per chip, then an out and an
+// in link per NIC.
+namespace {
+
+int onChipOffset(const Topology& t, int chip) { return 2 * static_cast<int>(t.links.size()) + chip; }
+int efaOutOffset(const Topology& t, int nic) { return onChipOffset(t, t.chips) + 2 * nic; }
+int efaInOffset(const Topology& t, int nic) { return efaOutOffset(t, nic) + 1; }
+
+std::string chipName(int node, int chip) { return "node" + std::to_string(node) + " chip" + std::to_string(chip); }
+
+}  // namespace
+
+Fabric::Fabric(const Topology& t)
+    : topology_(t),
+      graph_(t.chips, t.links),
+      nearestNics_(static_cast<size_t>(t.chips)),
+      linksPerNode_(efaOutOffset(t, static_cast<int>(t.nics.size()))) {
+  if (t.nodes > 1 && t.nics.empty()) {
+    throwError(trncclInvalidArgument, t.name + ": " + std::to_string(t.nodes) + " instances but no EFA NICs join them");
+  }
+  for (size_t i = 0; i < t.links.size(); ++i) {
+    directedByChips_[{t.links[i].a, t.links[i].b}] = 2 * static_cast<int>(i);
+    directedByChips_[{t.links[i].b, t.links[i].a}] = 2 * static_cast<int>(i) + 1;
+  }
+  for (int chip = 0; chip < t.chips; ++chip) {
+    const std::vector<int> hops = graph_.distances(chip);
+    int nearest = std::numeric_limits<int>::max();
+    for (const Nic& nic : t.nics) nearest = std::min(nearest, hops[nic.chip]);
+    for (size_t n = 0; n < t.nics.size(); ++n) {
+      if (hops[t.nics[n].chip] == nearest) nearestNics_[chip].push_back(static_cast<int>(n));
+    }
+  }
+  links_.reserve(static_cast<size_t>(linksPerNode_) * t.nodes);
+  for (int node = 0; node < t.nodes; ++node) {
+    for (const Link& l : t.links) {
+      links_.push_back({chipName(node, l.a) + "->chip" + std::to_string(l.b), l.bytesPerSec, l.latencySec});
+      links_.push_back({chipName(node, l.b) + "->chip" + std::to_string(l.a), l.bytesPerSec, l.latencySec});
+    }
+    for (int chip = 0; chip < t.chips; ++chip) {
+      links_.push_back({chipName(node, chip) + " cores", t.onChipBytesPerSec, t.onChipLatencySec});
+    }
+    for (size_t n = 0; n < t.nics.size(); ++n) {
+      const std::string nic = "node" + std::to_string(node) + " efa" + std::to_string(n);
+      links_.push_back({nic + " out", t.nics[n].bytesPerSec, t.efaLatencySec});
+      links_.push_back({nic + " in", t.nics[n].bytesPerSec, 0});
+    }
+  }
+}
+
+void Fabric::checkLocation(CoreLocation where) const {
+  const Topology& t = topology_;
+  if (where.node < 0 || where.node >= t.nodes || where.chip < 0 || where.chip >= t.chips || where.core < 0 ||
+      where.core >= t.coresPerChip) {
+    throwError(trncclInvalidArgument, "route: NeuronCore " + std::to_string(where.core) + " of " +
+                                          chipName(where.node, where.chip) + " does not exist in " + t.name + " (" +
+                                          std::to_string(t.nodes) + " x " + std::to_string(t.chips) + " chips x " +
+                                          std::to_string(t.coresPerChip) + " NeuronCores)");
+  }
+}
+
+void Fabric::appendChipPath(int node, int from, int to, std::vector<int>& links) const {
+  const std::vector<int> chips =
+      topology_.torus.empty() ? graph_.shortestPath(from, to) : torusPath(topology_.torus, from, to);
+  for (int chip : chips) {
+    links.push_back(nodeBase(node) + directedByChips_.at({from, chip}));
+    from = chip;
+  }
+}
+
+Route Fabric::route(CoreLocation from, CoreLocation to) const {
+  checkLocation(from);
+  checkLocation(to);
+  if (from == to) throwError(trncclInvalidArgument, "route: from and to are the same NeuronCore");
+  const Topology& t = topology_;
+  Route r;
+  if (from.node == to.node && from.chip == to.chip) {
+    r.links.push_back(nodeBase(from.node) + onChipOffset(t, from.chip));
+  } else if (from.node == to.node) {
+    appendChipPath(from.node, from.chip, to.chip, r.links);
+  } else {
+    const std::vector<int>& nearest = nearestNics_[from.chip];
+    const int nic = nearest[static_cast<size_t>(from.core) % nearest.size()];
+    const int nicChip = t.nics[nic].chip;
+    appendChipPath(from.node, from.chip, nicChip, r.links);
+    r.links.push_back(nodeBase(from.node) + efaOutOffset(t, nic));
+    r.links.push_back(nodeBase(to.node) + efaInOffset(t, nic));
+    appendChipPath(to.node, nicChip, to.chip, r.links);
+  }
+  r.bytesPerSec = std::numeric_limits<double>::infinity();
+  for (int i : r.links) {
+    r.latencySec += links_[i].latencySec;
+    r.bytesPerSec = std::min(r.bytesPerSec, links_[i].bytesPerSec);
+  }
+  return r;
+}
+
+}  // namespace trnccl::topo

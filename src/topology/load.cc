@@ -1,0 +1,109 @@
+// loadTopology: finds a topology file by name or path, reads it and applies
+// the ":N" instance count.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <set>
+
+#include "base/env.h"
+#include "base/error.h"
+#include "topology/topology.h"
+
+namespace trnccl::topo {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where shipped files are looked for, in order; directories that do not
+// exist are skipped.
+std::vector<fs::path> searchDirs() {
+  std::vector<fs::path> dirs;
+  if (auto dir = env::get("TRNCCL_TOPO_DIR")) dirs.emplace_back(*dir);
+  dirs.emplace_back(TRNCCL_TOPO_INSTALL_DIR);
+  dirs.emplace_back(TRNCCL_TOPO_SOURCE_DIR);
+  return dirs;
+}
+
+std::string readFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  std::string text;
+  int err = fd < 0 ? errno : 0;
+  for (char buf[65536]; err == 0;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) err = errno;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  if (fd >= 0) ::close(fd);
+  if (err != 0) {
+    throwError(trncclInvalidArgument, "cannot read topology file '" + path + "': " + std::strerror(err));
+  }
+  return text;
+}
+
+bool isPath(const std::string& target) { return target.find('/') != std::string::npos || target.ends_with(".json"); }
+
+std::string findShipped(const std::string& name) {
+  for (const fs::path& dir : searchDirs()) {
+    std::error_code ec;
+    const fs::path file = dir / (name + ".json");
+    if (fs::is_regular_file(file, ec)) return file.string();
+  }
+  std::string names;
+  for (const std::string& n : shippedTopologyNames()) names += (names.empty() ? "" : ", ") + n;
+  throwError(trncclInvalidArgument, "unknown topology '" + name + "' (shipped: " +
+                                        (names.empty() ? "none found" : names) + "; or give a path to a .json file)");
+}
+
+}  // namespace
+
+Topology loadTopology(const std::string& spec) {
+  // "name", "path", "name:N", "path:N"; a ':' inside a directory name is no suffix.
+  std::string target = spec;
+  std::optional<int> instances;
+  const size_t colon = spec.rfind(':');
+  if (colon != std::string::npos && spec.find('/', colon) == std::string::npos) {
+    target = spec.substr(0, colon);
+    const std::string count = spec.substr(colon + 1);
+    int n = 0;
+    const auto [end, error] = std::from_chars(count.data(), count.data() + count.size(), n);
+    if (error != std::errc() || end != count.data() + count.size() || n < 1 || n > kMaxNodes) {
+      throwError(trncclInvalidArgument, "topology '" + spec + "': ':" + count +
+                                            "' is not an instance count (expected ':N' with N from 1 to " +
+                                            std::to_string(kMaxNodes) + ")");
+    }
+    instances = n;
+  }
+  if (target.empty()) throwError(trncclInvalidArgument, "topology '" + spec + "' names no topology");
+  const std::string file = isPath(target) ? target : findShipped(target);
+  Topology t = parseTopology(readFile(file), file);
+  if (instances) {
+    if (*instances > 1 && t.nics.empty()) {
+      throwError(trncclInvalidArgument, "topology '" + spec + "': " + file + " has no EFA NICs to join " +
+                                            std::to_string(*instances) + " instances");
+    }
+    t.nodes = *instances;
+  }
+  return t;
+}
+
+std::vector<std::string> shippedTopologyNames() {
+  std::set<std::string> names;
+  for (const fs::path& dir : searchDirs()) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".json") names.insert(it->path().stem().string());
+    }
+  }
+  return {names.begin(), names.end()};
+}
+
+}  // namespace trnccl::topo

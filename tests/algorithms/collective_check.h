@@ -1,0 +1,47 @@
+// Checks an algorithm's schedules for one collective call: the schedules of
+// all ranks, run by the independent interpreter, must produce the
+// double-precision reference result, write every output element exactly
+// once, leave no message unmatched, and keep the algorithm's other promises.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm.h"
+#include "schedule_interpreter.h"
+
+namespace trnccl::test {
+
+// Rank r's input element i: small integers, so every reduction order gives the same doubles.
+double input(int rank, size_t i);
+// op over value(0..n-1), avg dividing at the end.
+double fold(trncclRedOp_t op, int n, const std::function<double(int)>& value);
+// Rank r's buffers for the call, inputs filled in, aliased when in place.
+RankBuffers makeBuffers(algo::Collective c, size_t count, int n, int r, bool inPlace);
+// What rank r's receive buffer must hold at element i.
+double expected(const algo::CollectiveArgs& a, int r, size_t i);
+std::string describe(const algo::CollectiveArgs& a, const char* algorithm);
+
+// May the schedules of this call send a message from rank `from` to rank `to`?
+using MessageRule = std::function<bool(const algo::CollectiveArgs& args, int from, int to)>;
+// The ring's rule: every rank sends to the next rank only.
+bool toNextInRing(const algo::CollectiveArgs& args, int from, int to);
+
+// What an algorithm promises beyond the result.
+struct Rules {
+  MessageRule messages;       // the messages it may send (empty: any)
+  bool boundedSteps = false;  // no message is longer than args.maxStepElements (when set)
+};
+
+// Builds every rank's schedule for args (args.rank is ignored) and REQUIREs
+// the checks above.
+void checkCollective(const algo::Algorithm& algorithm, algo::CollectiveArgs args, const Rules& rules = {});
+// checkCollective for every count {0, 1, 3, 17, 64} x op x in/out-of-place x
+// root x maxStepElements {0, 2, 5}, on the group of `group` (nranks, layout).
+void sweepGroup(const algo::Algorithm& algorithm, algo::Collective collective, const algo::CollectiveArgs& group,
+                const Rules& rules = {});
+// sweepGroup on flat groups of 1 to 8 and 16 ranks.
+void sweep(const algo::Algorithm& algorithm, algo::Collective collective, const Rules& rules = {});
+
+}  // namespace trnccl::test

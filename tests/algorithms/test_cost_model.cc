@@ -1,0 +1,221 @@
+// The alpha-beta cost model on hand-built networks: every expected time is
+// the textbook formula for the algorithm, computed here, not by the model.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+
+#include "algorithms/cost_model.h"
+#include "algorithms/mesh.h"
+#include "algorithms/rdh.h"
+#include "algorithms/ring.h"
+#include "base/error.h"
+
+using namespace trnccl;
+using algo::Collective;
+
+namespace {
+
+constexpr double kInfinite = std::numeric_limits<double>::infinity();
+
+class HandNetwork : public algo::Network {
+ public:
+  int addLink(const std::string& name, double bytesPerSec) {
+    names_.push_back(name);
+    bandwidth_.push_back(bytesPerSec);
+    return static_cast<int>(names_.size()) - 1;
+  }
+  void route(int from, int to, std::vector<int> links, double latency) {
+    paths_[{from, to}] = algo::Path{std::move(links), latency};
+  }
+
+  int linkCount() const override { return static_cast<int>(names_.size()); }
+  double linkBytesPerSec(int link) const override { return bandwidth_.at(link); }
+  const std::string& linkName(int link) const override { return names_.at(link); }
+  algo::Path path(int from, int to) const override { return paths_.at({from, to}); }
+  double reduceBytesPerSec() const override { return reduceRate; }
+
+  double reduceRate = kInfinite;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<double> bandwidth_;
+  std::map<std::pair<int, int>, algo::Path> paths_;
+};
+
+// Ranks 0..n-1 in a unidirectional ring: one link from each rank to the next.
+HandNetwork ringNetwork(int n, double bytesPerSec, double latency) {
+  HandNetwork net;
+  for (int r = 0; r < n; ++r) {
+    const int next = (r + 1) % n;
+    net.route(r, next, {net.addLink("chip" + std::to_string(r) + "->chip" + std::to_string(next), bytesPerSec)},
+              latency);
+  }
+  return net;
+}
+
+// A direct link between every ordered pair of ranks.
+HandNetwork fullyConnected(int n, double bytesPerSec, double latency) {
+  HandNetwork net;
+  for (int from = 0; from < n; ++from)
+    for (int to = 0; to < n; ++to)
+      if (from != to)
+        net.route(from, to,
+                  {net.addLink("r" + std::to_string(from) + "->r" + std::to_string(to), bytesPerSec)}, latency);
+  return net;
+}
+
+std::vector<algo::Schedule> schedulesOf(const algo::Algorithm& algorithm, algo::CollectiveArgs args) {
+  std::vector<algo::Schedule> schedules;
+  for (int r = 0; r < args.nranks; ++r) {
+    args.rank = r;
+    schedules.push_back(algorithm.build(args));
+  }
+  return schedules;
+}
+
+algo::CollectiveArgs allReduce(int n, size_t count, trncclDataType_t type = trncclFloat32) {
+  algo::CollectiveArgs args;
+  args.nranks = n;
+  args.count = count;
+  args.type = type;
+  return args;
+}
+
+// One rank's schedule of single-step channels, one message each.
+algo::Schedule messages(int rank, int n, std::vector<algo::Step> steps) {
+  algo::Schedule s;
+  s.collective = Collective::SendRecv;
+  s.type = trncclUint8;
+  s.rank = rank;
+  s.nranks = n;
+  s.phases.resize(1);
+  for (algo::Step& step : steps) s.phases[0].channels.push_back(algo::Channel{{std::move(step)}});
+  return s;
+}
+
+algo::Step sendTo(int peer, size_t bytes) {
+  algo::Step s;
+  s.sendPeer = peer;
+  s.srcs = {algo::Span{algo::kFirstUserBuffer, 0}};
+  s.count = bytes;
+  return s;
+}
+
+algo::Step receiveFrom(int peer, size_t bytes) {
+  algo::Step s;
+  s.recvPeer = peer;
+  s.dst = algo::Span{algo::kFirstUserBuffer, 0};
+  s.count = bytes;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a ring all-reduce costs 2(n-1) steps of alpha + (N/n)/B plus n-1 block reductions",
+          "[algorithms][cost]") {
+  const int n = 4;
+  const double B = 10e9, a = 2e-6, R = 40e9;
+  const size_t count = 4 * 1024;  // equal blocks
+  HandNetwork net = ringNetwork(n, B, a);
+  net.reduceRate = R;
+  const double block = count / n * 4.0;  // float bytes
+  const algo::Prediction p = algo::predict(schedulesOf(algo::Ring(), allReduce(n, count)), net);
+  CHECK(p.seconds == Approx(2 * (n - 1) * (a + block / B) + (n - 1) * block / R).epsilon(1e-12));
+
+  SECTION("element sizes come from the schedule's type") {
+    net.reduceRate = kInfinite;
+    const double half = count / n * 2.0;  // bfloat16 bytes
+    const algo::Prediction bf16 = algo::predict(schedulesOf(algo::Ring(), allReduce(n, count, trncclBfloat16)), net);
+    CHECK(bf16.seconds == Approx(2 * (n - 1) * (a + half / B)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("two transfers sharing a link take twice one transfer's time on it", "[algorithms][cost]") {
+  // Ranks 0 and 1 both send to rank 2 over their own link into a switch, then
+  // over the one link from the switch to rank 2.
+  const double B = 1e9, a = 1e-7;
+  const size_t bytes = 1 << 20;
+  HandNetwork net;
+  const int in0 = net.addLink("r0->switch", B), in1 = net.addLink("r1->switch", B);
+  const int shared = net.addLink("switch->r2", B);
+  net.route(0, 2, {in0, shared}, a);
+  net.route(1, 2, {in1, shared}, a);
+  const std::vector<algo::Schedule> schedules{
+      messages(0, 3, {sendTo(2, bytes)}), messages(1, 3, {sendTo(2, bytes)}),
+      messages(2, 3, {receiveFrom(0, bytes), receiveFrom(1, bytes)})};
+  const algo::Prediction p = algo::predict(schedules, net);
+  CHECK(p.seconds == Approx(2 * bytes / B).epsilon(1e-12));
+  CHECK(p.bound == "link switch->r2");
+}
+
+TEST_CASE("a mesh all-reduce costs one alpha + N/B, then n-1 reductions of N", "[algorithms][cost]") {
+  const int n = 4;
+  const double B = 5e9, a = 3e-6, R = 20e9;
+  const size_t count = 1000;
+  HandNetwork net = fullyConnected(n, B, a);
+  net.reduceRate = R;
+  const double bytes = count * 4.0;
+  const algo::Prediction p = algo::predict(schedulesOf(algo::Mesh(), allReduce(n, count)), net);
+  CHECK(p.seconds == Approx(a + bytes / B + (n - 1) * bytes / R).epsilon(1e-12));
+}
+
+TEST_CASE("an rdh all-reduce costs 2 log2(p) alpha + 2 (p-1)/p N/B", "[algorithms][cost]") {
+  const int n = 8;
+  const double B = 5e9, a = 3e-6, R = 20e9;
+  const size_t count = 8 * 512;
+  HandNetwork net = fullyConnected(n, B, a);
+  net.reduceRate = R;
+  const double bytes = count * 4.0;
+  const algo::Prediction p = algo::predict(schedulesOf(algo::Rdh(), allReduce(n, count)), net);
+  CHECK(p.seconds == Approx(2 * 3 * a + 2.0 * (n - 1) / n * bytes / B + (n - 1.0) / n * bytes / R).epsilon(1e-12));
+}
+
+TEST_CASE("the bound names what limited the prediction", "[algorithms][cost]") {
+  const int n = 4;
+  SECTION("latency for a tiny ring all-reduce on slow hops") {
+    const HandNetwork net = ringNetwork(n, 100e9, 10e-6);
+    CHECK(algo::predict(schedulesOf(algo::Ring(), allReduce(n, 4)), net).bound == "latency");
+  }
+  SECTION("a link for a large ring all-reduce") {
+    const HandNetwork net = ringNetwork(n, 1e9, 1e-6);
+    const std::string bound = algo::predict(schedulesOf(algo::Ring(), allReduce(n, 1 << 20)), net).bound;
+    CHECK(bound.rfind("link chip", 0) == 0);
+  }
+  SECTION("the vector engine for a mesh all-reduce with a slow reducer") {
+    HandNetwork net = fullyConnected(n, 100e9, 1e-6);
+    net.reduceRate = 1e6;
+    CHECK(algo::predict(schedulesOf(algo::Mesh(), allReduce(n, 1 << 16)), net).bound == "vector engine");
+  }
+  SECTION("nothing when nothing moves") {
+    const HandNetwork net = ringNetwork(n, 1e9, 1e-6);
+    const algo::Prediction p = algo::predict(schedulesOf(algo::Ring(), allReduce(n, 0)), net);
+    CHECK(p.seconds == 0);
+    CHECK(p.bound.empty());
+  }
+}
+
+TEST_CASE("the cost model scales to 256 ranks of thousands of steps", "[algorithms][cost]") {
+  // A ring all-reduce in 4 rounds of 2-element steps: 2044 steps per rank.
+  const int n = 256;
+  const double B = 2e9, a = 1e-6, R = 8e9;
+  HandNetwork net = ringNetwork(n, B, a);
+  net.reduceRate = R;
+  algo::CollectiveArgs args = allReduce(n, n * 8);
+  args.maxStepElements = 2;
+  const std::vector<algo::Schedule> schedules = schedulesOf(algo::Ring(), args);
+  REQUIRE(schedules[0].stepCount() == 4 * (2 * n - 1));
+  const double step = 2 * 4.0, rounds = 4;
+  CHECK(algo::predict(schedules, net).seconds ==
+        Approx(rounds * (2 * (n - 1) * (a + step / B) + (n - 1) * step / R)).epsilon(1e-9));
+}
+
+TEST_CASE("a network that names a missing link is an internal error", "[algorithms][cost]") {
+  HandNetwork net;
+  net.addLink("only", 1e9);
+  net.route(0, 1, {7}, 1e-6);
+  const std::vector<algo::Schedule> schedules{messages(0, 2, {sendTo(1, 8)}), messages(1, 2, {receiveFrom(0, 8)})};
+  CHECK_THROWS_WITH(algo::predict(schedules, net), Catch::Contains("link 7"));
+  CHECK_THROWS_AS(algo::predict(schedules, net), Error);
+}

@@ -1,0 +1,29 @@
+// trnccl-ls's command line.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace trnccl::ls {
+
+// A bad command line: main prints it with a hint and exits with status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  std::string topology;      // a spec for topo::loadTopology
+  std::optional<int> ranks;  // unset: as many as the order places
+  std::string order;         // as topo::mapRanks takes it
+  bool json = false;
+  bool help = false;
+};
+
+// `defaultTopology` is what --topo defaults to ($TRNCCL_TOPO or a shipped name).
+Options parseOptions(const std::vector<std::string>& args, const std::string& defaultTopology);
+std::string usageText();
+
+}  // namespace trnccl::ls
