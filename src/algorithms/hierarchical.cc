@@ -130,7 +130,7 @@ void embed(const Schedule& sub, const Embedding& where, Schedule& host) {
   };
   auto tag = [&](uint32_t t) {
     const uint64_t moved = uint64_t{t} + where.tagOffset;
-    if (moved >= TagRange::kTagSpace)
+    if (moved >= kTagSpace)
       throwError(trncclInvalidUsage, std::string("an embedded ") + sub.algorithm + " schedule uses tag " +
                                          std::to_string(t) + ", past the tags left to it; raise the step size");
     return static_cast<uint32_t>(moved);

@@ -43,11 +43,9 @@ using PieceAt = std::function<Span(int block, int piece)>;
 // The message tags one pass may use. The passes of a collective take
 // disjoint slots, so passes between the same two ranks (the two directions of
 // a two-member ring, a row and a column that share a neighbour) never collide.
-// The executor keeps the low 24 bits of a tag, so tags are below kTagSpace.
-// Algorithms take slots from 0 up, so a schedule that embeds another one can
+// Tags are below kTagSpace (schedule.h). Algorithms take slots from 0 up, so a schedule that embeds another one can
 // move the embedded tags past its own slots.
 struct TagRange {
-  static constexpr uint32_t kTagSpace = uint32_t{1} << 24;
   static constexpr uint32_t kSlotSize = kTagSpace / 32;
 
   uint32_t first = 0;

@@ -14,7 +14,8 @@
 // so "send", "recv", "recvReduceSend", "recvReduceCopySend", "recvCopySend",
 // "copy" and a local K-way "reduce" are all steps. A message is matched by
 // (sender, receiver, tag): the algorithm gives a send and its receive the same
-// tag, unique between that pair within the collective.
+// tag, unique between that pair within the collective, and below kTagSpace
+// (the executor keeps 24 bits of it in the message tag).
 //
 // Execution contract: a channel's steps start in order, and the executor may
 // overlap a step with the next one (two in flight per channel), so a step must
@@ -47,6 +48,8 @@ struct Span {
   size_t offset = 0;  // in elements of the schedule's type
   bool operator==(const Span&) const = default;
 };
+
+inline constexpr uint32_t kTagSpace = uint32_t(1) << 24;
 
 struct Step {
   int recvPeer = -1;

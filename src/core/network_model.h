@@ -12,8 +12,12 @@
 namespace trnccl::core {
 
 // Routes between ranks over the topology's fabric. Keeps references to both.
+// `throughHost`: the bytes really move through this host's shared memory (the
+// links are not emulated), so every message also crosses its sender's and
+// receiver's host ports: an algorithm that suits the modelled links but not
+// the host that carries the data does not win.
 std::unique_ptr<algo::Network> fabricNetwork(const topo::Topology& topology, const topo::Fabric& fabric,
-                                             const std::vector<topo::CoreLocation>& cores);
+                                             const std::vector<topo::CoreLocation>& cores, bool throughHost);
 
 // A host without a topology: each rank reads and writes shared memory
 // through its own port (one link out, one in), as the shm transport does.

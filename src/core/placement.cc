@@ -57,7 +57,7 @@ Placement::Placement(const Config& config, int nranks, const std::vector<int>* i
   if (nodes.size() > 1)
     for (const auto& c : cores_) layout_.instanceOf.push_back(c.node);
   findGrid(t, cores_, layout_);
-  network_ = fabricNetwork(t, *fabric_, cores_);
+  network_ = fabricNetwork(t, *fabric_, cores_, !config.emulateLinks);
 }
 
 Placement::~Placement() = default;

@@ -120,7 +120,7 @@ class StepRunner {
   }
   size_t sliceCount(size_t slice) const { return std::min(sliceElems_, step_->count - slice * sliceElems_); }
   uint64_t tag(uint32_t stepTag, size_t slice) const {
-    return call_->tagBase | (uint64_t(stepTag & 0xffffff) << 16) | slice;
+    return call_->tagBase | (uint64_t(stepTag & (algo::kTagSpace - 1)) << 16) | slice;
   }
   size_t stageBytes() const { return sliceElems_ * elemBytes_; }
 

@@ -160,6 +160,6 @@ TEST_CASE("embedding moves a sub-schedule's peers, buffers, tags and phases", "[
       }
     }
   }
-  where.tagOffset = algo::TagRange::kTagSpace - 1;
+  where.tagOffset = algo::kTagSpace - 1;
   CHECK_THROWS_WITH(algo::embed(sub, where, host), Catch::Contains("tag"));
 }

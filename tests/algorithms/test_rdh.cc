@@ -1,76 +1,18 @@
 // Recursive halving-doubling: the schedules of all ranks, run by the
-// independent interpreter, must produce the reference result for every
-// collective it implements x op x n = 1..16 x count x in/out-of-place, write
-// every output element once per rank, and reduce every result element at
-// exactly one rank. (The reference here is this file's own: the shared
-// collective_check helpers did not exist yet.)
+// independent interpreter (collective_check.h), must produce the reference
+// result for every collective it implements x op x n = 1..16 x count x
+// in/out-of-place and write every output element once per rank; and every
+// result element is reduced at exactly one rank, then only copied.
 #include <catch2/catch.hpp>
 #include <algorithm>
-#include <sstream>
 
 #include "algorithms/rdh.h"
-#include "schedule_interpreter.h"
+#include "collective_check.h"
 
 using namespace trnccl;
 using algo::Collective;
 
 namespace {
-
-// Small nonzero integers of both signs: every sum, product (|x| <= 7^16),
-// max and min is exact in double, so results compare with ==.
-double input(int rank, size_t i) {
-  const double magnitude = static_cast<double>((rank * 5 + i * 3) % 7 + 1);
-  return (rank + i) % 2 ? -magnitude : magnitude;
-}
-
-double reduceAll(trncclRedOp_t op, int n, size_t i) {
-  double acc = input(0, i);
-  for (int r = 1; r < n; ++r) {
-    const double v = input(r, i);
-    switch (op) {
-      case trncclProd: acc *= v; break;
-      case trncclMax: acc = std::max(acc, v); break;
-      case trncclMin: acc = std::min(acc, v); break;
-      default: acc += v; break;
-    }
-  }
-  return op == trncclAvg ? acc / n : acc;
-}
-
-// What rank r's receive buffer holds at element i afterwards.
-double expected(const algo::CollectiveArgs& a, int r, size_t i) {
-  switch (a.collective) {
-    case Collective::AllReduce: return reduceAll(a.op, a.nranks, i);
-    case Collective::ReduceScatter: return reduceAll(a.op, a.nranks, r * a.count + i);
-    default: return input(static_cast<int>(i / a.count), i % a.count);  // all-gather
-  }
-}
-
-// In place, all-gather's input is the rank's block of the output and
-// reduce-scatter's output the rank's block of the input.
-test::RankBuffers buffersOf(const algo::CollectiveArgs& a, int r) {
-  const size_t whole = a.count * a.nranks;
-  test::RankBuffers b;
-  b.sendSize = a.collective == Collective::ReduceScatter ? whole : a.count;
-  b.recvSize = a.collective == Collective::AllGather ? whole : a.count;
-  if (a.inPlace) {
-    b.memory.assign(std::max(b.sendSize, b.recvSize), -99);
-    if (a.collective == Collective::AllGather) b.sendAt = a.count * r;
-    if (a.collective == Collective::ReduceScatter) b.recvAt = a.count * r;
-  } else {
-    b.memory.assign(b.sendSize + b.recvSize, -99);
-    b.recvAt = b.sendSize;
-  }
-  for (size_t i = 0; i < b.sendSize; ++i) b.memory[b.sendAt + i] = input(r, i);
-  return b;
-}
-
-std::string describe(const algo::CollectiveArgs& a) {
-  std::ostringstream os;
-  os << "rdh " << algo::collectiveName(a.collective) << " n=" << a.nranks << " count=" << a.count
-     << " op=" << a.op << (a.inPlace ? " in-place" : " out-of-place");
-  return os.str();
-}
 
 std::vector<algo::Schedule> schedulesOf(algo::CollectiveArgs args) {
   std::vector<algo::Schedule> schedules;
@@ -88,61 +30,29 @@ void forEachStep(const algo::Schedule& s, Visit visit) {
       for (const auto& step : channel.steps) visit(step);
 }
 
-void check(const algo::CollectiveArgs& args) {
-  INFO(describe(args));
-  const int n = args.nranks;
-  const std::vector<algo::Schedule> schedules = schedulesOf(args);
-  std::vector<test::RankBuffers> buffers;
-  for (int r = 0; r < n; ++r) buffers.push_back(buffersOf(args, r));
-
-  // Statically: each receive-buffer element is the destination of exactly one
-  // step, and the final reductions of all ranks together cover each result
-  // element once (each is computed at one rank, then only copied).
+// The final reductions of all ranks together cover each result element once.
+void checkReducedOnce(const algo::CollectiveArgs& args) {
   size_t finalElements = 0;
-  for (int r = 0; r < n; ++r) {
-    std::vector<int> writes(buffers[r].recvSize, 0);
-    forEachStep(schedules[r], [&](const algo::Step& step) {
-      if (step.final) finalElements += step.count;
-      if (step.dst.buffer != algo::kRecv) return;
-      REQUIRE(step.dst.offset + step.count <= writes.size());
-      for (size_t i = 0; i < step.count; ++i) ++writes[step.dst.offset + i];
-    });
-    INFO("rank " << r);
-    CHECK(std::all_of(writes.begin(), writes.end(), [](int w) { return w == 1; }));
-  }
-  if (args.collective != Collective::AllGather && n > 1)
-    CHECK(finalElements == (args.collective == Collective::AllReduce ? args.count : args.count * n));
-
-  const test::InterpreterResult result = test::interpret(schedules, buffers);
-  INFO(result.error);
-  REQUIRE(result.ok);
-  for (int r = 0; r < n; ++r) {
-    INFO("rank " << r);
-    for (size_t i = 0; i < buffers[r].recvSize; ++i) {
-      INFO("element " << i);
-      REQUIRE(buffers[r].recvWrites[i] == 1);
-      REQUIRE(buffers[r].recv(i) == expected(args, r, i));
-    }
-  }
+  for (const algo::Schedule& s : schedulesOf(args))
+    forEachStep(s, [&](const algo::Step& step) { finalElements += step.final ? step.count : 0; });
+  CHECK(finalElements == (args.collective == Collective::AllReduce ? args.count : args.count * args.nranks));
 }
 
 }  // namespace
 
 TEST_CASE("rdh computes all-reduce, reduce-scatter and all-gather for 1..16 ranks", "[algorithms][rdh]") {
+  algo::Rdh rdh;
   for (Collective c : {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather}) {
-    const int ops = c == Collective::AllGather ? 1 : trncclNumOps;
-    for (int n = 1; n <= 16; ++n)
-      for (size_t count : {0, 1, 3, 17, 64})
-        for (int op = 0; op < ops; ++op)
-          for (bool inPlace : {false, true}) {
-            algo::CollectiveArgs args;
-            args.collective = c;
-            args.nranks = n;
-            args.count = count;
-            args.op = static_cast<trncclRedOp_t>(op);
-            args.inPlace = inPlace;
-            check(args);
-          }
+    for (int n = 1; n <= 16; ++n) {
+      algo::CollectiveArgs group;
+      group.nranks = n;
+      test::sweepGroup(rdh, c, group);
+      if (c == Collective::AllGather || n == 1) continue;
+      for (size_t count : {1, 3, 17, 64}) {
+        INFO(algo::collectiveName(c) << " n=" << n << " count=" << count);
+        checkReducedOnce(algo::CollectiveArgs{c, 0, n, count});
+      }
+    }
   }
 }
 
