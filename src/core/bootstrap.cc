@@ -23,8 +23,8 @@ using namespace wire;
 
 class Bootstrap::Impl {
  public:
-  Impl(int rank, int nranks, const Secret& secret, Socket listener,
-       std::vector<SocketAddress> peers, milliseconds timeout, const std::atomic<bool>* abortFlag)
+  Impl(int rank, int nranks, const Secret& secret, net::Socket listener,
+       std::vector<net::SocketAddress> peers, milliseconds timeout, const std::atomic<bool>* abortFlag)
       : rank_(rank),
         nranks_(nranks),
         secret_(secret),
@@ -42,7 +42,7 @@ class Bootstrap::Impl {
 
   // Ring: in step s, rank r passes block r-s to r+1 and gets block r-s-1 from r-1.
   void allGather(void* data, size_t bytes) {
-    Deadline deadline(timeout_, abortFlag_);
+    net::Deadline deadline(timeout_, abortFlag_);
     char* blocks = static_cast<char*>(data);
     int next = (rank_ + 1) % nranks_;
     int prev = (rank_ + nranks_ - 1) % nranks_;
@@ -57,7 +57,7 @@ class Bootstrap::Impl {
   }
 
   void broadcast(void* data, size_t bytes, int root) {
-    Deadline deadline(timeout_, abortFlag_);
+    net::Deadline deadline(timeout_, abortFlag_);
     if (rank_ != root) {
       Expected in{root, {static_cast<uint32_t>(Channel::Collective), 0}, data, bytes};
       return transfer(nullptr, &in, deadline);
@@ -70,13 +70,13 @@ class Bootstrap::Impl {
   }
 
   void send(int peer, int tag, const void* data, size_t bytes) {
-    Deadline deadline(timeout_, abortFlag_);
+    net::Deadline deadline(timeout_, abortFlag_);
     Outgoing out(peer, Channel::User, tag, data, bytes);
     transfer(&out, nullptr, deadline);
   }
 
   void recv(int peer, int tag, void* data, size_t bytes) {
-    Deadline deadline(timeout_, abortFlag_);
+    net::Deadline deadline(timeout_, abortFlag_);
     Expected in{peer, {static_cast<uint32_t>(Channel::User), tag}, data, bytes};
     transfer(nullptr, &in, deadline);
   }
@@ -107,8 +107,8 @@ class Bootstrap::Impl {
 
   // Sends and receives at the same time (a ring step must not wait for its
   // send before receiving), admitting peers' new connections meanwhile.
-  void transfer(Outgoing* out, Expected* in, const Deadline& deadline) {
-    Socket* outSocket = out ? &linkTo(out->peer, deadline) : nullptr;
+  void transfer(Outgoing* out, Expected* in, const net::Deadline& deadline) {
+    net::Socket* outSocket = out ? &linkTo(out->peer, deadline) : nullptr;
     while (true) {
       if (out && !out->done())
         out->sent +=
@@ -121,7 +121,7 @@ class Bootstrap::Impl {
       if (out && !out->done()) fds.push_back({outSocket->fd(), POLLOUT, 0});
       if (in && !in->done && incoming_[in->peer])
         fds.push_back({incoming_[in->peer]->socket().fd(), POLLIN, 0});
-      if (!pollFor(fds, deadline)) deadline.throwTimeout(describeWait(out, in));
+      if (!net::pollFor(fds, deadline)) deadline.throwTimeout(describeWait(out, in));
 
       for (size_t i = greetings_.size(); i-- > 0;) {
         if (fds[1 + i].revents != 0) advanceGreeting(i);
@@ -161,11 +161,11 @@ class Bootstrap::Impl {
   }
 
   // The connection this rank sends to `peer` on, opened on first use.
-  Socket& linkTo(int peer, const Deadline& deadline) {
+  net::Socket& linkTo(int peer, const net::Deadline& deadline) {
     if (!outgoing_[peer]) {
       // Every rank listened before it registered: refused means it is gone.
-      Socket socket = Socket::connect(peers_[peer], deadline, "rank " + std::to_string(peer),
-                                      Socket::WhenRefused::Fail);
+      net::Socket socket = net::Socket::connect(peers_[peer], deadline, "rank " + std::to_string(peer),
+                                      net::Socket::WhenRefused::Fail);
       Hello hello = makeHello(Purpose::PeerLink, secret_, rank_, nranks_);
       socket.sendAll(&hello, sizeof(hello), deadline);
       outgoing_[peer] = std::move(socket);
@@ -200,10 +200,10 @@ class Bootstrap::Impl {
   int rank_;
   int nranks_;
   Secret secret_;
-  Socket listener_;
+  net::Socket listener_;
   std::string address_;
-  std::vector<SocketAddress> peers_;
-  std::vector<std::optional<Socket>> outgoing_;
+  std::vector<net::SocketAddress> peers_;
+  std::vector<std::optional<net::Socket>> outgoing_;
   std::vector<std::unique_ptr<Inbox>> incoming_;
   std::vector<Greeting> greetings_;  // accepted, not yet identified
   milliseconds timeout_;
@@ -224,9 +224,9 @@ std::unique_ptr<Bootstrap> Bootstrap::connect(const trncclUniqueId& id, int rank
     throwInvalidArgument("timeout", "must be positive, not " + std::to_string(timeout.count()));
 
   return withContext(rankContext(rank, nranks, "connect"), [&] {
-    Deadline deadline(timeout, abortFlag);
-    Socket listener = Socket::listen(selectInterface(info.root.family()).address);
-    std::vector<SocketAddress> peers =
+    net::Deadline deadline(timeout, abortFlag);
+    net::Socket listener = net::Socket::listen(net::selectInterface(info.root.family()).address);
+    std::vector<net::SocketAddress> peers =
         joinRendezvous(info, rank, nranks, listener.localAddress(), deadline);
     TRNCCL_INFO("bootstrap rank %d/%d listening at %s joined %s", rank, nranks,
                 listener.localAddress().toString().c_str(), info.root.toString().c_str());

@@ -18,7 +18,7 @@
 #include <memory>
 #include <string>
 
-#include "core/socket.h"
+#include "base/socket.h"
 #include "transports/transport.h"
 #include "trnccl/trnccl.h"
 
@@ -34,7 +34,7 @@ trncclUniqueId createUniqueId(std::chrono::milliseconds timeout);
 // What a unique id carries: where the root listens and the secret every
 // connection of the job must present.
 struct RendezvousInfo {
-  SocketAddress root;
+  net::SocketAddress root;
   std::array<uint8_t, 16> secret{};
 };
 trncclUniqueId encodeUniqueId(const RendezvousInfo& info);

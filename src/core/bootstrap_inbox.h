@@ -9,15 +9,15 @@
 
 #include "base/error.h"
 #include "core/bootstrap_protocol.h"
-#include "core/socket.h"
+#include "base/socket.h"
 
 namespace trnccl::core::wire {
 
 class Inbox {
  public:
-  explicit Inbox(Socket socket) : socket_(std::move(socket)) {}
+  explicit Inbox(net::Socket socket) : socket_(std::move(socket)) {}
 
-  Socket& socket() { return socket_; }
+  net::Socket& socket() { return socket_; }
 
   // Reads what has arrived, up to the first complete message for `awaited`
   // (reading on could run into the peer's orderly close). A frame for
@@ -88,7 +88,7 @@ class Inbox {
                                        std::to_string(expected) + " were expected");
   }
 
-  Socket socket_;
+  net::Socket socket_;
   FrameHeader header_{};
   size_t headerBytes_ = 0;
   std::vector<char> payload_;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "base/error.h"
-#include "core/socket.h"
+#include "base/socket.h"
 #include "trnccl/trnccl.h"
 
 namespace trnccl::core::wire {
@@ -34,7 +34,7 @@ struct IdLayout {
   uint32_t version;
   uint32_t reserved;
   Secret secret;
-  WireAddress root;
+  net::WireAddress root;
   uint8_t unused[72];
 };
 static_assert(sizeof(IdLayout) == sizeof(trncclUniqueId));
@@ -53,7 +53,7 @@ struct Hello {
 
 // Follows the Hello on a connection to the root.
 struct Registration {
-  WireAddress listenAddress;
+  net::WireAddress listenAddress;
   uint64_t replyWithinMs;  // when the rank will stop waiting for the table
 };
 
@@ -102,7 +102,7 @@ class Greeting {
  public:
   enum class Status { Incomplete, Complete, Refused };
 
-  Greeting(Socket socket, size_t size) : socket_(std::move(socket)), bytes_(size) {}
+  Greeting(net::Socket socket, size_t size) : socket_(std::move(socket)), bytes_(size) {}
 
   Status advance(const Secret& secret, Purpose purpose) {
     try {
@@ -136,7 +136,7 @@ class Greeting {
 
   Hello hello() const { return read<Hello>(0); }
   Registration registration() const { return read<Registration>(sizeof(Hello)); }
-  Socket& socket() { return socket_; }
+  net::Socket& socket() { return socket_; }
 
  private:
   template <class T>
@@ -146,7 +146,7 @@ class Greeting {
     return value;
   }
 
-  Socket socket_;
+  net::Socket socket_;
   std::vector<char> bytes_;
   size_t received_ = 0;
   std::string refusal_;

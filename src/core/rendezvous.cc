@@ -24,7 +24,7 @@ namespace {
 // waits in vain.
 class RendezvousRoot {
  public:
-  RendezvousRoot(Socket listener, const Secret& secret, milliseconds timeout)
+  RendezvousRoot(net::Socket listener, const Secret& secret, milliseconds timeout)
       : listener_(std::move(listener)),
         address_(listener_.localAddress().toString()),
         secret_(secret),
@@ -41,10 +41,10 @@ class RendezvousRoot {
 
  private:
   struct Arrival {
-    Socket socket;
+    net::Socket socket;
     int rank;
     int nranks;
-    WireAddress listenAddress;
+    net::WireAddress listenAddress;
     Clock::time_point replyBy;
   };
 
@@ -64,9 +64,9 @@ class RendezvousRoot {
       for (Greeting& greeting : greetings_) fds.push_back({greeting.socket().fd(), POLLIN, 0});
       for (Arrival& arrival : arrivals_) fds.push_back({arrival.socket.fd(), POLLIN, 0});
       auto untilReply = replyBy == Clock::time_point::max()
-                            ? Deadline::kAbortCheckInterval
+                            ? net::Deadline::kAbortCheckInterval
                             : std::chrono::ceil<milliseconds>(replyBy - Clock::now());
-      pollFor(fds, deadline_, untilReply);
+      net::pollFor(fds, deadline_, untilReply);
 
       // An arrival sends nothing after registering: readable means it left.
       for (size_t i = 0; i < arrivals_.size(); ++i) {
@@ -104,7 +104,7 @@ class RendezvousRoot {
     Hello hello = greeting.hello();
     Registration registration = greeting.registration();
     if (hello.nranks < 1 || hello.rank < 0 || hello.rank >= hello.nranks ||
-        !SocketAddress::fromWire(registration.listenAddress)) {
+        !net::SocketAddress::fromWire(registration.listenAddress)) {
       return greeting.refuse("malformed registration");
     }
     // Answer a little before the rank stops listening, so it learns why.
@@ -136,18 +136,18 @@ class RendezvousRoot {
         return fail(trncclInvalidUsage,
                     "rank " + std::to_string(newest.rank) +
                         " was claimed twice (by the processes listening at " +
-                        SocketAddress::fromWire(other.listenAddress)->toString() + " and " +
-                        SocketAddress::fromWire(newest.listenAddress)->toString() + ")");
+                        net::SocketAddress::fromWire(other.listenAddress)->toString() + " and " +
+                        net::SocketAddress::fromWire(newest.listenAddress)->toString() + ")");
       }
     }
     if (static_cast<int>(arrivals_.size()) == newest.nranks) sendTable();
   }
 
   void sendTable() {
-    std::vector<WireAddress> table(arrivals_.size());
+    std::vector<net::WireAddress> table(arrivals_.size());
     for (const Arrival& arrival : arrivals_) table[arrival.rank] = arrival.listenAddress;
     for (Arrival& arrival : arrivals_)
-      answer(arrival, trncclSuccess, table.data(), table.size() * sizeof(WireAddress));
+      answer(arrival, trncclSuccess, table.data(), table.size() * sizeof(net::WireAddress));
     TRNCCL_INFO("bootstrap root %s: all %zu ranks arrived after %lld ms", address_.c_str(),
                 arrivals_.size(), static_cast<long long>(elapsed().count()));
     answered_ += static_cast<int>(arrivals_.size());
@@ -204,10 +204,10 @@ class RendezvousRoot {
     return std::chrono::duration_cast<milliseconds>(Clock::now() - started_);
   }
 
-  Socket listener_;
+  net::Socket listener_;
   std::string address_;
   Secret secret_;
-  Deadline deadline_;
+  net::Deadline deadline_;
   Clock::time_point started_;
   std::vector<Greeting> greetings_;
   std::vector<Arrival> arrivals_;
@@ -219,10 +219,10 @@ class RendezvousRoot {
 }  // namespace
 
 // A rank's side of the rendezvous: register, get the table of listen addresses.
-std::vector<SocketAddress> joinRendezvous(const RendezvousInfo& info, int rank, int nranks,
-                                          const SocketAddress& listenAddress,
-                                          const Deadline& deadline) {
-  Socket root = Socket::connect(info.root, deadline, "the rendezvous root");
+std::vector<net::SocketAddress> joinRendezvous(const RendezvousInfo& info, int rank, int nranks,
+                                          const net::SocketAddress& listenAddress,
+                                          const net::Deadline& deadline) {
+  net::Socket root = net::Socket::connect(info.root, deadline, "the rendezvous root");
   struct {
     Hello hello;
     Registration registration;
@@ -240,12 +240,12 @@ std::vector<SocketAddress> joinRendezvous(const RendezvousInfo& info, int rank, 
                "malformed reply from the rendezvous root " + info.root.toString());
   };
   if (reply.code == trncclSuccess) {
-    if (reply.bytes != nranks * sizeof(WireAddress)) malformed();
-    std::vector<WireAddress> table(nranks);
+    if (reply.bytes != nranks * sizeof(net::WireAddress)) malformed();
+    std::vector<net::WireAddress> table(nranks);
     root.recvAll(table.data(), reply.bytes, deadline);
-    std::vector<SocketAddress> peers;
-    for (const WireAddress& wire : table) {
-      auto address = SocketAddress::fromWire(wire);
+    std::vector<net::SocketAddress> peers;
+    for (const net::WireAddress& wire : table) {
+      auto address = net::SocketAddress::fromWire(wire);
       if (!address) malformed();
       peers.push_back(*address);
     }
@@ -288,7 +288,7 @@ RendezvousInfo decodeUniqueId(const trncclUniqueId& id) {
                       std::all_of(std::begin(layout.unused), std::end(layout.unused),
                                   [](uint8_t byte) { return byte == 0; });
   if (!paddingClear) throwInvalidArgument("id", "is corrupted (non-zero padding)");
-  auto root = SocketAddress::fromWire(layout.root);
+  auto root = net::SocketAddress::fromWire(layout.root);
   if (!root || root->port() == 0) throwInvalidArgument("id", "has no valid root address");
   if (layout.secret == Secret{}) throwInvalidArgument("id", "has no secret");
   return {*root, layout.secret};
@@ -297,7 +297,7 @@ RendezvousInfo decodeUniqueId(const trncclUniqueId& id) {
 trncclUniqueId createUniqueId(milliseconds timeout) {
   if (timeout <= milliseconds::zero())
     throwInvalidArgument("timeout", "must be positive, not " + std::to_string(timeout.count()));
-  Socket listener = Socket::listen(selectInterface().address);
+  net::Socket listener = net::Socket::listen(net::selectInterface().address);
   RendezvousInfo info{listener.localAddress(), randomSecret()};
   auto root = std::make_unique<RendezvousRoot>(std::move(listener), info.secret, timeout);
   // Detached: the root owns all it uses, ends by itself, and never holds up exit.

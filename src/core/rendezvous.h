@@ -5,14 +5,14 @@
 #include <vector>
 
 #include "core/bootstrap.h"
-#include "core/socket.h"
+#include "base/socket.h"
 
 namespace trnccl::core {
 
 // Registers `rank` (listening at `listenAddress`) with the root of `info` and
 // returns every rank's listen address.
-std::vector<SocketAddress> joinRendezvous(const RendezvousInfo& info, int rank, int nranks,
-                                          const SocketAddress& listenAddress,
-                                          const Deadline& deadline);
+std::vector<net::SocketAddress> joinRendezvous(const RendezvousInfo& info, int rank, int nranks,
+                                               const net::SocketAddress& listenAddress,
+                                               const net::Deadline& deadline);
 
 }  // namespace trnccl::core

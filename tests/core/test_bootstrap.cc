@@ -90,20 +90,20 @@ struct CountDownOnExit {
 };
 
 // A raw connection that is not a trnccl rank, and whether the far end closed it.
-Socket openRaw(const SocketAddress& address) { return Socket::connect(address, Deadline(5s)); }
-bool closedByPeer(Socket& socket) {
+net::Socket openRaw(const net::SocketAddress& address) { return net::Socket::connect(address, net::Deadline(5s)); }
+bool closedByPeer(net::Socket& socket) {
   char byte;
   try {
-    socket.recvAll(&byte, 1, Deadline(5s));
+    socket.recvAll(&byte, 1, net::Deadline(5s));
   } catch (const Error& e) {
     return e.code() == trncclRemoteError;
   }
   return false;
 }
 
-void sendGarbage(Socket& socket) {
+void sendGarbage(net::Socket& socket) {
   const char text[] = "GET / HTTP/1.0\r\n\r\n and then some more bytes than a handshake has ...";
-  socket.sendAll(text, sizeof(text), Deadline(5s));
+  socket.sendAll(text, sizeof(text), net::Deadline(5s));
 }
 
 }  // namespace
@@ -228,12 +228,12 @@ TEST_CASE("garbage and a wrong secret at the root are refused and the job comple
   trncclUniqueId id = createUniqueId(kTimeout);
   RendezvousInfo info = decodeUniqueId(id);
 
-  Socket garbage = openRaw(info.root);
+  net::Socket garbage = openRaw(info.root);
   sendGarbage(garbage);
-  Socket zeros = openRaw(info.root);
+  net::Socket zeros = openRaw(info.root);
   std::vector<char> zero(200, 0);
-  zeros.sendAll(zero.data(), zero.size(), Deadline(5s));
-  Socket silent = openRaw(info.root);  // says nothing, stays open
+  zeros.sendAll(zero.data(), zero.size(), net::Deadline(5s));
+  net::Socket silent = openRaw(info.root);  // says nothing, stays open
 
   RendezvousInfo forged = info;
   forged.secret[3] ^= 0x40;
@@ -267,15 +267,15 @@ TEST_CASE("garbage sent to a rank is refused and the job goes on", "[bootstrap]"
     if (thread == kRanks) {
       CountDownOnExit done{checked};
       connected.wait();
-      Socket garbage, zeros, silent;  // silent says nothing and stays open
+      net::Socket garbage, zeros, silent;  // silent says nothing and stays open
       {
         CountDownOnExit release{attacked};
-        SocketAddress victim = SocketAddress::parse(addresses[kVictim]);
+        net::SocketAddress victim = net::SocketAddress::parse(addresses[kVictim]);
         garbage = openRaw(victim);
         sendGarbage(garbage);
         zeros = openRaw(victim);
         std::vector<char> zero(100, 0);
-        zeros.sendAll(zero.data(), zero.size(), Deadline(5s));
+        zeros.sendAll(zero.data(), zero.size(), net::Deadline(5s));
         silent = openRaw(victim);
       }
       garbageClosed = closedByPeer(garbage);
@@ -417,7 +417,7 @@ TEST_CASE("sending to a rank that is gone is a RemoteError naming it", "[bootstr
 TEST_CASE("unique ids carry an IPv4 or IPv6 root and a fresh secret", "[bootstrap]") {
   for (const char* root : {"127.0.0.1:4000", "[::1]:4000", "[fe80::1%2]:9"}) {
     INFO(root);
-    RendezvousInfo info{SocketAddress::parse(root), {}};
+    RendezvousInfo info{net::SocketAddress::parse(root), {}};
     for (size_t i = 0; i < info.secret.size(); ++i) info.secret[i] = static_cast<uint8_t>(i + 1);
     RendezvousInfo decoded = decodeUniqueId(encodeUniqueId(info));
     CHECK(decoded.root.toString() == root);

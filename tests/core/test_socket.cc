@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "base/error.h"
-#include "core/socket.h"
+#include "base/socket.h"
 
 using namespace trnccl;
-using namespace trnccl::core;
+using namespace trnccl::net;
 using namespace std::chrono_literals;
 using Names = std::vector<std::string>;
 

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-namespace trnccl::core {
+namespace trnccl::net {
 
 // An address in the fixed-size, pointer-free form that unique ids and rank
 // tables carry between processes.
@@ -152,4 +152,4 @@ class Socket {
   std::string peerName_;
 };
 
-}  // namespace trnccl::core
+}  // namespace trnccl::net

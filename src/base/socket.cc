@@ -1,4 +1,4 @@
-#include "core/socket.h"
+#include "base/socket.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -18,7 +18,7 @@
 #include "base/error.h"
 #include "base/log.h"
 
-namespace trnccl::core {
+namespace trnccl::net {
 
 namespace {
 
@@ -444,4 +444,4 @@ std::string Socket::describePeer() const {
   return peerName_.empty() ? peer_.toString() : peerName_ + " (" + peer_.toString() + ")";
 }
 
-}  // namespace trnccl::core
+}  // namespace trnccl::net
