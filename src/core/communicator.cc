@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -11,15 +12,19 @@
 #include "base/log.h"
 #include "device/kernels/kernels.h"
 #include "topology/host.h"
-#include "transports/shm/shm_transport.h"
+#include "transports/factory.h"
 
 namespace trnccl::core {
 namespace {
 
-// Ranks share memory only if they run on the same machine (same boot).
+// Ranks share memory only if they run on the same machine (same boot); ranks
+// in different network namespaces (containers, or the tests' emulated hosts)
+// are treated as different hosts, as their addresses are.
 struct HostIdentity {
   char name[64] = {};
   char boot[40] = {};
+  char network[40] = {};
+  bool operator==(const HostIdentity& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }
 };
 
 struct RankPlacement {
@@ -34,6 +39,7 @@ HostIdentity thisHost() {
   std::string boot;
   std::getline(in, boot);
   std::strncpy(id.boot, boot.c_str(), sizeof(id.boot) - 1);
+  if (readlink("/proc/self/ns/net", id.network, sizeof(id.network) - 1) < 0) id.network[0] = 0;
   return id;
 }
 
@@ -66,9 +72,6 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
       nranks_(nranks),
       config_(std::move(config)),
       device_(device::trainium()),
-      placement_(config_, nranks, inheritedCores),
-      tuner_(algo::AlgorithmFilter(config_.algorithm, config_.algorithmSource, algo::Tuner::algorithmNames()),
-             placement_.network(), &placement_.layout()),
       executor_(context_),
       sendTags_(nranks, 0),
       recvTags_(nranks, 0) {
@@ -77,17 +80,24 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   std::vector<RankPlacement> placement(nranks);
   placement[rank] = RankPlacement{thisHost(), usableCores()};
   bootstrap_->allGather(placement.data(), sizeof(RankPlacement));
+  // Hosts numbered in order of their first rank; this host's ranks compete
+  // for the union of their cores.
+  std::vector<int> hostOf(nranks);
+  std::vector<HostIdentity> hosts;
   cpu_set_t hostCores;
   CPU_ZERO(&hostCores);
+  int ranksHere = 0;
   for (int r = 0; r < nranks; ++r) {
-    const HostIdentity& host = placement[r].host;
-    if (std::memcmp(&host, &placement[rank].host, sizeof(HostIdentity)) != 0)
-      throwError(trncclInvalidUsage,
-                 "rank " + std::to_string(r) + " runs on host '" + host.name + "', rank " +
-                     std::to_string(rank) + " on '" + placement[rank].host.name +
-                     "': this version connects ranks of one host only (shared memory)");
-    CPU_OR(&hostCores, &hostCores, &placement[r].cores);
+    const auto known = std::find(hosts.begin(), hosts.end(), placement[r].host);
+    hostOf[r] = static_cast<int>(known - hosts.begin());
+    if (known == hosts.end()) hosts.push_back(placement[r].host);
+    if (placement[r].host == placement[rank].host) CPU_OR(&hostCores, &hostCores, &placement[r].cores), ++ranksHere;
   }
+  hostCount_ = static_cast<int>(hosts.size());
+  placement_ = std::make_unique<Placement>(config_, nranks, inheritedCores, hostOf);
+  tuner_ = std::make_unique<algo::Tuner>(
+      algo::AlgorithmFilter(config_.algorithm, config_.algorithmSource, algo::Tuner::algorithmNames()),
+      placement_->network(), &placement_->layout());
   connectTransports(id);
 
   context_.rank = rank;
@@ -95,28 +105,30 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   context_.device = &device_;
   context_.sliceBytes = config_.sliceBytes;
   context_.window = config_.window;
-  context_.oversubscribed = nranks > CPU_COUNT(&hostCores);
+  context_.oversubscribed = ranksHere > CPU_COUNT(&hostCores);
   context_.timeout = config_.timeout;
   context_.abortFlag = &abortFlag_;
   context_.rounding =
       config_.stochasticRounding ? kernels::Rounding::Stochastic : kernels::Rounding::NearestEven;
   context_.seed = config_.seed;
+  std::string transportNames;
+  for (const auto& t : transports_) transportNames += (transportNames.empty() ? "" : "+") + std::string(t->name());
   TRNCCL_INFO("comm %s rank %d/%d ready: transport %s, kernels %s, slice %zu B, window %d, timeout %lld ms, "
-              "%d cores for the host's ranks%s",
+              "%d ranks on %d cores of this host%s",
               config_.name.empty() ? "-" : config_.name.c_str(), rank, nranks,
-              transports_.empty() ? "none" : transports_[0]->name(), kernels::isaName(kernels::selectedIsa()),
-              config_.sliceBytes, config_.window, static_cast<long long>(config_.timeout.count()),
+              transportNames.empty() ? "none" : transportNames.c_str(), kernels::isaName(kernels::selectedIsa()),
+              config_.sliceBytes, config_.window, static_cast<long long>(config_.timeout.count()), ranksHere,
               CPU_COUNT(&hostCores), context_.oversubscribed ? " (oversubscribed: waits yield)" : "");
   if (log::enabled(log::Level::Info)) {
     TRNCCL_INFO("comm %s rank %d: %s; %s%s", config_.name.empty() ? "-" : config_.name.c_str(), rank,
-                placement_.describe(rank).c_str(), topo::discoverHost().describe().c_str(),
+                placement_->describe(rank).c_str(), topo::discoverHost().describe().c_str(),
                 config_.emulateLinks ? (", links emulated, time x " + std::to_string(config_.emulateScale)).c_str()
                                      : "");
     if (rank == 0)
       for (algo::Collective c : {algo::Collective::AllReduce, algo::Collective::AllGather,
                                  algo::Collective::ReduceScatter})
         TRNCCL_INFO("comm %s tuner: %s", config_.name.empty() ? "-" : config_.name.c_str(),
-                    tuner_.describe(c, trncclFloat32, nranks).c_str());
+                    tuner_->describe(c, trncclFloat32, nranks).c_str());
   }
 }
 
@@ -127,36 +139,61 @@ algo::CollectiveArgs Communicator::argsFor(algo::Collective collective, size_t c
   a.nranks = nranks_;
   a.count = count;
   a.type = type;
-  a.layout = &placement_.layout();
+  a.layout = &placement_->layout();
   return a;
 }
 
 AlgorithmInfo Communicator::algorithmFor(algo::Collective collective, size_t count, trncclDataType_t type) const {
   const algo::CollectiveArgs a = argsFor(collective, count, type);
-  const algo::Algorithm& chosen = tuner_.choose(a);
+  const algo::Algorithm& chosen = tuner_->choose(a);
   const double scale = config_.emulateLinks ? config_.emulateScale : 1;
-  return AlgorithmInfo{chosen.name(), tuner_.predict(chosen, a).seconds * scale};
+  return AlgorithmInfo{chosen.name(), tuner_->predict(chosen, a).seconds * scale};
 }
 
 void Communicator::connectTransports(const trncclUniqueId& id) {
   context_.transportOf.assign(nranks_, nullptr);
   if (nranks_ == 1) return;
+  // Shared memory within an instance, the network between instances. Every
+  // rank decides from the same placement, so all call the same (collective)
+  // factories.
+  const std::vector<int>& instanceOf = placement_->layout().instanceOf;
+  auto instance = [&](int r) { return instanceOf.empty() ? 0 : instanceOf[r]; };
   transport::Options options;
   options.rank = rank_;
   options.nranks = nranks_;
-  for (int r = 0; r < nranks_; ++r)
-    if (r != rank_) options.peers.push_back(r);
   options.oob = bootstrap_.get();
   options.timeout = config_.timeout;
   options.jobKey = jobKey(id, nranks_);
   if (config_.emulateLinks) {
-    if (placement_.topology() == nullptr)
+    if (placement_->topology() == nullptr)
       throwError(trncclInvalidUsage, "TRNCCL_EMULATE_LINKS=1 needs a topology to emulate: set TRNCCL_TOPO");
-    options.emulation = placement_.emulation(rank_, config_.emulateScale);
+    options.emulation = placement_->emulation(rank_, config_.emulateScale);
   }
-  transports_.push_back(transport::createShmTransport(options));
-  for (int r : options.peers) context_.transportOf[r] = transports_[0].get();
-  context_.transports = {transports_[0].get()};
+  // Instances emulated on one host may, by choice, all share memory.
+  const std::string network = placement_->layout().instances() > 1 ? networkTransport() : "shm";
+  transport::Options local = options, remote = options;
+  for (int r = 0; r < nranks_; ++r)
+    if (r != rank_) (instance(r) == instance(rank_) || network == "shm" ? local : remote).peers.push_back(r);
+  remote.emulation = {};  // pacing models NeuronLink, inside an instance
+
+  transports_.push_back(transport::createTransport("shm", local));
+  if (network != "shm") transports_.push_back(transport::createTransport(network, remote));
+  for (int r : local.peers) context_.transportOf[r] = transports_[0].get();
+  for (int r : remote.peers) context_.transportOf[r] = transports_[1].get();
+  for (const auto& t : transports_) context_.transports.push_back(t.get());
+}
+
+std::string Communicator::networkTransport() const {
+  if (config_.transport != "auto") {
+    if (config_.transport == "shm" && hostCount_ > 1)
+      throwError(trncclInvalidUsage, config_.transportSource + "=shm, but the ranks run on " +
+                                         std::to_string(hostCount_) + " hosts: use ofi or tcp (or auto)");
+    return config_.transport;
+  }
+  const std::vector<std::string> built = transport::transportNames();
+  for (const char* preferred : {"ofi", "tcp"})
+    if (std::find(built.begin(), built.end(), preferred) != built.end()) return preferred;
+  return "shm";
 }
 
 Communicator::~Communicator() {
@@ -221,7 +258,7 @@ void Communicator::run(const Work& work) {
 
 void Communicator::runCollective(const CollectiveCall& c) {
   algo::CollectiveArgs a = c.args;
-  a.layout = &placement_.layout();
+  a.layout = &placement_->layout();
   // A step carries at most the slices the executor keeps in flight.
   a.maxStepElements = static_cast<size_t>(config_.window) * (config_.sliceBytes / typeSize(a.type));
   const ScheduleKey key{static_cast<int>(a.collective), a.count, a.type, a.op, a.root, a.inPlace};
@@ -229,7 +266,7 @@ void Communicator::runCollective(const CollectiveCall& c) {
     auto it = schedules_.find(key);
     if (it == schedules_.end()) {
       if (schedules_.size() >= 256) schedules_.clear(), lastSchedule_ = nullptr;  // bound the cache
-      const algo::Algorithm& algorithm = tuner_.choose(a);
+      const algo::Algorithm& algorithm = tuner_->choose(a);
       it = schedules_.emplace(key, algorithm.build(a)).first;
       TRNCCL_TRACE("rank %d: %s of %zu x %s uses %s", rank_, algo::collectiveName(a.collective), a.count,
                    typeName(a.type), algorithm.name());

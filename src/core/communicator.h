@@ -67,7 +67,7 @@ class Communicator {
   int size() const { return nranks_; }
   const Config& config() const { return config_; }
   Bootstrap& bootstrap() { return *bootstrap_; }
-  const Placement& placement() const { return placement_; }
+  const Placement& placement() const { return *placement_; }
   // Thread-safe.
   AlgorithmInfo algorithmFor(algo::Collective collective, size_t count, trncclDataType_t type) const;
 
@@ -100,16 +100,19 @@ class Communicator {
   void runP2P(const std::vector<P2PCall>& calls);
   void fail(trncclResult_t code, const std::string& message);
   void connectTransports(const trncclUniqueId& id);
+  // Between instances: TRNCCL_TRANSPORT, or for auto the best this build has.
+  std::string networkTransport() const;
   algo::CollectiveArgs argsFor(algo::Collective collective, size_t count, trncclDataType_t type) const;
 
   int rank_, nranks_;
+  int hostCount_ = 1;
   Config config_;
   std::atomic<bool> abortFlag_{false};
   std::unique_ptr<Bootstrap> bootstrap_;
   std::vector<std::unique_ptr<transport::Transport>> transports_;
   device::Device device_;
-  Placement placement_;
-  algo::Tuner tuner_;
+  std::unique_ptr<Placement> placement_;  // set once the ranks' hosts are known
+  std::unique_ptr<algo::Tuner> tuner_;
   runtime::ExecutorContext context_;
   runtime::Executor executor_;
   runtime::TurnTaker turns_;

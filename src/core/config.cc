@@ -56,8 +56,9 @@ Config resolveConfig(const trncclConfig_t* user) {
   out.emulateLinks = env::getBool("TRNCCL_EMULATE_LINKS", false);
   out.emulateScale = static_cast<int>(env::getInt("TRNCCL_EMULATE_SCALE", out.emulateScale, 1, 1000000));
 
-  // Only the shared-memory transport exists in this version: "auto" means shm.
-  out.transport = choice("transport", c.transport, "TRNCCL_TRANSPORT", "auto", {"auto", "shm"});
+  // Between instances; within one, ranks always share memory.
+  out.transport = choice("transport", c.transport, "TRNCCL_TRANSPORT", "auto", {"auto", "shm", "ofi", "tcp"});
+  out.transportSource = c.transport ? "config->transport" : "TRNCCL_TRANSPORT";
 
   out.algorithm = c.algorithm ? c.algorithm : env::get("TRNCCL_ALGO").value_or("auto");
   out.algorithmSource = c.algorithm ? "config->algorithm" : "TRNCCL_ALGO";

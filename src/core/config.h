@@ -20,7 +20,8 @@ struct Config {
   std::string rankOrder;                      // TRNCCL_RANK_ORDER: ranks onto NeuronCores
   bool emulateLinks = false;                  // TRNCCL_EMULATE_LINKS: pace shm to the modelled links
   int emulateScale = 1000;                    // TRNCCL_EMULATE_SCALE: modelled time x this = host time
-  std::string transport = "auto";             // TRNCCL_TRANSPORT
+  std::string transport = "auto";             // TRNCCL_TRANSPORT: between instances (auto = ofi)
+  std::string transportSource = "TRNCCL_TRANSPORT";
   std::string algorithm = "auto";             // TRNCCL_ALGO
   std::string algorithmSource = "TRNCCL_ALGO";  // where `algorithm` came from, for messages
   bool stochasticRounding = false;            // TRNCCL_STOCHASTIC_ROUNDING

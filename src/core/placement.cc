@@ -35,8 +35,10 @@ void findGrid(const topo::Topology& t, const std::vector<topo::CoreLocation>& co
 
 }  // namespace
 
-Placement::Placement(const Config& config, int nranks, const std::vector<int>* inheritedCores) {
+Placement::Placement(const Config& config, int nranks, const std::vector<int>* inheritedCores,
+                     const std::vector<int>& hostOf) {
   if (config.topology.empty()) {
+    if (std::any_of(hostOf.begin(), hostOf.end(), [](int h) { return h > 0; })) layout_.instanceOf = hostOf;
     network_ = hostNetwork(nranks);
     return;
   }
@@ -51,6 +53,15 @@ Placement::Placement(const Config& config, int nranks, const std::vector<int>* i
   } else {
     cores_ = topo::mapRanks(t, nranks, config.rankOrder, "TRNCCL_RANK_ORDER");
   }
+  // An instance is one machine: its ranks share memory.
+  for (int r = 1; r < static_cast<int>(hostOf.size()); ++r)
+    for (int q = 0; q < r; ++q)
+      if (cores_[q].node == cores_[r].node && hostOf[q] != hostOf[r])
+        throwError(trncclInvalidUsage, config.topologySource + "='" + config.topology + "' puts ranks " +
+                                           std::to_string(q) + " and " + std::to_string(r) + " on instance " +
+                                           std::to_string(cores_[r].node) +
+                                           ", but they run on different hosts: give each host its own "
+                                           "instance (e.g. '" + t.name + ":N') or reorder the ranks");
   fabric_ = std::make_unique<topo::Fabric>(t);
   std::set<int> nodes;
   for (const auto& c : cores_) nodes.insert(c.node);

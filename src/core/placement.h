@@ -21,8 +21,12 @@ namespace trnccl::core {
 class Placement {
  public:
   // `inheritedCores`: for a split, the global NeuronCore index of each new
-  // rank, taken from the parent (null: map ranks afresh).
-  Placement(const Config& config, int nranks, const std::vector<int>* inheritedCores);
+  // rank, taken from the parent (null: map ranks afresh). `hostOf`: the real
+  // host each rank runs on (numbered from 0); without a topology each host
+  // is an instance, with one the topology's instances must not straddle hosts
+  // (empty: all on this host).
+  Placement(const Config& config, int nranks, const std::vector<int>* inheritedCores,
+            const std::vector<int>& hostOf = {});
   ~Placement();
 
   const topo::Topology* topology() const { return topology_ ? &*topology_ : nullptr; }
