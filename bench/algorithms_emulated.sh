@@ -4,7 +4,7 @@
 # (TRNCCL_EMULATE_LINKS=1, host time = modelled time x TRNCCL_EMULATE_SCALE),
 # so the measured times show the modelled machine's behaviour; the tuner's
 # cost-model prediction for the same algorithm is printed beside each row.
-# Usage: bench/algorithms_emulated.sh [ranks] [topology] [rank order]
+# Usage: bench/algorithms_emulated.sh [ranks] [topology] [rank order]   (TRNCCL_BUILD: build dir)
 #        (default: 16 ranks of trn1.32xlarge, one per chip: its 4x4 torus)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +18,6 @@ trap 'rm -rf "$out"' EXIT
 for algo in ring bidir_ring torus2d rdh; do
   mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$ranks" \
     -x TRNCCL_TOPO -x TRNCCL_RANK_ORDER -x TRNCCL_EMULATE_LINKS -x TRNCCL_EMULATE_SCALE \
-    build/bin/trnccl-perf all_reduce -b 64K -e 64M -f 4 -w 1 -n 3 -m 0 -A "$algo" -J "$out/$algo.json" >/dev/null
+    "${TRNCCL_BUILD:-build}"/bin/trnccl-perf all_reduce -b 64K -e 64M -f 4 -w 1 -n 3 -m 0 -A "$algo" -J "$out/$algo.json" >/dev/null
 done
 python3 bench/emulated_table.py "$TRNCCL_EMULATE_SCALE" "$out"/{ring,bidir_ring,torus2d,rdh}.json

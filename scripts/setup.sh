@@ -10,6 +10,7 @@ packages=(
   libfabric-dev libfabric-bin     # ofi transport (fi_info for diagnostics)
   libopenmpi-dev openmpi-bin      # trnccl-perf launcher and MPI peer figures
   libhwloc-dev                    # host discovery
+  iproute2                        # the two-host test (network namespaces)
   libbenchmark-dev                # kernel benchmarks
   catch2                          # tests (v2.13 on Debian 12)
   nlohmann-json3-dev              # topology files, JSON output

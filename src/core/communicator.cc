@@ -64,6 +64,12 @@ std::string jobKey(const trncclUniqueId& id, int nranks) {
   return key;
 }
 
+// Every rank refuses a call no allowed algorithm can run, before anything is
+// sent, so refusing it leaves the ranks in step and the communicator usable.
+struct RefusedCall : Error {
+  explicit RefusedCall(const Error& e) : Error(e) {}
+};
+
 }  // namespace
 
 Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Config config,
@@ -152,6 +158,8 @@ AlgorithmInfo Communicator::algorithmFor(algo::Collective collective, size_t cou
 
 void Communicator::connectTransports(const trncclUniqueId& id) {
   context_.transportOf.assign(nranks_, nullptr);
+  if (config_.emulateLinks && placement_->topology() == nullptr)
+    throwError(trncclInvalidUsage, "TRNCCL_EMULATE_LINKS=1 needs a topology to emulate: set TRNCCL_TOPO");
   if (nranks_ == 1) return;
   // Shared memory within an instance, the network between instances. Every
   // rank decides from the same placement, so all call the same (collective)
@@ -164,11 +172,7 @@ void Communicator::connectTransports(const trncclUniqueId& id) {
   options.oob = bootstrap_.get();
   options.timeout = config_.timeout;
   options.jobKey = jobKey(id, nranks_);
-  if (config_.emulateLinks) {
-    if (placement_->topology() == nullptr)
-      throwError(trncclInvalidUsage, "TRNCCL_EMULATE_LINKS=1 needs a topology to emulate: set TRNCCL_TOPO");
-    options.emulation = placement_->emulation(rank_, config_.emulateScale);
-  }
+  if (config_.emulateLinks) options.emulation = placement_->emulation(rank_, config_.emulateScale);
   // Instances emulated on one host may, by choice, all share memory.
   const std::string network = placement_->layout().instances() > 1 ? networkTransport() : "shm";
   transport::Options local = options, remote = options;
@@ -241,6 +245,8 @@ void Communicator::inTurn(uint64_t ticket, Body&& body) {
   checkUsable();
   try {
     body();
+  } catch (const RefusedCall&) {
+    throw;
   } catch (const Error& e) {
     fail(e.code(), e.what());
     throw;
@@ -256,6 +262,14 @@ void Communicator::run(const Work& work) {
   if (!work.p2p.empty()) runP2P(work.p2p);
 }
 
+const algo::Algorithm& Communicator::choose(const algo::CollectiveArgs& args) const {
+  try {
+    return tuner_->choose(args);
+  } catch (const Error& e) {
+    throw RefusedCall(e);
+  }
+}
+
 void Communicator::runCollective(const CollectiveCall& c) {
   algo::CollectiveArgs a = c.args;
   a.layout = &placement_->layout();
@@ -266,7 +280,7 @@ void Communicator::runCollective(const CollectiveCall& c) {
     auto it = schedules_.find(key);
     if (it == schedules_.end()) {
       if (schedules_.size() >= 256) schedules_.clear(), lastSchedule_ = nullptr;  // bound the cache
-      const algo::Algorithm& algorithm = tuner_->choose(a);
+      const algo::Algorithm& algorithm = choose(a);
       it = schedules_.emplace(key, algorithm.build(a)).first;
       TRNCCL_TRACE("rank %d: %s of %zu x %s uses %s", rank_, algo::collectiveName(a.collective), a.count,
                    typeName(a.type), algorithm.name());

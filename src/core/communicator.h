@@ -97,6 +97,8 @@ class Communicator {
   template <class Body>
   void inTurn(uint64_t ticket, Body&& body);
   void runCollective(const CollectiveCall& call);
+  // The tuner's choice; a refusal does not fail the communicator.
+  const algo::Algorithm& choose(const algo::CollectiveArgs& args) const;
   void runP2P(const std::vector<P2PCall>& calls);
   void fail(trncclResult_t code, const std::string& message);
   void connectTransports(const trncclUniqueId& id);

@@ -16,10 +16,12 @@ extern char** environ;
 namespace colltest {
 
 WorkerJob runWorkers(const std::string& worker, int nranks, const std::vector<std::string>& args,
-                     std::chrono::seconds limit) {
+                     std::chrono::seconds limit, const WorkerPlacement& placement) {
   WorkerJob job;
   trncclUniqueId id;
-  if (trncclGetUniqueId(&id) != trncclSuccess) {
+  if (placement.id) {
+    id = *placement.id;
+  } else if (trncclGetUniqueId(&id) != trncclSuccess) {
     job.error = std::string("trncclGetUniqueId failed: ") + trncclGetLastError(nullptr);
     return job;
   }
@@ -27,16 +29,19 @@ WorkerJob runWorkers(const std::string& worker, int nranks, const std::vector<st
   std::vector<pid_t> pids;
   job.exits.resize(static_cast<size_t>(nranks));
   for (int r = 0; r < nranks; ++r) {
-    std::vector<std::string> argv = {worker,   "--id",           hex, "--nranks", std::to_string(nranks),
-                                     "--rank", std::to_string(r)};
+    std::vector<std::string> argv;
+    if (static_cast<size_t>(r) < placement.prefixOf.size()) argv = placement.prefixOf[r];
+    for (const std::string& a : {worker, std::string("--id"), hex, std::string("--nranks"), std::to_string(nranks),
+                                 std::string("--rank"), std::to_string(r)})
+      argv.push_back(a);
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> cargv;
     for (auto& a : argv) cargv.push_back(a.data());
     cargv.push_back(nullptr);
     pid_t pid = -1;
-    const int err = posix_spawn(&pid, worker.c_str(), nullptr, nullptr, cargv.data(), environ);
+    const int err = posix_spawnp(&pid, cargv[0], nullptr, nullptr, cargv.data(), environ);
     if (err != 0) {
-      job.error = "posix_spawn(" + worker + ") failed: " + std::strerror(err);
+      job.error = std::string("posix_spawnp(") + cargv[0] + ") failed: " + std::strerror(err);
       break;
     }
     pids.push_back(pid);

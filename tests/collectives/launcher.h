@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "trnccl/trnccl.h"
+
 namespace colltest {
 
 struct WorkerExit {
@@ -21,10 +23,19 @@ struct WorkerJob {
   std::vector<WorkerExit> exits;  // per rank
 };
 
+// How to start the ranks when not as plain children of this process.
+struct WorkerPlacement {
+  // Per rank, a command that runs the worker (e.g. {"ip", "netns", "exec",
+  // "ns1"}); empty: the worker itself.
+  std::vector<std::vector<std::string>> prefixOf;
+  // The job's id, made elsewhere (null: made here by trncclGetUniqueId).
+  const trncclUniqueId* id = nullptr;
+};
+
 // Runs `worker --id HEX --nranks N --rank R args...` for every rank, with this
 // process's environment, and waits for all of them, at most `limit`.
 WorkerJob runWorkers(const std::string& worker, int nranks, const std::vector<std::string>& args,
-                     std::chrono::seconds limit);
+                     std::chrono::seconds limit, const WorkerPlacement& placement = {});
 
 // True if the job started and rank r exited with codes[r] (every rank with
 // codes[0] if codes has one entry).

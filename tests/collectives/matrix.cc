@@ -285,10 +285,12 @@ std::vector<Case> enumerateCases(int rank, int nranks, const MatrixOptions& opti
            std::find(options.largeTypes.begin(), options.largeTypes.end(), t) != options.largeTypes.end();
   };
   const std::vector<trncclRedOp_t> noOp = {trncclSum};
+  const std::vector<trncclDataType_t>& types = options.types.empty() ? allTypes() : options.types;
+  const std::vector<trncclRedOp_t>& ops = options.ops.empty() ? allOps() : options.ops;
   std::vector<Case> cases;
   for (Coll coll : options.collectives)
-    for (trncclDataType_t type : allTypes())
-      for (trncclRedOp_t op : isReduction(coll) ? allOps() : noOp)
+    for (trncclDataType_t type : types)
+      for (trncclRedOp_t op : isReduction(coll) ? ops : noOp)
         for (size_t count : options.counts) {
           if (count > 37 && !large(type)) continue;
           for (int root = 0; root < (isRooted(coll) ? nranks : 1); ++root)

@@ -28,6 +28,9 @@ struct MatrixOptions {
   std::vector<size_t> counts = {0, 1, 37, kLargeCount};
   // Data types that run the counts above 37; empty: every type.
   std::vector<trncclDataType_t> largeTypes;
+  // The data types and reduction ops to run; empty: every one.
+  std::vector<trncclDataType_t> types;
+  std::vector<trncclRedOp_t> ops;
   bool useStream = false;  // each call on a stream, then trncclStreamSynchronize
   uint64_t salt = 1;       // varies the inputs between runs
   int maxReports = 12;     // mismatch lines printed per rank at most

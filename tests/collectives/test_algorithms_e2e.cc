@@ -1,0 +1,175 @@
+// Every algorithm, forced with TRNCCL_ALGO, through the public C API on the
+// placements that shape it: flat groups torus2d factors (4 = 2 x 2, 6 = 2 x 3,
+// 16 = 4 x 4), grids of trn1.32xlarge chips, and jobs over several instances
+// for the hierarchical algorithms. Each collective it implements runs the
+// matrix (matrix.h: results checked element by element against references
+// computed in the test) for float32, bfloat16, int32 and float8e4m3, the
+// reduction ops (every one up to 8 ranks), counts 0, 1, 37 (a multiple of no
+// rank count) and sizes that span many slices, in place and out of place.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "checks.h"
+#include "scoped_env.h"
+
+using namespace colltest;
+
+namespace {
+
+// Where the ranks run: TRNCCL_TOPO and TRNCCL_RANK_ORDER (NULL: unset).
+struct Placement {
+  const char* topology;
+  const char* rankOrder;
+  int nranks;
+};
+
+const std::vector<trncclDataType_t> kTypes = {trncclFloat32, trncclBfloat16, trncclInt32, trncclFloat8e4m3};
+
+// An all-reduce count whose blocks each span more than the slices in flight
+// on up to 16 ranks: with TRNCCL_SLICE_BYTES=4096 and TRNCCL_WINDOW=1, a
+// block of 17011 / 16 float32 elements is 4.2 KB.
+constexpr size_t kMultiSliceCount = 17011;
+
+// The collectives `algorithm` implements (algorithms/*.h), within reach of
+// an `nranks` job: broadcast and reduce run every root, so only small jobs
+// run them.
+std::vector<Coll> collectivesOf(const std::string& algorithm, int nranks) {
+  if (algorithm.rfind("hierarchical", 0) == 0) return {Coll::AllReduce};
+  std::vector<Coll> colls = {Coll::AllReduce, Coll::AllGather, Coll::ReduceScatter};
+  if (algorithm == "ring" && nranks <= 6) colls.insert(colls.end(), {Coll::Broadcast, Coll::Reduce});
+  if (algorithm == "mesh") colls.push_back(Coll::AlltoAll);
+  return colls;
+}
+
+// The matrices one algorithm runs on `nranks` ranks. Beyond 8 ranks, where
+// every rank is a thread on a 2-core machine, fewer ops: the algorithms
+// treat every op alike but avg, which the last reduction divides, so sum
+// and avg run there (and max on float8e4m3), every op on the smaller jobs.
+// The matrix's float inputs keep partial results exact up to 8 ranks
+// (values.h); beyond, sums leave float8e4m3's exact integers.
+std::vector<MatrixOptions> matricesFor(const std::string& algorithm, int nranks) {
+  MatrixOptions main;
+  main.collectives = collectivesOf(algorithm, nranks);
+  main.counts = {0, 1, 37, kLargeCount};
+  main.largeTypes = {trncclFloat32, trncclBfloat16};
+  main.maxReports = 4;
+  std::vector<MatrixOptions> matrices;
+  if (nranks <= 8) {
+    main.types = kTypes;
+    matrices.push_back(main);
+  } else {
+    main.types = {trncclFloat32, trncclBfloat16, trncclInt32};
+    main.ops = {trncclSum, trncclAvg};
+    matrices.push_back(main);
+    MatrixOptions fp8 = main;
+    fp8.types = {trncclFloat8e4m3};
+    fp8.ops = {trncclMax};
+    fp8.salt = 2;
+    matrices.push_back(fp8);
+  }
+  MatrixOptions multiSlice = main;
+  multiSlice.collectives = {Coll::AllReduce};
+  multiSlice.types = {trncclFloat32};
+  multiSlice.ops = {trncclSum};
+  multiSlice.counts = {kMultiSliceCount};
+  multiSlice.salt = 3;
+  matrices.push_back(multiSlice);
+  return matrices;
+}
+
+std::string placementText(const Placement& where) {
+  return std::to_string(where.nranks) + " ranks, TRNCCL_TOPO=" + (where.topology ? where.topology : "(unset)") +
+         ", TRNCCL_RANK_ORDER=" + (where.rankOrder ? where.rankOrder : "(unset)");
+}
+
+// `algorithm`'s matrices on thread ranks placed as `where`, with TRNCCL_ALGO=algorithm.
+void checkAlgorithm(const Placement& where, const std::string& algorithm) {
+  ScopedEnv topology("TRNCCL_TOPO", where.topology), order("TRNCCL_RANK_ORDER", where.rankOrder);
+  ScopedEnv algo("TRNCCL_ALGO", algorithm.c_str()), window("TRNCCL_WINDOW", "1");
+  setMatrixEnvironment();
+  const std::vector<MatrixOptions> matrices = matricesFor(algorithm, where.nranks);
+  const ThreadJob run = runOnThreads(where.nranks, [&](trncclComm_t comm, int) {
+    int failures = 0;
+    for (const MatrixOptions& m : matrices) failures += runMatrix(comm, m);
+    return failures;
+  });
+  INFO("TRNCCL_ALGO=" << algorithm << " on " << placementText(where) << ": " << run.initError);
+  REQUIRE(run.init == trncclSuccess);
+  INFO("failed cases per rank (details on stderr): " << describeResults(run.results));
+  CHECK(run.results == std::vector<int>(static_cast<size_t>(where.nranks), 0));
+  CHECK(run.destroy == trncclSuccess);
+}
+
+// The algorithms that do not need instances. Only torus2d reads the layout;
+// the others build the same schedules on any placement.
+const std::vector<std::string> kFlatAlgorithms = {"ring", "bidir_ring", "torus2d", "rdh", "mesh"};
+
+}  // namespace
+
+TEST_CASE("algorithms e2e: every algorithm on 4 ranks without a topology (torus2d: 2 x 2)", "[algorithms-e2e]") {
+  for (const std::string& algorithm : kFlatAlgorithms) {
+    SECTION(algorithm) { checkAlgorithm({nullptr, nullptr, 4}, algorithm); }
+  }
+}
+
+TEST_CASE("algorithms e2e: every algorithm on 6 ranks without a topology (torus2d: 2 x 3)", "[algorithms-e2e]") {
+  for (const std::string& algorithm : kFlatAlgorithms) {
+    SECTION(algorithm) { checkAlgorithm({nullptr, nullptr, 6}, algorithm); }
+  }
+}
+
+TEST_CASE("algorithms e2e: every algorithm on 16 ranks of trn1.32xlarge, one per chip (4 x 4)", "[algorithms-e2e]") {
+  for (const std::string& algorithm : kFlatAlgorithms) {
+    SECTION(algorithm) { checkAlgorithm({"trn1.32xlarge", "chip", 16}, algorithm); }
+  }
+}
+
+TEST_CASE("algorithms e2e: torus2d on the grids placements form", "[algorithms-e2e][torus2d]") {
+  // NeuronCore 0 of chips 0, 1, 4, 5 (global core = 2 x chip): a 2 x 2 block of the 4 x 4 torus.
+  SECTION("2 x 2 chips of trn1.32xlarge") { checkAlgorithm({"trn1.32xlarge", "0,2,8,10", 4}, "torus2d"); }
+  // Chips 0, 1, 4, 5, 8, 9: two columns of three rows.
+  SECTION("2 x 3 chips of trn1.32xlarge") { checkAlgorithm({"trn1.32xlarge", "0,2,8,10,16,18", 6}, "torus2d"); }
+  // Both NeuronCores of chips 0, 1, 4, 5: 4 NeuronCores wide (two per chip), 2 rows.
+  SECTION("4 x 2 NeuronCores of trn1.32xlarge") {
+    checkAlgorithm({"trn1.32xlarge", "0,1,2,3,8,9,10,11", 8}, "torus2d");
+  }
+  SECTION("16 ranks without a topology: 4 x 4") { checkAlgorithm({nullptr, nullptr, 16}, "torus2d"); }
+}
+
+TEST_CASE("algorithms e2e: the hierarchical algorithms across instances", "[algorithms-e2e][hierarchical]") {
+  for (const std::string algorithm : {"hierarchical", "hierarchical_rdh", "hierarchical_mesh"}) {
+    // 4 instances of 2 NeuronCores: 2 ranks per instance, 4 across.
+    SECTION(algorithm + " on trn1.2xlarge:4") { checkAlgorithm({"trn1.2xlarge:4", nullptr, 8}, algorithm); }
+    // Chips 0, 2, 4 of each of 2 instances (32 NeuronCores each): 3 per instance, 2 across.
+    SECTION(algorithm + " on trn1.32xlarge:2, 3 ranks each") {
+      checkAlgorithm({"trn1.32xlarge:2", "0,4,8,32,36,40", 6}, algorithm);
+    }
+  }
+}
+
+TEST_CASE("algorithms e2e: forcing hierarchical on instances with unequal rank counts is trncclInvalidUsage",
+          "[algorithms-e2e][hierarchical]") {
+  ScopedEnv topology("TRNCCL_TOPO", "trn1.32xlarge:2"), order("TRNCCL_RANK_ORDER", "0,2,4,32");
+  ScopedEnv algo("TRNCCL_ALGO", "hierarchical");
+  setMatrixEnvironment();
+  checkOnThreads(4, [](trncclComm_t comm, int r, FailureLog& log) {
+    float in = 1, out = 0;
+    if (!log.expect(r, "trncclAllReduce", trncclAllReduce(&in, &out, 1, trncclFloat32, trncclSum, comm, nullptr),
+                    trncclInvalidUsage, comm))
+      return false;
+    const std::string message = trncclGetLastError(comm);
+    if (message.find("as many ranks on every instance") == std::string::npos)
+      return log.fail(r, "the error does not say the instances differ: " + message);
+    return true;
+  });
+}
+
+TEST_CASE("algorithms e2e: per-collective TRNCCL_ALGO across 2 instances (4 processes)",
+          "[algorithms-e2e][processes]") {
+  // Two ranks on each of two trn1.32xlarge instances; the layout has
+  // instances but no grid, so torus2d factors 4 ranks as 2 x 2.
+  ScopedEnv topology("TRNCCL_TOPO", "trn1.32xlarge:2"), order("TRNCCL_RANK_ORDER", "0,2,32,34");
+  ScopedEnv algo("TRNCCL_ALGO", "allreduce:hierarchical_rdh;allgather:torus2d;reducescatter:rdh");
+  checkProcessMatrix(4, {"--colls", "AllReduce,AllGather,ReduceScatter", "--large-types", "float32,bfloat16"});
+}

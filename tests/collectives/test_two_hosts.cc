@@ -1,0 +1,42 @@
+// Ranks on two emulated hosts (network namespaces joined by a veth pair):
+// the bootstrap, and the network transport between the hosts, cross two real
+// addresses chosen by TRNCCL_SOCKET_IFNAME, while ranks of one host share
+// memory; every collective is checked against the reference.
+#include <catch2/catch.hpp>
+
+#include "checks.h"
+#include "launcher.h"
+#include "scoped_env.h"
+#include "two_hosts.h"
+
+using namespace colltest;
+
+namespace {
+
+// Ranks 0, 1 on host 0 and 2, 3 on host 1.
+void checkAcrossHosts(const std::vector<std::pair<const char*, const char*>>& environment) {
+  TwoHosts hosts;
+  std::vector<std::unique_ptr<ScopedEnv>> env;
+  env.push_back(std::make_unique<ScopedEnv>("TRNCCL_SOCKET_IFNAME", "veth"));
+  for (const auto& [name, value] : environment) env.push_back(std::make_unique<ScopedEnv>(name, value));
+  const trncclUniqueId id = hosts.uniqueIdOnHost0();
+  WorkerPlacement placement;
+  placement.id = &id;
+  placement.prefixOf = {hosts.runIn(0), hosts.runIn(0), hosts.runIn(1), hosts.runIn(1)};
+  const WorkerJob job = runWorkers(TRNCCL_COLL_WORKER, 4,
+                                   {"--mode", "matrix", "--colls", "AllReduce,AllGather,ReduceScatter,Broadcast",
+                                    "--counts", "1,37,70000", "--large-types", "float32"},
+                                   std::chrono::seconds(120), placement);
+  INFO(describeJob(job));
+  CHECK(exitedWith(job, {0}));
+}
+
+}  // namespace
+
+TEST_CASE("two hosts: collectives over tcp between network namespaces", "[two-hosts][tcp]") {
+  checkAcrossHosts({{"TRNCCL_TRANSPORT", "tcp"}});
+}
+
+TEST_CASE("two hosts: collectives over ofi (tcp;ofi_rxm) between network namespaces", "[two-hosts][ofi]") {
+  checkAcrossHosts({{"TRNCCL_TRANSPORT", "ofi"}, {"TRNCCL_OFI_PROVIDER", "tcp;ofi_rxm"}});
+}
