@@ -1,7 +1,9 @@
 #include "transports/factory.h"
 
 #include "base/error.h"
+#include "transports/ofi/ofi_transport.h"
 #include "transports/shm/shm_transport.h"
+#include "transports/tcp/tcp_transport.h"
 
 namespace trnccl::transport {
 namespace {
@@ -11,7 +13,8 @@ struct Factory {
   std::unique_ptr<Transport> (*create)(const Options&);
 };
 
-const Factory kFactories[] = {{"shm", createShmTransport}};
+const Factory kFactories[] = {
+    {"shm", createShmTransport}, {"ofi", createOfiTransport}, {"tcp", createTcpTransport}};
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "base/socket.h"
 
+#include <sys/uio.h>
+
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -377,8 +379,16 @@ Socket Socket::accept(const Deadline& deadline) {
 }
 
 size_t Socket::sendSome(const void* data, size_t bytes) {
+  iovec part{const_cast<void*>(data), bytes};
+  return sendSomeParts(std::span<iovec>(&part, 1));
+}
+
+size_t Socket::sendSomeParts(std::span<iovec> parts) {
+  msghdr message{};
+  message.msg_iov = parts.data();
+  message.msg_iovlen = parts.size();
   while (true) {
-    ssize_t sent = ::send(fd_, data, bytes, MSG_NOSIGNAL);
+    ssize_t sent = ::sendmsg(fd_, &message, MSG_NOSIGNAL);
     if (sent >= 0) return static_cast<size_t>(sent);
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;

@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <atomic>
 #include <chrono>
@@ -134,6 +135,8 @@ class Socket {
   // Move what the kernel takes / has now; 0 when it would block. A closed or
   // reset connection is a RemoteError naming the peer.
   size_t sendSome(const void* data, size_t bytes);
+  // sendSome of several parts in one system call (a header and its payload).
+  size_t sendSomeParts(std::span<iovec> parts);
   size_t recvSome(void* data, size_t bytes);
 
   int fd() const { return fd_; }

@@ -1,23 +1,11 @@
 #include "core/bootstrap_protocol.h"
 
-#include <sys/random.h>
-
 #include <cerrno>
 
 namespace trnccl::core::wire {
 
 Hello makeHello(Purpose purpose, const Secret& secret, int rank, int nranks) {
   return {kHelloMagic, kProtocolVersion, static_cast<uint32_t>(purpose), secret, rank, nranks};
-}
-
-Secret randomSecret() {
-  Secret secret{};
-  ssize_t got;
-  do {
-    got = getrandom(secret.data(), secret.size(), 0);
-  } while (got < 0 && errno == EINTR);
-  if (got != static_cast<ssize_t>(secret.size())) throwSystemError("getrandom", errno);
-  return secret;
 }
 
 std::string describeRanks(const std::vector<int>& ranks) {

@@ -12,13 +12,14 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/secret.h"
 #include "base/socket.h"
 #include "trnccl/trnccl.h"
 
 namespace trnccl::core::wire {
 
 using Clock = std::chrono::steady_clock;
-using Secret = std::array<uint8_t, 16>;
+using trnccl::Secret;
 using std::chrono::milliseconds;
 
 inline constexpr uint64_t kIdMagic = 0x44494c43434e5254;     // "TRNCCLID"
@@ -79,9 +80,7 @@ struct MessageKey {
   auto operator<=>(const MessageKey&) const = default;
 };
 
-
 Hello makeHello(Purpose purpose, const Secret& secret, int rank, int nranks);
-Secret randomSecret();
 // "rank 3", "ranks 0, 4-7".
 std::string describeRanks(const std::vector<int>& ranks);
 std::string rankContext(int rank, int nranks, const char* operation);

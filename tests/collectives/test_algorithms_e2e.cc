@@ -17,11 +17,15 @@ using namespace colltest;
 
 namespace {
 
-// Where the ranks run: TRNCCL_TOPO and TRNCCL_RANK_ORDER (NULL: unset).
+// Where the ranks run: TRNCCL_TOPO and TRNCCL_RANK_ORDER, and what carries
+// the bytes between instances: TRNCCL_TRANSPORT and TRNCCL_OFI_PROVIDER
+// (NULL: unset).
 struct Placement {
   const char* topology;
   const char* rankOrder;
   int nranks;
+  const char* transport = nullptr;
+  const char* provider = nullptr;
 };
 
 const std::vector<trncclDataType_t> kTypes = {trncclFloat32, trncclBfloat16, trncclInt32, trncclFloat8e4m3};
@@ -80,15 +84,22 @@ std::vector<MatrixOptions> matricesFor(const std::string& algorithm, int nranks)
 
 std::string placementText(const Placement& where) {
   return std::to_string(where.nranks) + " ranks, TRNCCL_TOPO=" + (where.topology ? where.topology : "(unset)") +
-         ", TRNCCL_RANK_ORDER=" + (where.rankOrder ? where.rankOrder : "(unset)");
+         ", TRNCCL_RANK_ORDER=" + (where.rankOrder ? where.rankOrder : "(unset)") +
+         ", TRNCCL_TRANSPORT=" + (where.transport ? where.transport : "(unset)") +
+         ", TRNCCL_OFI_PROVIDER=" + (where.provider ? where.provider : "(unset)");
 }
 
 // `algorithm`'s matrices on thread ranks placed as `where`, with TRNCCL_ALGO=algorithm.
 void checkAlgorithm(const Placement& where, const std::string& algorithm) {
   ScopedEnv topology("TRNCCL_TOPO", where.topology), order("TRNCCL_RANK_ORDER", where.rankOrder);
+  ScopedEnv transport("TRNCCL_TRANSPORT", where.transport), provider("TRNCCL_OFI_PROVIDER", where.provider);
   ScopedEnv algo("TRNCCL_ALGO", algorithm.c_str()), window("TRNCCL_WINDOW", "1");
   setMatrixEnvironment();
-  const std::vector<MatrixOptions> matrices = matricesFor(algorithm, where.nranks);
+  std::vector<MatrixOptions> matrices = matricesFor(algorithm, where.nranks);
+  // Across a network transport the algorithms are the same: fewer types.
+  if (where.transport)
+    for (MatrixOptions& m : matrices)
+      if (m.types.size() > 1) m.types = {trncclFloat32, trncclBfloat16};
   const ThreadJob run = runOnThreads(where.nranks, [&](trncclComm_t comm, int) {
     int failures = 0;
     for (const MatrixOptions& m : matrices) failures += runMatrix(comm, m);
@@ -172,4 +183,20 @@ TEST_CASE("algorithms e2e: per-collective TRNCCL_ALGO across 2 instances (4 proc
   ScopedEnv topology("TRNCCL_TOPO", "trn1.32xlarge:2"), order("TRNCCL_RANK_ORDER", "0,2,32,34");
   ScopedEnv algo("TRNCCL_ALGO", "allreduce:hierarchical_rdh;allgather:torus2d;reducescatter:rdh");
   checkProcessMatrix(4, {"--colls", "AllReduce,AllGather,ReduceScatter", "--large-types", "float32,bfloat16"});
+}
+
+TEST_CASE("algorithms e2e: every algorithm on 2 instances x 2 ranks over each network transport",
+          "[algorithms-e2e][transports]") {
+  struct Network {
+    const char* transport;
+    const char* provider;
+  };
+  for (const Network& net : {Network{"tcp", nullptr}, Network{"ofi", "tcp;ofi_rxm"}, Network{"ofi", "udp;ofi_rxd"}}) {
+    for (const std::string algorithm :
+         {"ring", "bidir_ring", "torus2d", "rdh", "mesh", "hierarchical", "hierarchical_rdh", "hierarchical_mesh"}) {
+      SECTION(std::string(net.transport) + (net.provider ? std::string(" ") + net.provider : "") + " " + algorithm) {
+        checkAlgorithm({"trn1.2xlarge:2", nullptr, 4, net.transport, net.provider}, algorithm);
+      }
+    }
+  }
 }

@@ -11,6 +11,7 @@
 #include <deque>
 #include <new>
 #include <random>
+#include <thread>
 #include <utility>
 
 #include "tests/transports/check.h"
@@ -99,6 +100,21 @@ void announceThenCancel(int rank, TestOutOfBand& oob, Transport& t, Tag tag, Map
     oob.barrier();
   }
   oob.barrier();
+}
+
+// Wall and CPU seconds a call takes on this thread.
+template <class Call>
+std::pair<double, double> timed(Call&& call) {
+  const auto cpuNow = [] {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  const double cpu = cpuNow();
+  call();
+  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+          cpuNow() - cpu};
 }
 
 }  // namespace
@@ -444,6 +460,92 @@ TEST_CASE(
                                    std::to_string(std::to_integer<int>(*wrong.second)));
       }
       oob.barrier();
+    }
+  }));
+}
+
+TEST_CASE(
+    "transport conformance: wait() sleeps without burning CPU until a message, interrupt() or "
+    "its limit",
+    "[transport][conformance]") {
+  const TransportUnderTest variant = GENERATE(from_range(transportsUnderTest()));
+  CAPTURE(variant.name);
+  // A provider without a wait object is polled (ofi_wait.cc): a little CPU.
+  constexpr double kCpuLimit = 0.05;
+  requireAllOk(runWithTransport(variant, Launch::Threads, 2, [&](int rank, TestOutOfBand& oob,
+                                                                 Transport& t) {
+    std::byte byte{};
+    if (rank == 1) {
+      oob.barrier();
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      Request send = makeRequest(0, 1, &byte, 1);
+      t.isend(send);
+      drive(t, {&send});
+      oob.barrier();
+      oob.barrier();  // stays (closing would wake rank 0) until rank 0 is done
+      return;
+    }
+    Request receive = makeRequest(1, 1, &byte, 1);
+    t.irecv(receive);
+    t.progress();
+    oob.barrier();
+    auto [wall, cpu] = timed([&] { t.wait(std::chrono::seconds(5)); });
+    expect(wall < 3.0, "a message did not wake wait() (" + std::to_string(wall) + " s)");
+    expect(cpu < kCpuLimit, "wait() used " + std::to_string(cpu) + " s of CPU");
+    drive(t, {&receive});
+    oob.barrier();
+
+    // As the runtime's backoff does, progress() comes before every wait().
+    t.progress();
+    t.interrupt();  // before the wait: not lost
+    std::tie(wall, cpu) = timed([&] { t.wait(std::chrono::seconds(5)); });
+    expect(wall < 3.0, "an earlier interrupt() did not end wait() (" + std::to_string(wall) + " s)");
+    t.progress();
+    std::thread interrupter([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      t.interrupt();
+    });
+    std::tie(wall, cpu) = timed([&] { t.wait(std::chrono::seconds(5)); });
+    interrupter.join();
+    expect(wall < 3.0, "interrupt() did not wake wait() (" + std::to_string(wall) + " s)");
+    expect(cpu < kCpuLimit, "wait() used " + std::to_string(cpu) + " s of CPU");
+
+    // With nothing to do it sleeps its whole limit. The contract allows an
+    // early return (a late acknowledgement, the interrupt above if the wait
+    // before it woke early): a few tries, but little CPU in all.
+    double longest = 0, cpuInAll = 0;
+    for (int tries = 0; tries < 5 && longest < 0.15; ++tries) {
+      t.progress();
+      std::tie(wall, cpu) = timed([&] { t.wait(std::chrono::milliseconds(200)); });
+      longest = std::max(longest, wall);
+      cpuInAll += cpu;
+    }
+    expect(longest > 0.15 && longest < 3.0,
+           "wait(200 ms) with nothing to do took at most " + std::to_string(longest) + " s");
+    expect(cpuInAll < kCpuLimit, "wait() used " + std::to_string(cpuInAll) + " s of CPU");
+    oob.barrier();
+  }));
+}
+
+TEST_CASE("transport conformance: a rank that closes long after its peer closed closes cleanly",
+          "[transport][conformance]") {
+  const TransportUnderTest variant = GENERATE(from_range(transportsUnderTest()));
+  const Launch how = GENERATE(Launch::Threads, Launch::Processes);
+  CAPTURE(variant.name, launchName(how));
+  // Rank 1 never progresses while rank 0 says goodbye and goes; then it
+  // closes too, sending its own goodbye to an endpoint that is gone.
+  VariantEnvironment environment(variant);
+  const std::string jobKey = uniqueJobKey("late-close");
+  requireAllOk(launch(how, 2, [&](int rank, TestOutOfBand& oob) {
+    auto t = variant.create(optionsFor(oob, jobKey));
+    oob.barrier();
+    if (rank == 0) {
+      t.reset();
+      oob.barrier();
+    } else {
+      oob.barrier();
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      t.reset();
     }
   }));
 }

@@ -105,22 +105,6 @@ void forbidCrossMemoryAttach() {
   expect(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0, "seccomp filter refused");
 }
 
-double threadCpuSeconds() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-// Wall and CPU seconds a call takes on this thread.
-template <class Call>
-std::pair<double, double> timed(Call&& call) {
-  const auto start = std::chrono::steady_clock::now();
-  const double cpu = threadCpuSeconds();
-  call();
-  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-          threadCpuSeconds() - cpu};
-}
-
 }  // namespace
 
 TEST_CASE("shm: segments leave /dev/shm once every rank has mapped them", "[shm]") {
@@ -256,51 +240,6 @@ TEST_CASE(
     auto t = transport::createShmTransport(optionsFor(oob, jobKey));
     sendOneToRankZero(rank, *t, (4 << 20) + 1, 1);  // refused, then streamed
     sendOneToRankZero(rank, *t, 1000, 2);           // streamed from the start
-  }));
-}
-
-TEST_CASE("shm: wait() sleeps without burning CPU until a message, interrupt() or its limit",
-          "[shm]") {
-  const std::string jobKey = uniqueJobKey("shm-wait");
-  requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
-    auto t = transport::createShmTransport(optionsFor(oob, jobKey));
-    std::byte byte{};
-    if (rank == 1) {
-      oob.barrier();
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      Request send = makeRequest(0, 1, &byte, 1);
-      t->isend(send);
-      drive(*t, {&send});
-      oob.barrier();
-      oob.barrier();  // stays (closing would ring rank 0) until rank 0 is done
-      return;
-    }
-    Request receive = makeRequest(1, 1, &byte, 1);
-    t->irecv(receive);
-    t->progress();
-    oob.barrier();
-    auto [wall, cpu] = timed([&] { t->wait(std::chrono::seconds(5)); });
-    expect(wall < 3.0, "a message did not wake wait() (" + std::to_string(wall) + " s)");
-    expect(cpu < 0.05, "wait() used " + std::to_string(cpu) + " s of CPU");
-    drive(*t, {&receive});
-    oob.barrier();
-
-    t->progress();
-    std::thread interrupter([&] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      t->interrupt();
-    });
-    std::tie(wall, cpu) = timed([&] { t->wait(std::chrono::seconds(5)); });
-    interrupter.join();
-    expect(wall < 3.0, "interrupt() did not wake wait() (" + std::to_string(wall) + " s)");
-    expect(cpu < 0.05, "wait() used " + std::to_string(cpu) + " s of CPU");
-
-    t->progress();
-    std::tie(wall, cpu) = timed([&] { t->wait(std::chrono::milliseconds(200)); });
-    expect(wall > 0.15 && wall < 3.0,
-           "wait(200 ms) with nothing to do took " + std::to_string(wall) + " s");
-    expect(cpu < 0.05, "wait() used " + std::to_string(cpu) + " s of CPU");
-    oob.barrier();
   }));
 }
 

@@ -15,7 +15,7 @@
 #include "transports/shm/config.h"
 #include "transports/shm/doorbell.h"
 #include "transports/shm/fifo.h"
-#include "transports/shm/peer_process.h"
+#include "base/peer_process.h"
 #include "transports/shm/segment.h"
 #include "transports/transport.h"
 

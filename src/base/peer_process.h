@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace trnccl::transport::shm {
+namespace trnccl {
 
 // Identifies this process's pid namespace: pids mean the same thing only
 // between processes that agree on it.
@@ -46,4 +46,4 @@ class PeerProcess {
   int pidfd_ = -1;  // readable once the process exits
 };
 
-}  // namespace trnccl::transport::shm
+}  // namespace trnccl

@@ -1,4 +1,4 @@
-#include "transports/shm/peer_process.h"
+#include "base/peer_process.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <utility>
 
-namespace trnccl::transport::shm {
+namespace trnccl {
 
 uint64_t pidNamespaceId() {
   struct stat st;
@@ -81,4 +81,4 @@ int PeerProcess::copyFrom(void* local, uint64_t remote, size_t bytes) const {
   return 0;
 }
 
-}  // namespace trnccl::transport::shm
+}  // namespace trnccl

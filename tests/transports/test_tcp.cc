@@ -1,0 +1,536 @@
+// The TCP transport's own promises, beyond the conformance suite: the frame
+// parser, hostile peers and stray connections, unreachable addresses,
+// striping over several connections, no head-of-line blocking, and waiting.
+#include <arpa/inet.h>
+#include <time.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <thread>
+
+#include "base/socket.h"
+#include "tests/transports/check.h"
+#include "tests/transports/launch.h"
+#include "transports/tcp/frame.h"
+#include "transports/tcp/handshake.h"
+#include "transports/tcp/tcp_transport.h"
+
+using namespace trnccl;
+using namespace trnccl::test;
+using namespace trnccl::transport::tcp;
+using transport::Request;
+using transport::Tag;
+using transport::Transport;
+using Status = FrameVerdict::Status;
+
+namespace {
+
+constexpr uint64_t kJob = 0x1234567890abcdefull;
+
+// A frame header spelled out field by field, as the wire format says.
+FrameHeader header(FrameKind kind, uint64_t seq, uint64_t tag, uint64_t total, uint64_t offset,
+                   uint64_t length, uint64_t job = kJob) {
+  FrameHeader h;
+  std::memset(&h, 0, sizeof h);
+  h.magic = 0x464e5254;  // "TRNF"
+  h.kind = kind;
+  h.job = job;
+  h.seq = seq;
+  h.tag = tag;
+  h.total = total;
+  h.offset = offset;
+  h.length = length;
+  return h;
+}
+
+std::span<const std::byte> bytesOf(const FrameHeader& h, size_t count = sizeof(FrameHeader)) {
+  return {reinterpret_cast<const std::byte*>(&h), count};
+}
+
+void expectMentions(const std::string& message, const std::vector<std::string>& parts) {
+  for (const std::string& part : parts)
+    expect(message.find(part) != std::string::npos,
+           "'" + message + "' does not mention '" + part + "'");
+}
+
+// Forwards to the test channel, and runs `afterAllGather` on the endpoints
+// every rank published before the transport sees them.
+class PeekingOutOfBand : public transport::OutOfBand {
+ public:
+  PeekingOutOfBand(TestOutOfBand& inner, std::function<void(std::vector<Endpoint>&)> afterAllGather)
+      : inner_(inner), afterAllGather_(std::move(afterAllGather)) {}
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  void allGather(void* data, size_t bytes) override {
+    inner_.allGather(data, bytes);
+    expect(bytes == sizeof(Endpoint), "the tcp transport all-gathers something else");
+    std::vector<Endpoint> endpoints(static_cast<size_t>(size()));
+    std::memcpy(endpoints.data(), data, endpoints.size() * sizeof(Endpoint));
+    afterAllGather_(endpoints);
+    std::memcpy(data, endpoints.data(), endpoints.size() * sizeof(Endpoint));
+  }
+  void barrier() override { inner_.barrier(); }
+
+ private:
+  TestOutOfBand& inner_;
+  std::function<void(std::vector<Endpoint>&)> afterAllGather_;
+};
+
+// A hello as a connecting rank sends it ("TRNTCPHI", version 1).
+Hello helloFrom(uint64_t job, const Secret& secret, int rank, uint32_t socket = 0) {
+  return {0x49485043544e5254, 1, socket, job, secret, rank, 2};
+}
+constexpr uint64_t kWelcomeOnWire = 0x4b4f5043544e5254;  // "TRNTCPOK"
+
+net::SocketAddress addressOf(const Endpoint& endpoint) {
+  const auto address = net::SocketAddress::fromWire(endpoint.address);
+  expect(address.has_value(), "an endpoint without an address");
+  return *address;
+}
+
+// Rank 0 of a two-rank job played by the test: it publishes an endpoint,
+// connects to the real rank 1 once with a valid hello, and returns the socket.
+net::Socket pretendToBeRankZero(TestOutOfBand& oob, const std::string& jobKey) {
+  std::vector<Endpoint> endpoints(2);
+  endpoints[0].socketsPerPeer = 1;
+  oob.allGather(endpoints.data(), sizeof(Endpoint));
+  const net::Deadline deadline(std::chrono::seconds(10));
+  net::Socket socket = net::Socket::connect(addressOf(endpoints[1]), deadline, "rank 1");
+  const Hello valid = helloFrom(jobIdOf(jobKey), endpoints[1].secret, 0);
+  socket.sendAll(&valid, sizeof valid, deadline);
+  uint64_t welcome = 0;
+  socket.recvAll(&welcome, sizeof welcome, deadline);
+  expect(welcome == kWelcomeOnWire, "rank 1 did not welcome a valid hello");
+  return socket;
+}
+
+void sendBytes(net::Socket& socket, std::span<const std::byte> bytes) {
+  socket.sendAll(bytes.data(), bytes.size(), net::Deadline(std::chrono::seconds(10)));
+}
+
+// True once the other end has closed `socket` (within 10 s).
+bool closedByPeer(net::Socket& socket) {
+  const net::Deadline deadline(std::chrono::seconds(10));
+  std::byte sink[256];
+  while (!deadline.expired()) {
+    try {
+      if (socket.recvSome(sink, sizeof sink) == 0) {
+        pollfd ready{socket.fd(), POLLIN, 0};
+        net::pollFor({&ready, 1}, deadline);
+      }
+    } catch (const Error& e) {
+      return e.code() == trncclRemoteError;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+// ---- The frame parser ---------------------------------------------------------
+
+TEST_CASE("tcp frames: well-formed frames of every kind parse, and nothing is judged early",
+          "[tcp]") {
+  const FrameHeader frames[] = {
+      header(FrameKind::Eager, 1, 7, 0, 0, 0),
+      header(FrameKind::Eager, 2, 7, 65536, 0, 65536),
+      header(FrameKind::Rts, 3, 9, 65537, 0, 0),
+      header(FrameKind::Cts, 3, 0, 0, 0, 0),
+      header(FrameKind::Nack, 3, 0, 100, 0, 0),
+      header(FrameKind::Cancel, 3, 0, 524288, 0, 0),
+      header(FrameKind::Data, 3, 9, 65537, 65536, 1),
+      header(FrameKind::Data, 4, 9, 1 << 20, 0, 512 * 1024),
+  };
+  for (const FrameHeader& frame : frames) {
+    CAPTURE(static_cast<int>(frame.kind), frame.seq);
+    const FrameVerdict verdict = parseFrame(bytesOf(frame), kJob);
+    REQUIRE(verdict.status == Status::Valid);
+    CHECK(std::memcmp(&verdict.header, &frame, sizeof frame) == 0);
+    // Every prefix of a good header waits for more, and extra bytes are not looked at.
+    for (size_t prefix = 0; prefix < sizeof frame; ++prefix)
+      CHECK(parseFrame(bytesOf(frame, prefix), kJob).status == Status::NeedMore);
+  }
+}
+
+TEST_CASE("tcp frames: a frame that breaks a rule is malformed, saying which", "[tcp]") {
+  struct Case {
+    const char* what;
+    FrameHeader frame;
+    const char* mentions;
+  };
+  FrameHeader badMagic = header(FrameKind::Eager, 1, 0, 0, 0, 0);
+  badMagic.magic = 0xdeadbeef;
+  FrameHeader unknownKind = header(FrameKind::Eager, 1, 0, 0, 0, 0);
+  unknownKind.kind = static_cast<FrameKind>(42);
+  FrameHeader reserved = header(FrameKind::Cts, 1, 0, 0, 0, 0);
+  reserved.reserved[1] = 1;
+  const Case cases[] = {
+      {"bad magic", badMagic, "bad magic 0xdeadbeef"},
+      {"unknown kind", unknownKind, "unknown frame kind 42"},
+      {"reserved bytes", reserved, "reserved"},
+      {"another job", header(FrameKind::Cts, 1, 0, 0, 0, 0, kJob + 1), "another communicator"},
+      {"message 0", header(FrameKind::Cts, 0, 0, 0, 0, 0), "message 0"},
+      {"eager too large", header(FrameKind::Eager, 1, 0, 65537, 0, 65537), "at most 65536"},
+      {"eager length not its size", header(FrameKind::Eager, 1, 0, 10, 0, 11), "11 payload"},
+      {"rts small enough to be eager", header(FrameKind::Rts, 1, 0, 65536, 0, 0), "65536 bytes"},
+      {"rts with payload", header(FrameKind::Rts, 1, 0, 1 << 20, 0, 4), "payload"},
+      {"rts beyond the limit", header(FrameKind::Rts, 1, 0, kMaxMessageBytes + 1, 0, 0), "not in"},
+      {"cts with a tag", header(FrameKind::Cts, 1, 5, 0, 0, 0), "does not use"},
+      {"cancel with payload", header(FrameKind::Cancel, 1, 0, 0, 0, 8), "does not use"},
+      {"empty data", header(FrameKind::Data, 1, 0, 1 << 20, 0, 0), "0 payload bytes"},
+      {"data chunk too long", header(FrameKind::Data, 1, 0, 4 << 20, 0, 512 * 1024 + 1),
+       "524289 payload bytes"},
+      {"data past the end", header(FrameKind::Data, 1, 0, 1 << 20, (1 << 20) - 10, 11),
+       "at offset 1048566"},
+      {"data offset overflowing", header(FrameKind::Data, 1, 0, 1 << 20, UINT64_MAX - 2, 8),
+       "at offset"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const FrameVerdict verdict = parseFrame(bytesOf(c.frame), kJob);
+    CHECK(verdict.status == Status::Malformed);
+    CHECK_THAT(verdict.problem, Catch::Contains(c.mentions));
+  }
+  // A wrong magic or kind is known before the rest has arrived.
+  CHECK(parseFrame(bytesOf(badMagic, 4), kJob).status == Status::Malformed);
+  CHECK(parseFrame(bytesOf(unknownKind, 5), kJob).status == Status::Malformed);
+}
+
+TEST_CASE("tcp frames: random bytes never pass as a frame of the job", "[tcp]") {
+  std::mt19937_64 random(7);
+  std::vector<std::byte> bytes(sizeof(FrameHeader));
+  for (int i = 0; i < 20000; ++i) {
+    for (std::byte& b : bytes) b = static_cast<std::byte>(random());
+    // Keep the magic right half of the time, so that the later rules get tried.
+    if (i % 2 == 0) std::memcpy(bytes.data(), "TRNF", 4);
+    const FrameVerdict verdict = parseFrame(bytes, kJob);
+    REQUIRE(verdict.status == Status::Malformed);
+  }
+}
+
+// ---- Hostile and stray peers --------------------------------------------------
+
+TEST_CASE(
+    "tcp: a malformed or truncated frame from a peer is an error naming it, on the pending "
+    "and later requests, and writes nothing",
+    "[tcp]") {
+  struct Case {
+    const char* what;
+    std::function<void(net::Socket&, uint64_t job)> misbehave;
+    trncclResult_t code;
+    std::vector<std::string> mentions;
+  };
+  auto send = [](const FrameHeader& h) {
+    return [h](net::Socket& s, uint64_t) { sendBytes(s, bytesOf(h)); };
+  };
+  FrameHeader badMagic = header(FrameKind::Eager, 1, 5, 8, 0, 8);
+  badMagic.magic = 0x12345678;
+  const Case cases[] = {
+      {"bad magic", send(badMagic), trncclRemoteError, {"malformed frame", "bad magic"}},
+      {"wrong job id",
+       [](net::Socket& s, uint64_t job) {
+         sendBytes(s, bytesOf(header(FrameKind::Eager, 1, 5, 8, 0, 8, job + 1)));
+       },
+       trncclRemoteError,
+       {"malformed frame", "another communicator"}},
+      {"eager length beyond bounds",
+       [](net::Socket& s, uint64_t job) {
+         sendBytes(s, bytesOf(header(FrameKind::Eager, 1, 5, 1 << 30, 0, 1 << 30, job)));
+       },
+       trncclRemoteError,
+       {"malformed frame", "1073741824 bytes"}},
+      {"data chunk beyond bounds",
+       [](net::Socket& s, uint64_t job) {
+         sendBytes(s, bytesOf(header(FrameKind::Rts, 1, 7, 1 << 20, 0, 0, job)));
+         sendBytes(s, bytesOf(header(FrameKind::Data, 1, 7, 1 << 20, 0, 4 << 20, job)));
+       },
+       trncclRemoteError,
+       {"malformed frame", "4194304 payload bytes"}},
+      {"data it was never cleared to send",
+       [](net::Socket& s, uint64_t job) {
+         sendBytes(s, bytesOf(header(FrameKind::Data, 9, 5, 1 << 20, 0, 1000, job)));
+       },
+       trncclRemoteError,
+       {"data of message 9", "not cleared"}},
+      {"a second message with a pending tag",
+       [](net::Socket& s, uint64_t job) {
+         sendBytes(s, bytesOf(header(FrameKind::Rts, 1, 6, 1 << 20, 0, 0, job)));
+         sendBytes(s, bytesOf(header(FrameKind::Rts, 2, 6, 1 << 20, 0, 0, job)));
+       },
+       trncclRemoteError,
+       {"second message with tag 6"}},
+      {"truncated header, then close",
+       [](net::Socket& s, uint64_t job) {
+         sendBytes(s, bytesOf(header(FrameKind::Eager, 1, 5, 8, 0, 8, job), 20));
+         s = net::Socket();
+       },
+       trncclRemoteError,
+       {"closed", "middle of a frame"}},
+      {"close between frames",
+       [](net::Socket& s, uint64_t) { s = net::Socket(); },
+       trncclRemoteError,
+       {"closed by the peer"}},
+      {"garbage",
+       [](net::Socket& s, uint64_t) {
+         std::vector<std::byte> garbage(300);
+         std::mt19937 random(3);
+         for (std::byte& b : garbage) b = static_cast<std::byte>(random());
+         sendBytes(s, garbage);
+       },
+       trncclRemoteError,
+       {"malformed frame"}},
+      {"a message larger than the receive",
+       [](net::Socket& s, uint64_t job) {
+         sendBytes(s, bytesOf(header(FrameKind::Eager, 1, 5, 4000, 0, 4000, job)));
+         sendBytes(s, std::vector<std::byte>(4000, std::byte{0x33}));
+       },
+       trncclInvalidUsage,
+       {"4000 bytes", "100-byte receive"}},
+  };
+  const Case& c = GENERATE_REF(from_range(std::begin(cases), std::end(cases)));
+  CAPTURE(c.what);
+  const std::string jobKey = uniqueJobKey("tcp-hostile");
+  std::string fakeAddress;  // rank 0's, as rank 1 sees it
+  requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
+    if (rank == 0) {
+      net::Socket socket = pretendToBeRankZero(oob, jobKey);
+      fakeAddress = socket.localAddress().toString();
+      oob.barrier();  // rank 1 has posted its receive
+      c.misbehave(socket, jobIdOf(jobKey));
+      oob.barrier();  // rank 1 has seen the error
+      return;
+    }
+    auto t = transport::createTcpTransport(optionsFor(oob, jobKey));
+    constexpr size_t kCapacity = 100, kGuard = 64;
+    std::vector<std::byte> buffer(kCapacity + kGuard, std::byte{0xA5});
+    Request receive = makeRequest(0, 5, buffer.data(), kCapacity);
+    t->irecv(receive);
+    oob.barrier();
+    const Error e = errorFrom([&] { drive(*t, {&receive}, std::chrono::seconds(10)); });
+    expect(e.code() == c.code, "got " + std::to_string(e.code()) + ": " + e.what());
+    std::vector<std::string> mentions = c.mentions;
+    mentions.push_back("rank 0");
+    if (c.code == trncclRemoteError) mentions.push_back(fakeAddress);
+    expectMentions(e.what(), mentions);
+    expect(
+        std::all_of(buffer.begin(), buffer.end(), [](std::byte b) { return b == std::byte{0xA5}; }),
+        "the receive buffer was written");
+    if (c.code == trncclRemoteError) {
+      // The peer is gone for good: a later request fails too.
+      std::byte byte{};
+      Request later = makeRequest(0, 6, &byte, 1);
+      t->isend(later);
+      const Error again = errorFrom([&] { drive(*t, {&later}, std::chrono::seconds(10)); });
+      expect(again.code() == trncclRemoteError, std::string("later: ") + again.what());
+      expectMentions(again.what(), {"rank 0", fakeAddress});
+    }
+    oob.barrier();
+  }));
+}
+
+TEST_CASE("tcp: stray connections during set-up are refused and the job goes on", "[tcp]") {
+  const std::string jobKey = uniqueJobKey("tcp-stray");
+  std::vector<net::Socket> strays;  // rank 0's thread opens them, the test checks them
+  requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
+    transport::Options options = optionsFor(oob, jobKey);
+    // Before rank 0 connects for real, strays reach rank 1's listener first.
+    PeekingOutOfBand peeking(oob, [&](std::vector<Endpoint>& endpoints) {
+      const net::Deadline deadline(std::chrono::seconds(10));
+      const net::SocketAddress address = addressOf(endpoints[1]);
+      Secret wrongSecret = endpoints[1].secret;
+      wrongSecret[0] ^= 1;
+      const Hello hellos[] = {
+          helloFrom(jobIdOf(jobKey), wrongSecret, 0),
+          helloFrom(jobIdOf(jobKey + "-other"), endpoints[1].secret, 0),
+          helloFrom(jobIdOf(jobKey), endpoints[1].secret, 1),     // not a lower rank
+          helloFrom(jobIdOf(jobKey), endpoints[1].secret, 0, 7),  // no such connection
+      };
+      for (const Hello& h : hellos) {
+        strays.push_back(net::Socket::connect(address, deadline));
+        strays.back().sendAll(&h, sizeof h, deadline);
+      }
+      strays.push_back(net::Socket::connect(address, deadline));
+      strays.back().sendAll("GET / HTTP/1.0\r\n\r\n", 18, deadline);
+      strays.push_back(net::Socket::connect(address, deadline));  // says nothing
+    });
+    if (rank == 0) options.oob = &peeking;
+    auto t = transport::createTcpTransport(options);
+    std::vector<std::byte> out(100000), in(100000);
+    fillPattern(out.data(), out.size(), rank, 1 - rank, 1);
+    Request send = makeRequest(1 - rank, 1, out.data(), out.size());
+    Request receive = makeRequest(1 - rank, 1, in.data(), in.size());
+    t->isend(send);
+    t->irecv(receive);
+    drive(*t, {&send, &receive});
+    const std::string mismatch = patternMismatch(in.data(), in.size(), 1 - rank, rank, 1);
+    expect(mismatch.empty(), mismatch);
+    oob.barrier();
+  }));
+  REQUIRE(strays.size() == 6);
+  for (size_t i = 0; i < strays.size(); ++i) {
+    CAPTURE(i);
+    CHECK(closedByPeer(strays[i]));
+  }
+}
+
+// ---- Unreachable peers ---------------------------------------------------------
+
+TEST_CASE(
+    "tcp: an address nobody listens on or nobody answers from is an error naming it within "
+    "the timeout",
+    "[tcp]") {
+  // A port that was just free on loopback; a TEST-NET-1 address nothing routes to.
+  const uint16_t closedPort = [] {
+    net::Socket probe = net::Socket::listen(net::SocketAddress::parse("127.0.0.1:0"));
+    return probe.localAddress().port();
+  }();
+  const std::string unreachable = GENERATE_COPY(
+      std::string("127.0.0.1:") + std::to_string(closedPort), std::string("192.0.2.1:9"));
+  CAPTURE(unreachable);
+  const std::string jobKey = uniqueJobKey("tcp-unreachable");
+  constexpr auto kTimeout = std::chrono::milliseconds(1500);
+  requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
+    transport::Options options = optionsFor(oob, jobKey);
+    options.timeout = kTimeout;
+    PeekingOutOfBand misdirected(oob, [&](std::vector<Endpoint>& endpoints) {
+      endpoints[1].address = net::SocketAddress::parse(unreachable).toWire();
+    });
+    if (rank == 0) options.oob = &misdirected;
+    const auto start = std::chrono::steady_clock::now();
+    const Error e = errorFrom([&] { transport::createTcpTransport(options); });
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    expect(took < 1.5 + 3.0, "gave up only after " + std::to_string(took) + " s");
+    if (rank == 0) {
+      expect(e.code() == trncclRemoteError || e.code() == trncclTimeout ||
+                 e.code() == trncclSystemError,
+             std::string("rank 0 got ") + e.what());
+      expectMentions(e.what(), {"rank 1", unreachable});
+    } else {
+      // The rank that listens waits for rank 0 in vain.
+      expect(e.code() == trncclTimeout, std::string("rank 1 got ") + e.what());
+      expectMentions(e.what(), {"rank(s) 0", "1500 ms"});
+    }
+  }));
+}
+
+// ---- Striping and interleaving --------------------------------------------------
+
+TEST_CASE(
+    "tcp: several connections per pair deliver identical data for odd sizes and 64 MiB, "
+    "with the smaller count of two ranks",
+    "[tcp]") {
+  const auto [sockets0, sockets1] =
+      GENERATE(std::make_pair(3, 3), std::make_pair(8, 8), std::make_pair(2, 5));
+  CAPTURE(sockets0, sockets1);
+  const std::string jobKey = uniqueJobKey("tcp-striping");
+  requireAllOk(launch(Launch::Processes, 2, [&](int rank, TestOutOfBand& oob) {
+    ScopedEnv sockets("TRNCCL_TCP_SOCKETS_PER_PEER",
+                      std::to_string(rank == 0 ? sockets0 : sockets1));
+    auto t = transport::createTcpTransport(optionsFor(oob, jobKey));
+    const int peer = 1 - rank;
+    Tag tag = 0;
+    for (const size_t bytes : {size_t{1}, size_t{65535}, size_t{65537}, size_t{524287},
+                               size_t{524289}, size_t{(3 << 20) + 7}, size_t{64} << 20}) {
+      ++tag;
+      std::vector<std::byte> out(bytes), in(bytes);
+      fillPattern(out.data(), bytes, rank, peer, tag);
+      Request send = makeRequest(peer, tag, out.data(), bytes);
+      Request receive = makeRequest(peer, tag, in.data(), bytes);
+      t->irecv(receive);
+      t->isend(send);
+      drive(*t, {&send, &receive});
+      expect(receive.transferred == bytes, "wrong size for " + std::to_string(bytes));
+      const std::string mismatch = patternMismatch(in.data(), bytes, peer, rank, tag);
+      expect(mismatch.empty(), mismatch);
+    }
+  }));
+}
+
+TEST_CASE(
+    "tcp: a small message sent while a huge one streams on the same connections completes "
+    "first",
+    "[tcp]") {
+  const int sockets = GENERATE(1, 2);
+  CAPTURE(sockets);
+  ScopedEnv socketCount("TRNCCL_TCP_SOCKETS_PER_PEER", std::to_string(sockets));
+  const std::string jobKey = uniqueJobKey("tcp-hol");
+  constexpr size_t kHuge = size_t{64} << 20, kMedium = size_t{1} << 20, kSmall = 8;
+  constexpr Tag kHugeTag = 1, kSmallTag = 2, kFirstMediumTag = 10;
+  constexpr int kMediums = 4;
+  requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
+    auto t = transport::createTcpTransport(optionsFor(oob, jobKey));
+    std::vector<std::byte> huge(kHuge), small(kSmall);
+    std::vector<std::vector<std::byte>> mediums(kMediums, std::vector<std::byte>(kMedium));
+    Request hugeRequest = makeRequest(1 - rank, kHugeTag, huge.data(), kHuge);
+    Request smallRequest = makeRequest(1 - rank, kSmallTag, small.data(), kSmall);
+    std::vector<Request> mediumRequests;
+    for (int i = 0; i < kMediums; ++i)
+      mediumRequests.push_back(
+          makeRequest(1 - rank, kFirstMediumTag + i, mediums[i].data(), kMedium));
+    std::vector<Request*> all{&hugeRequest, &smallRequest};
+    for (Request& r : mediumRequests) all.push_back(&r);
+    if (rank == 0) {
+      fillPattern(huge.data(), kHuge, 0, 1, kHugeTag);
+      fillPattern(small.data(), kSmall, 0, 1, kSmallTag);
+      oob.barrier();
+      t->isend(hugeRequest);
+      for (Request& r : mediumRequests) t->isend(r);
+      // Until rank 1 stops reading: the huge message is cleared and streaming.
+      for (int i = 0; i < 50; ++i) {
+        t->progress();
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      oob.barrier();
+      t->isend(smallRequest);
+      drive(*t, all);
+    } else {
+      for (Request* r : all) t->irecv(*r);
+      oob.barrier();
+      for (int i = 0; i < 3; ++i) {
+        t->progress();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      oob.barrier();
+      drive(*t, {&smallRequest});
+      expect(!hugeRequest.done, "the huge message completed before the small one");
+      drive(*t, all);
+      expect(patternMismatch(huge.data(), kHuge, 0, 1, kHugeTag).empty(), "huge message corrupt");
+      expect(patternMismatch(small.data(), kSmall, 0, 1, kSmallTag).empty(),
+             "small message corrupt");
+    }
+  }));
+}
+
+// ---- Set-up corner cases and waiting ---------------------------------------------
+
+TEST_CASE("tcp: a rank without peers still takes part in set-up", "[tcp]") {
+  const std::string jobKey = uniqueJobKey("tcp-no-peers");
+  requireAllOk(launch(Launch::Threads, 3, [&](int rank, TestOutOfBand& oob) {
+    transport::Options options = optionsFor(oob, jobKey);
+    options.peers = rank == 2 ? std::vector<int>{} : std::vector<int>{1 - rank};
+    auto t = transport::createTcpTransport(options);
+    if (rank == 2) return;
+    std::byte out{static_cast<unsigned char>(rank + 1)}, in{};
+    Request send = makeRequest(1 - rank, 1, &out, 1);
+    Request receive = makeRequest(1 - rank, 1, &in, 1);
+    t->isend(send);
+    t->irecv(receive);
+    drive(*t, {&send, &receive});
+    expect(in == std::byte{static_cast<unsigned char>(2 - rank)}, "wrong byte");
+  }));
+}
+
+TEST_CASE("tcp: a bad TRNCCL_TCP_SOCKETS_PER_PEER is an error naming it", "[tcp]") {
+  const char* value = GENERATE("0", "17", "two");
+  ScopedEnv sockets("TRNCCL_TCP_SOCKETS_PER_PEER", std::string(value));
+  requireAllOk(launch(Launch::Threads, 1, [&](int, TestOutOfBand& oob) {
+    const Error e = errorFrom(
+        [&] { transport::createTcpTransport(optionsFor(oob, uniqueJobKey("tcp-bad-env"))); });
+    expect(e.code() == trncclInvalidArgument, e.what());
+    expectMentions(e.what(), {"TRNCCL_TCP_SOCKETS_PER_PEER", value});
+  }));
+}
+

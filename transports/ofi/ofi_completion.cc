@@ -1,0 +1,119 @@
+// The libfabric transport: reading the completion queues (through the fault
+// layer when it is on) and dispatching each completion.
+#include <rdma/fi_errno.h>
+
+#include "base/log.h"
+#include "transports/ofi/fi_error.h"
+#include "transports/ofi/ofi_transport_internal.h"
+
+namespace trnccl::transport::ofi {
+namespace {
+
+// Per rail and progress() call: enough to drain a busy queue, few enough that
+// one rail does not starve the others.
+constexpr size_t kCompletionsPerPoll = 256;
+
+const char* describe(OpKind kind) {
+  switch (kind) {
+    case OpKind::ControlReceive: return "receiving a control message from";
+    case OpKind::ControlSend: return "sending a control message to";
+    case OpKind::DataSend: return "sending a chunk to";
+    case OpKind::DataReceive: return "receiving a chunk from";
+  }
+  return "?";
+}
+
+}  // namespace
+
+void OfiTransport::poll() {
+  completions_.clear();
+  for (size_t r = 0; r < rails_.size(); ++r) {
+    rails_[r]->read(completions_, kCompletionsPerPoll);
+    queues_[r].sendsBlocked = queues_[r].receivesBlocked = false;
+  }
+  if (!faults_) {
+    for (const RawCompletion& c : completions_) onCompletion(c);
+    return;
+  }
+  const uint64_t now = nowNs();
+  for (RawCompletion& c : completions_) faults_->hold(std::move(c), now);
+  while (auto c = faults_->release(now)) onCompletion(*c);
+}
+
+void OfiTransport::onCompletion(const RawCompletion& completion) {
+  Operation& op = *static_cast<OperationContext*>(completion.context)->operation;
+  RailQueues& q = queues_[static_cast<size_t>(op.rail)];
+  if (op.posted) {
+    op.posted = false;
+    const bool send = op.kind == OpKind::ControlSend || op.kind == OpKind::DataSend;
+    --(send ? q.sendsPosted : q.receivesPosted);
+  }
+  rails_[static_cast<size_t>(op.rail)]->release(op.lease);
+  lastCompletion_ = std::chrono::steady_clock::now();
+  const bool cancelled = completion.err == FI_ECANCELED;
+  if (completion.err != 0 && !(cancelled && op.kind == OpKind::DataReceive)) {
+    onFailedOperation(op, completion);
+    return;
+  }
+  switch (op.kind) {
+    case OpKind::ControlReceive: {
+      Peer& peer = *peerOfRank_[static_cast<size_t>(op.peer)];
+      try {
+        onControl(peer, op.storage.data(), completion.len);
+      } catch (const Error& e) {
+        // It broke the protocol: never listen to it again.
+        failPeer(peer, Error(e.code(), peer.name + " " + e.what()));
+        pool_.give(op);
+        return;
+      }
+      postControlReceive(op);
+      ++peer.owed;
+      return;
+    }
+    case OpKind::ControlSend: {
+      auto entry = sends_.find(op.message);
+      if (op.message != 0 && entry != sends_.end()) {
+        OutgoingMessage& message = entry->second;
+        std::erase(message.ops, &op);
+        if (message.chunks == 0) {  // eager: the message has left
+          complete(*message.peer, *message.request, message.request->bytes);
+          sends_.erase(entry);
+        }
+      }
+      pool_.give(op);
+      return;
+    }
+    case OpKind::DataSend:
+      onChunkSent(op);
+      return;
+    case OpKind::DataReceive:
+      onChunkReceived(op, completion.len, cancelled);
+      return;
+  }
+}
+
+void OfiTransport::onFailedOperation(Operation& op, const RawCompletion& completion) {
+  Peer& peer = *peerOfRank_[static_cast<size_t>(op.peer)];
+  failPeer(peer, completionError({describe(op.kind), rank_, peer.rank, peer.addressText,
+                                  completion.err, completion.providerMessage}));
+  if (op.draining) {
+    op.draining = false;
+    --peer.draining;
+  }
+  // Whatever it belonged to can no longer complete; the peer's failure says why.
+  if (auto s = sends_.find(op.message); op.message != 0 && s != sends_.end() &&
+                                        (op.kind == OpKind::ControlSend || op.kind == OpKind::DataSend))
+    std::erase(s->second.ops, &op);
+  if (op.kind == OpKind::DataReceive) {
+    if (auto r = receives_.find(op.message); r != receives_.end()) std::erase(r->second.ops, &op);
+  }
+  pool_.give(op);
+}
+
+uint64_t OfiTransport::nowNs() const {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+}  // namespace trnccl::transport::ofi

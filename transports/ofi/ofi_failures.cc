@@ -1,0 +1,99 @@
+// The libfabric transport: requests' ends, failed peers, peers that exited or
+// closed, and waiting for cancelled operations.
+#include <algorithm>
+#include <utility>
+
+#include "base/backoff.h"
+#include "base/log.h"
+#include "transports/ofi/ofi_transport_internal.h"
+
+namespace trnccl::transport::ofi {
+
+Peer& OfiTransport::peerOf(const Request& request, const char* operation) {
+  if (request.peer < 0 || static_cast<size_t>(request.peer) >= peerOfRank_.size() ||
+      peerOfRank_[static_cast<size_t>(request.peer)] == nullptr)
+    throwInvalidArgument("request.peer", "is " + std::to_string(request.peer) +
+                                             ", not a libfabric peer of rank " +
+                                             std::to_string(rank_) + " (" + operation + ")");
+  if (request.buffer == nullptr && request.bytes > 0)
+    throwInvalidArgument("request.buffer", std::string("is NULL for a non-empty ") + operation);
+  return *peerOfRank_[static_cast<size_t>(request.peer)];
+}
+
+void OfiTransport::complete(Peer& peer, Request& request, size_t bytes) {
+  request.transferred = bytes;
+  request.done = true;
+  --peer.outstanding;
+}
+
+void OfiTransport::failRequest(Peer& peer, trncclResult_t code, const std::string& message) {
+  --peer.outstanding;
+  if (!pendingError_) pendingError_ = std::make_exception_ptr(Error(code, message));
+}
+
+void OfiTransport::failPeer(Peer& peer, const Error& error) {
+  if (peer.failure) return;
+  peer.failure = error;
+  TRNCCL_WARN("ofi: rank %d: %s", rank_, error.what());
+}
+
+void OfiTransport::checkLiveness(bool everyPeer) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - lastLivenessCheck_ < kLivenessInterval) return;
+  lastLivenessCheck_ = now;
+  for (Peer& peer : peers_) {
+    if (peer.failure || (!everyPeer && peer.outstanding == 0 && peer.draining == 0)) continue;
+    if (peer.process.hasExited())
+      failPeer(peer, Error(trncclRemoteError, peer.name + " exited while rank " +
+                                                  std::to_string(rank_) +
+                                                  " still had requests outstanding with it"));
+  }
+}
+
+bool OfiTransport::blockedByClose(const Peer& peer) const {
+  // Only sends whose every chunk the peer asked for can still complete.
+  if (!peer.posted.empty() || !peer.receiving.empty()) return true;
+  return std::any_of(sends_.begin(), sends_.end(), [&peer](const auto& entry) {
+    const OutgoingMessage& m = entry.second;
+    return m.peer == &peer && m.chunks > 0 && m.granted < m.chunks;
+  });
+}
+
+void OfiTransport::throwPending() {
+  if (pendingError_) std::rethrow_exception(std::exchange(pendingError_, nullptr));
+  for (const Peer& peer : peers_) {
+    if (peer.outstanding == 0) continue;
+    if (peer.failure) throw *peer.failure;
+    if (peer.closed() && blockedByClose(peer))
+      throwError(trncclRemoteError, peer.name + " closed its libfabric transport while rank " +
+                                        std::to_string(rank_) +
+                                        " still had requests outstanding with it");
+  }
+}
+
+void OfiTransport::waitForCancelled() {
+  const auto start = std::chrono::steady_clock::now();
+  Backoff backoff;
+  auto waiting = [this] {
+    return std::any_of(peers_.begin(), peers_.end(),
+                       [](const Peer& p) { return p.draining > 0 && !p.failure; });
+  };
+  try {
+    while (waiting()) {
+      poll();
+      pump();
+      checkLiveness(false);
+      if (std::chrono::steady_clock::now() - start > timeout_) {
+        // Never seen: a live peer that stopped progressing.
+        TRNCCL_WARN("ofi: rank %d: cancelled operations still posted after %lld ms", rank_,
+                    static_cast<long long>(timeout_.count()));
+        return;
+      }
+      backoff.pause([this](std::chrono::microseconds maxWait) { wait(maxWait); });
+    }
+  } catch (const std::exception& e) {
+    TRNCCL_WARN("ofi: rank %d: while cancelling: %s", rank_, e.what());
+  }
+}
+
+}  // namespace trnccl::transport::ofi

@@ -1,0 +1,164 @@
+// The libfabric transport: queueing and posting operations, at most a bounded
+// number per rail and direction at a time.
+#include <rdma/fi_errno.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "transports/ofi/ofi_transport_internal.h"
+
+namespace trnccl::transport::ofi {
+namespace {
+
+bool isSend(OpKind kind) { return kind == OpKind::ControlSend || kind == OpKind::DataSend; }
+
+}  // namespace
+
+void OfiTransport::submit(Operation& op, bool first) {
+  RailQueues& q = queues_[static_cast<size_t>(op.rail)];
+  std::deque<Operation*>& queue = isSend(op.kind) ? q.sends : q.receives;
+  if (first)
+    queue.push_front(&op);
+  else
+    queue.push_back(&op);
+}
+
+void OfiTransport::pump() {
+  // Receives first: the chunks they post are promised in the Cts sent next,
+  // and the control receives they post again are credits to return.
+  for (size_t r = 0; r < rails_.size(); ++r) postQueued(static_cast<int>(r), false);
+  grant();
+  for (Peer& peer : peers_) flushControl(peer);
+  for (size_t r = 0; r < rails_.size(); ++r) postQueued(static_cast<int>(r), true);
+}
+
+void OfiTransport::postQueued(int rail, bool sends) {
+  RailQueues& q = queues_[static_cast<size_t>(rail)];
+  std::deque<Operation*>& queue = sends ? q.sends : q.receives;
+  size_t& posted = sends ? q.sendsPosted : q.receivesPosted;
+  bool& blocked = sends ? q.sendsBlocked : q.receivesBlocked;
+  const size_t limit = sends ? q.sendLimit : q.receiveLimit;
+  while (!blocked && !queue.empty() && posted < limit) {
+    Operation& op = *queue.front();
+    if (op.abandoned) {
+      queue.pop_front();
+      rails_[static_cast<size_t>(rail)]->release(op.lease);
+      pool_.give(op);
+      continue;
+    }
+    const ssize_t rc = post(op);
+    if (rc == -FI_EAGAIN) {
+      blocked = true;  // until the next poll() has read the completion queue
+      return;
+    }
+    queue.pop_front();
+    if (rc != 0) {
+      onCompletion({&op.context, 0, static_cast<int>(-rc), "posting it failed"});
+      continue;
+    }
+    op.posted = true;
+    ++posted;
+    if (op.kind == OpKind::DataReceive) {
+      auto entry = receives_.find(op.message);
+      if (entry != receives_.end() && entry->second.request != nullptr) {
+        if (entry->second.newlyPosted.empty()) granting_.push_back(op.message);
+        entry->second.newlyPosted.push_back(op.chunk);
+      }
+    }
+  }
+}
+
+ssize_t OfiTransport::post(Operation& op) {
+  Rail& rail = *rails_[static_cast<size_t>(op.rail)];
+  Peer& peer = *peerOfRank_[static_cast<size_t>(op.peer)];
+  if (!op.lease.held) op.lease = rail.lease(op.buffer, op.bytes);
+  const fi_addr_t address = peer.fiAddress[static_cast<size_t>(op.rail)];
+  switch (op.kind) {
+    case OpKind::ControlSend: {
+      auto& header = *reinterpret_cast<ControlHeader*>(op.storage.data());
+      // A Bye counts what went before it, so it is filled in as it leaves.
+      if (header.kind == ControlKind::Bye) header.bytes = peer.controlSent;
+      const ssize_t rc =
+          rail.send(op.buffer, op.bytes, op.lease.desc, address, kControlTag, &op.context);
+      if (rc == 0 && header.kind != ControlKind::Bye) ++peer.controlSent;
+      return rc;
+    }
+    case OpKind::DataSend:
+      return rail.send(op.buffer, op.bytes, op.lease.desc, address, op.tag, &op.context);
+    case OpKind::ControlReceive:
+    case OpKind::DataReceive:
+      return rail.receive(op.buffer, op.bytes, op.lease.desc, address, op.tag, &op.context);
+  }
+  return -FI_EINVAL;
+}
+
+void OfiTransport::sendControl(Peer& peer, const ControlHeader& header, const void* payload,
+                               size_t payloadBytes, OutgoingMessage* message) {
+  Operation& op = pool_.take(OpKind::ControlSend, 0, peer.rank);
+  op.storage.resize(sizeof header + payloadBytes);
+  auto& stored = *reinterpret_cast<ControlHeader*>(op.storage.data());
+  stored = header;
+  stored.magic = kControlMagic;
+  if (payloadBytes > 0) std::memcpy(op.storage.data() + sizeof header, payload, payloadBytes);
+  op.buffer = op.storage.data();
+  op.bytes = op.storage.size();
+  op.tag = kControlTag;
+  if (message != nullptr) {
+    op.message = header.send;
+    message->ops.push_back(&op);
+  }
+  // Replies jump the queue: they unblock the peer's messages.
+  op.awaitingCredit = true;
+  if (header.kind == ControlKind::Eager || header.kind == ControlKind::Rts)
+    peer.controlQueue.push_back(&op);
+  else
+    peer.controlQueue.push_front(&op);
+}
+
+void OfiTransport::flushControl(Peer& peer) {
+  while (!peer.controlQueue.empty()) {
+    Operation& op = *peer.controlQueue.front();
+    if (op.abandoned) {
+      peer.controlQueue.pop_front();
+      pool_.give(op);
+      continue;
+    }
+    const bool bye = reinterpret_cast<ControlHeader*>(op.storage.data())->kind == ControlKind::Bye;
+    if (peer.credits < (bye ? 1u : 2u)) break;  // the last credit is for returning credits
+    peer.controlQueue.pop_front();
+    spendCredit(peer, op);
+  }
+  const uint32_t threshold = std::max(1u, controlReceives_ / 2);
+  if (peer.owed >= threshold && peer.credits >= 1 &&
+      (peer.controlQueue.empty() || peer.credits < 2)) {
+    Operation& op = pool_.take(OpKind::ControlSend, 0, peer.rank);
+    op.storage.resize(sizeof(ControlHeader));
+    auto& header = *reinterpret_cast<ControlHeader*>(op.storage.data());
+    header = {};
+    header.magic = kControlMagic;
+    header.kind = ControlKind::Credit;
+    op.buffer = op.storage.data();
+    op.bytes = op.storage.size();
+    op.tag = kControlTag;
+    spendCredit(peer, op);
+  }
+}
+
+void OfiTransport::spendCredit(Peer& peer, Operation& op) {
+  auto& header = *reinterpret_cast<ControlHeader*>(op.storage.data());
+  --peer.credits;
+  header.credits = std::exchange(peer.owed, 0);
+  op.awaitingCredit = false;
+  const bool reply = header.kind != ControlKind::Eager && header.kind != ControlKind::Rts;
+  submit(op, reply);
+}
+
+void OfiTransport::postControlReceive(Operation& op) {
+  op.buffer = op.storage.data();
+  op.bytes = op.storage.size();
+  op.tag = kControlTag;
+  submit(op, true);
+}
+
+}  // namespace trnccl::transport::ofi

@@ -1,0 +1,198 @@
+// The libfabric transport: control messages, matching announcements with
+// receives, and filling receives chunk by chunk.
+#include <algorithm>
+#include <cstring>
+
+#include "transports/ofi/ofi_transport_internal.h"
+
+namespace trnccl::transport::ofi {
+
+void OfiTransport::onControl(Peer& peer, const std::byte* data, size_t length) {
+  const ControlHeader& header = parseControl(data, length, eagerLimit_);
+  if (header.credits > peer.maxCredits - peer.credits)
+    throwError(trncclRemoteError, "returned " + std::to_string(header.credits) +
+                                      " credits while holding " + std::to_string(peer.credits) +
+                                      " of " + std::to_string(peer.maxCredits));
+  peer.credits += header.credits;
+  if (header.kind == ControlKind::Bye) {
+    peer.byeAfter = header.bytes;
+    return;
+  }
+  ++peer.controlReceived;
+  switch (header.kind) {
+    case ControlKind::Eager:
+    case ControlKind::Rts:
+      onAnnouncement(peer, header, data + sizeof header);
+      return;
+    case ControlKind::Cts:
+      onCts(peer, header);
+      return;
+    case ControlKind::Nack:
+      onNack(peer, header);
+      return;
+    case ControlKind::Credit:
+    case ControlKind::Bye:
+      return;
+  }
+}
+
+void OfiTransport::onAnnouncement(Peer& peer, const ControlHeader& header,
+                                  const std::byte* payload) {
+  if (auto posted = peer.posted.find(header.tag); posted != peer.posted.end()) {
+    Request& receive = *posted->second;
+    peer.posted.erase(posted);
+    match(peer, receive, header.kind, header.send, header.bytes, payload);
+    return;
+  }
+  Announcement arrived{header.kind, header.send, header.bytes, {}};
+  if (header.kind == ControlKind::Eager) arrived.payload.assign(payload, payload + header.bytes);
+  // Two announcements with one tag: the older was cancelled (tags are unique
+  // among messages in flight), whichever arrives first.
+  auto [entry, inserted] = peer.unexpected.try_emplace(header.tag, std::move(arrived));
+  if (!inserted && entry->second.send < header.send) entry->second = std::move(arrived);
+}
+
+void OfiTransport::match(Peer& peer, Request& receive, ControlKind kind, uint64_t send,
+                         uint64_t bytes, const std::byte* payload) {
+  if (bytes > receive.bytes) {
+    if (kind == ControlKind::Rts) {
+      ControlHeader nack{};
+      nack.kind = ControlKind::Nack;
+      nack.send = send;
+      nack.bytes = receive.bytes;
+      sendControl(peer, nack);
+    }
+    failRequest(peer, trncclInvalidUsage,
+                "rank " + std::to_string(rank_) + ": the message from " + peer.name + " (tag " +
+                    std::to_string(receive.tag) + ") has " + std::to_string(bytes) +
+                    " bytes, more than the " + std::to_string(receive.bytes) +
+                    " bytes of the receive posted for it");
+    return;
+  }
+  if (kind == ControlKind::Eager) {
+    if (bytes > 0) std::memcpy(receive.buffer, payload, bytes);
+    complete(peer, receive, bytes);
+    return;
+  }
+  const uint64_t number = nextReceive_++;
+  const auto chunks = static_cast<uint32_t>((bytes + chunkBytes_ - 1) / chunkBytes_);
+  IncomingMessage& message = receives_[number];
+  message.peer = &peer;
+  message.request = &receive;
+  message.tag = receive.tag;
+  message.send = send;
+  message.bytes = bytes;
+  message.chunks = chunks;
+  peer.receiving[receive.tag] = number;
+  postChunks(message, number);
+}
+
+void OfiTransport::postChunks(IncomingMessage& message, uint64_t number) {
+  const size_t window = kChunksInFlightPerRail * rails_.size();
+  auto* base = static_cast<std::byte*>(message.request->buffer);
+  while (message.nextChunk < message.chunks && message.ops.size() < window) {
+    const uint32_t chunk = message.nextChunk++;
+    Operation& op = pool_.take(OpKind::DataReceive, static_cast<int>(chunk % rails_.size()),
+                               message.peer->rank);
+    const uint64_t offset = uint64_t{chunk} * chunkBytes_;
+    op.buffer = base + offset;
+    op.bytes = std::min(chunkBytes_, message.bytes - offset);
+    op.tag = dataTag(number, chunk);
+    op.message = number;
+    op.chunk = chunk;
+    message.ops.push_back(&op);
+    submit(op);
+  }
+}
+
+void OfiTransport::grant() {
+  for (const uint64_t number : granting_) {
+    auto entry = receives_.find(number);
+    if (entry == receives_.end()) continue;
+    IncomingMessage& message = entry->second;
+    std::vector<uint32_t>& chunks = message.newlyPosted;
+    std::sort(chunks.begin(), chunks.end());
+    for (size_t i = 0; i < chunks.size();) {
+      size_t run = 1;
+      while (i + run < chunks.size() && chunks[i + run] == chunks[i] + run) ++run;
+      ControlHeader cts{};
+      cts.kind = ControlKind::Cts;
+      cts.send = message.send;
+      cts.receive = number;
+      cts.first = chunks[i];
+      cts.count = static_cast<uint32_t>(run);
+      sendControl(*message.peer, cts);
+      i += run;
+    }
+    for (Operation* op : message.ops) {
+      if (std::binary_search(chunks.begin(), chunks.end(), op->chunk)) op->granted = true;
+    }
+    chunks.clear();
+  }
+  granting_.clear();
+}
+
+void OfiTransport::onChunkReceived(Operation& op, size_t length, bool cancelled) {
+  auto entry = receives_.find(op.message);
+  if (entry == receives_.end()) {
+    pool_.give(op);
+    return;
+  }
+  IncomingMessage& message = entry->second;
+  Peer& peer = *message.peer;
+  std::erase(message.ops, &op);
+  if (op.draining) {
+    op.draining = false;
+    --peer.draining;
+  }
+  if (cancelled && op.granted) {
+    // The sender was promised this chunk and will send it: into the sink.
+    sink_.resize(chunkBytes_);
+    op.buffer = sink_.data();
+    message.ops.push_back(&op);
+    submit(op, true);
+    return;
+  }
+  if (!cancelled) {
+    if (length == 0) {
+      message.withdrawn = true;
+    } else if (length == op.bytes) {
+      ++message.finished;
+    } else {
+      failPeer(peer, Error(trncclRemoteError,
+                           peer.name + " sent " + std::to_string(length) + " bytes as chunk " +
+                               std::to_string(op.chunk) + " of a message (tag " +
+                               std::to_string(message.tag) + "), which has " +
+                               std::to_string(op.bytes) + " there"));
+    }
+  }
+  pool_.give(op);
+  if (message.request != nullptr && !message.withdrawn) postChunks(message, entry->first);
+  if (message.ops.empty() &&
+      (message.withdrawn || message.request == nullptr || message.finished == message.chunks))
+    endIncoming(entry->first);
+}
+
+void OfiTransport::endIncoming(uint64_t number) {
+  auto entry = receives_.find(number);
+  const IncomingMessage message = std::move(entry->second);
+  receives_.erase(entry);
+  if (message.request == nullptr) return;
+  Peer& peer = *message.peer;
+  peer.receiving.erase(message.tag);
+  if (!message.withdrawn) {
+    complete(peer, *message.request, message.bytes);
+    return;
+  }
+  // The sender withdrew it: wait for the next message with the tag.
+  if (auto next = peer.unexpected.find(message.tag); next != peer.unexpected.end()) {
+    const Announcement announcement = std::move(next->second);
+    peer.unexpected.erase(next);
+    match(peer, *message.request, announcement.kind, announcement.send, announcement.bytes,
+          announcement.payload.data());
+  } else {
+    peer.posted.emplace(message.tag, message.request);
+  }
+}
+
+}  // namespace trnccl::transport::ofi

@@ -1,0 +1,109 @@
+// The libfabric transport: receives, progress and cancelling. See
+// ofi_transport_internal.h for how it works.
+#include "transports/ofi/ofi_transport.h"
+
+#include <algorithm>
+
+#include "transports/ofi/ofi_transport_internal.h"
+
+namespace trnccl::transport::ofi {
+
+void OfiTransport::irecv(Request& request) {
+  Peer& peer = peerOf(request, "receive");
+  if (peer.posted.contains(request.tag) || peer.receiving.contains(request.tag))
+    throwError(trncclInvalidUsage,
+               "rank " + std::to_string(rank_) + " posted a second receive from rank " +
+                   std::to_string(peer.rank) + " (tag " + std::to_string(request.tag) +
+                   ") while the first is pending: tags must be unique among the messages in "
+                   "flight between two ranks");
+  request.done = false;
+  request.transferred = 0;
+  ++peer.outstanding;
+  if (auto arrived = peer.unexpected.find(request.tag); arrived != peer.unexpected.end()) {
+    const Announcement announcement = std::move(arrived->second);
+    peer.unexpected.erase(arrived);
+    match(peer, request, announcement.kind, announcement.send, announcement.bytes,
+          announcement.payload.data());
+  } else {
+    peer.posted.emplace(request.tag, &request);
+  }
+  pump();
+}
+
+void OfiTransport::progress() {
+  {  // DEBUGDUMP
+    static thread_local auto last = std::chrono::steady_clock::now();
+    if (std::chrono::steady_clock::now() - last > std::chrono::seconds(3)) {
+      last = std::chrono::steady_clock::now();
+      fprintf(stderr, "DUMP rank %d sends %zu receives %zu q.s %zu/%zu q.r %zu/%zu blocked %d %d\n", rank_, sends_.size(), receives_.size(), queues_[0].sends.size(), queues_[0].sendsPosted, queues_[0].receives.size(), queues_[0].receivesPosted, queues_[0].sendsBlocked, queues_[0].receivesBlocked);
+      for (auto& [n, m] : sends_) fprintf(stderr, "  send %lu tag %lx bytes %zu chunks %u granted %u finished %u ops %zu\n", n, m.request->tag, m.request->bytes, m.chunks, m.granted, m.finished, m.ops.size());
+      for (auto& [n, m] : receives_) fprintf(stderr, "  recv %lu tag %lx bytes %lu chunks %u next %u finished %u ops %zu\n", n, m.tag, m.bytes, m.chunks, m.nextChunk, m.finished, m.ops.size());
+      for (auto& p : peers_) fprintf(stderr, "  peer %d posted %zu unexpected %zu receiving %zu outstanding %d\n", p.rank, p.posted.size(), p.unexpected.size(), p.receiving.size(), p.outstanding);
+    }
+  }
+  poll();
+  pump();
+  checkLiveness(false);
+  throwPending();
+}
+
+void OfiTransport::cancelAll() {
+  for (Peer& peer : peers_) {
+    peer.posted.clear();
+    peer.receiving.clear();
+    peer.outstanding = 0;
+  }
+  for (auto& [number, message] : sends_) {
+    for (Operation* op : message.ops) {
+      op->message = 0;  // its completion belongs to no message now
+      if (op->posted) {
+        // A posted chunk reads the user's buffer until it completes, which
+        // it does: its receive is posted.
+        if (op->kind == OpKind::DataSend) {
+          op->draining = true;
+          ++message.peer->draining;
+        }
+      } else if (op->kind == OpKind::DataSend) {
+        // Promised to the receiver: it still goes, as an empty marker.
+        rails_[static_cast<size_t>(op->rail)]->release(op->lease);
+        op->buffer = nullptr;
+        op->bytes = 0;
+      } else if (op->awaitingCredit) {
+        op->abandoned = true;  // its Eager or Rts never leaves
+      }  // else it holds a credit (and returns some): it goes, and is answered as a stale one
+
+    }
+  }
+  sends_.clear();
+  for (auto& [number, message] : receives_) {
+    if (message.request == nullptr) continue;
+    message.request = nullptr;
+    message.newlyPosted.clear();
+    for (Operation* op : message.ops) {
+      if (!op->posted) {
+        op->abandoned = true;  // never posted, so never promised
+      } else if (op->buffer != sink_.data()) {
+        rails_[static_cast<size_t>(op->rail)]->cancel(&op->context);
+        op->draining = true;
+        ++message.peer->draining;
+      }
+    }
+    std::erase_if(message.ops, [](const Operation* op) { return op->abandoned; });
+  }
+  std::erase_if(receives_, [](const auto& entry) { return entry.second.ops.empty(); });
+  granting_.clear();
+  waitForCancelled();
+  pendingError_ = nullptr;
+}
+
+FaultStats OfiTransport::faultStats() const { return faults_ ? faults_->stats() : FaultStats{}; }
+
+}  // namespace trnccl::transport::ofi
+
+namespace trnccl::transport {
+
+std::unique_ptr<Transport> createOfiTransport(const Options& options) {
+  return std::make_unique<ofi::OfiTransport>(options, ofi::readConfig());
+}
+
+}  // namespace trnccl::transport

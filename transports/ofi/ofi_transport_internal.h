@@ -1,0 +1,223 @@
+// The libfabric transport's state; see wire.h for the protocol.
+//
+// Sending: a message of up to the eager limit travels inside its control
+// message, copied there at isend (so a cancelled send never reads the user's
+// buffer again); it is complete when the provider completes that send. A
+// larger message announces itself (Rts) and waits: the receiver, once it has
+// a receive for it, posts receives for its first chunks (chunk c on rail
+// c % rails, into the user's buffer at c * chunkBytes) and says so (Cts); the
+// sender then posts those chunks straight from the user's buffer. The receiver
+// keeps kChunksInFlightPerRail chunks per rail posted until all have arrived.
+// A sender only ever posts a chunk its receiver has a receive posted for, so
+// no data is ever buffered unexpected, and every posted chunk completes while
+// both ranks progress.
+//
+// Matching never depends on order: announcements are matched to receives by
+// (peer, user tag); chunks by their libfabric tag (the receive's number and
+// the chunk), on directed receives. Replies name the send they answer.
+//
+// Bounded work per rail: at most `sendLimit` sends and `receiveLimit` receives
+// are posted to a rail at a time; the rest wait in the rail's queues, control
+// messages first. A post that returns -FI_EAGAIN stays first in its queue
+// until the next progress() has read the completion queue.
+//
+// Cancelling (cancelAll): sends forget their messages. A queued chunk becomes
+// an empty marker (its receive was promised to the sender: something must
+// complete it), a posted chunk is waited for (its receive is posted, so it
+// completes), a Cts for a forgotten send is answered with markers; a receiver
+// that sees a marker knows the message was withdrawn and puts its receive back
+// to wait for the next message with the tag. Receives cancel their posted
+// chunks (fi_cancel) and wait for the provider to confirm; a chunk the sender
+// was promised gets a receive into the transport's sink buffer instead, so the
+// sender's chunk still completes. Once cancelAll returns, no posted operation
+// points into a cancelled request's buffer.
+//
+// Failures: a failed completion (fi_cq_readerr) becomes an Error naming the
+// peer's rank and address and what the provider said; a peer found to have
+// exited (peers on this host, checked every kLivenessInterval while requests
+// are outstanding with them) or to have closed its transport fails the
+// requests that still need it.
+//
+// Closing: the destructor cancels everything, tells every peer (Bye, with the
+// number of control messages sent before it) and lingers, progressing, until
+// every live peer has closed too or nothing has completed for
+// kQuietBeforeClose: the acknowledgements a provider owes its peers go out
+// while it is progressed. Then it closes every rail, endpoint first.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/error.h"
+#include "base/wakeup.h"
+#include "transports/ofi/config.h"
+#include "transports/ofi/endpoint_keeper.h"
+#include "transports/ofi/fault_injection.h"
+#include "transports/ofi/operation.h"
+#include "transports/ofi/rail.h"
+#include "transports/ofi/wire.h"
+#include "base/peer_process.h"
+#include "transports/transport.h"
+
+namespace trnccl::transport::ofi {
+
+// An Eager or Rts that arrived before its receive was posted.
+struct Announcement {
+  ControlKind kind;
+  uint64_t send;
+  uint64_t bytes;
+  std::vector<std::byte> payload;  // Eager
+};
+
+struct Peer {
+  int rank = -1;
+  std::vector<fi_addr_t> fiAddress;  // per rail
+  std::string addressText;           // rail 0's, e.g. "fi_sockaddr_in://10.0.0.3:4711"
+  std::string name;                  // "rank 3 (fi_sockaddr_in://10.0.0.3:4711, pid 42)"
+  PeerProcess process;        // alive? (peers on this host only)
+  std::unordered_map<Tag, Request*> posted;           // receives nothing has arrived for
+  std::unordered_map<Tag, Announcement> unexpected;   // arrivals no receive was posted for
+  std::unordered_map<Tag, uint64_t> receiving;        // receives being filled: their numbers
+  std::deque<Operation*> controlQueue;  // control messages waiting for credits
+  uint32_t credits = 0;      // control messages it can take from us now
+  uint32_t maxCredits = 0;   // the control receives it keeps posted for us
+  uint32_t owed = 0;         // our control receives for it posted again, not yet reported
+  uint64_t controlSent = 0, controlReceived = 0;
+  std::optional<uint64_t> byeAfter;  // it closed after sending this many control messages
+  int outstanding = 0;               // user requests in progress with it
+  int draining = 0;                  // cancelled operations cancelAll waits for
+  std::optional<Error> failure;      // why requests with it can no longer complete
+  bool closed() const { return byeAfter && controlReceived >= *byeAfter; }
+};
+
+// A send in progress: its control message, then its chunks.
+struct OutgoingMessage {
+  Request* request = nullptr;
+  Peer* peer = nullptr;
+  uint32_t chunks = 0;   // 0: eager
+  uint32_t granted = 0;  // chunks the receiver asked for
+  uint32_t finished = 0;
+  std::vector<Operation*> ops;  // queued or posted
+};
+
+// A receive matched with an announced message, being filled chunk by chunk.
+struct IncomingMessage {
+  Peer* peer = nullptr;
+  Request* request = nullptr;  // null once cancelled: its promised chunks drain into the sink
+  Tag tag = 0;
+  uint64_t send = 0;
+  uint64_t bytes = 0;
+  uint32_t chunks = 0;
+  uint32_t nextChunk = 0;  // the next to post a receive for
+  uint32_t finished = 0;
+  bool withdrawn = false;  // a marker arrived: the sender cancelled it
+  std::vector<uint32_t> newlyPosted;  // posted, not yet promised in a Cts
+  std::vector<Operation*> ops;        // queued or posted
+};
+
+struct RailQueues {
+  std::deque<Operation*> sends, receives;
+  size_t sendsPosted = 0, receivesPosted = 0;
+  size_t sendLimit = 0, receiveLimit = 0;
+  bool sendsBlocked = false, receivesBlocked = false;  // -FI_EAGAIN until the next read
+};
+
+class OfiTransport final : public Transport {
+ public:
+  OfiTransport(const Options& options, const Config& config);
+  ~OfiTransport() override;
+
+  const char* name() const override { return "ofi"; }
+  void isend(Request& request) override;
+  void irecv(Request& request) override;
+  void progress() override;
+  void wait(std::chrono::microseconds maxWait) override;
+  void interrupt() override;
+  void cancelAll() override;
+
+  // Tests: what the fault layer did (all zero without TRNCCL_OFI_FAULTS).
+  FaultStats faultStats() const;
+  const std::string& provider() const { return provider_; }
+  int rails() const { return static_cast<int>(rails_.size()); }
+
+ private:
+  // Setup (ofi_setup.cc).
+  void connect(const Options& options);
+  // Posting (ofi_post.cc).
+  void submit(Operation& op, bool first = false);
+  void pump();
+  void postQueued(int rail, bool sends);
+  ssize_t post(Operation& op);
+  void sendControl(Peer& peer, const ControlHeader& header, const void* payload = nullptr,
+                   size_t payloadBytes = 0, OutgoingMessage* message = nullptr);
+  void flushControl(Peer& peer);
+  void spendCredit(Peer& peer, Operation& op);
+  void postControlReceive(Operation& op);
+  // Completions (ofi_completion.cc).
+  void poll();
+  void onCompletion(const RawCompletion& completion);
+  void onFailedOperation(Operation& op, const RawCompletion& completion);
+  // Receiving (ofi_receive.cc).
+  void onControl(Peer& peer, const std::byte* data, size_t length);
+  void onAnnouncement(Peer& peer, const ControlHeader& header, const std::byte* payload);
+  void match(Peer& peer, Request& receive, ControlKind kind, uint64_t send, uint64_t bytes,
+             const std::byte* payload);
+  void postChunks(IncomingMessage& message, uint64_t number);
+  void grant();
+  void onChunkReceived(Operation& op, size_t length, bool cancelled);
+  void endIncoming(uint64_t number);
+  // Sending (ofi_send.cc).
+  void onCts(Peer& peer, const ControlHeader& header);
+  void onNack(Peer& peer, const ControlHeader& header);
+  void sendMarkers(Peer& peer, uint64_t receive, uint32_t first, uint32_t count);
+  void onChunkSent(Operation& op);
+  // Failures and waiting (ofi_failures.cc, ofi_wait.cc).
+  Peer& peerOf(const Request& request, const char* operation);
+  void complete(Peer& peer, Request& request, size_t bytes);
+  void failRequest(Peer& peer, trncclResult_t code, const std::string& message);
+  void failPeer(Peer& peer, const Error& error);
+  void checkLiveness(bool everyPeer);
+  bool hasPostableWork() const;
+  bool readyToSleep();
+  bool blockedByClose(const Peer& peer) const;
+  void throwPending();
+  void waitForCancelled();
+  void linger();
+  uint64_t nowNs() const;
+
+  const int rank_;
+  const Config config_;
+  const std::chrono::milliseconds timeout_;
+  std::string provider_;
+  EndpointKeeper keeper_;  // outlives the rails of shm endpoints
+  // Operations and the sink outlive the rails: the provider holds pointers
+  // into them until an endpoint is closed.
+  OperationPool pool_;
+  std::vector<std::byte> sink_;  // where cancelled receives' promised chunks go
+  std::vector<std::unique_ptr<Rail>> rails_;
+  std::vector<RailQueues> queues_;
+  size_t eagerLimit_ = 0;
+  uint64_t chunkBytes_ = 0;
+  uint32_t controlReceives_ = 0;  // per peer
+  std::vector<Peer> peers_;
+  std::vector<Peer*> peerOfRank_;
+  std::unordered_map<uint64_t, OutgoingMessage> sends_;     // by send number
+  std::unordered_map<uint64_t, IncomingMessage> receives_;  // by receive number
+  std::vector<uint64_t> granting_;  // receives with chunks posted but not yet promised
+  uint64_t nextSend_ = 1, nextReceive_ = 1;
+  std::optional<FaultInjector<RawCompletion>> faults_;
+  std::vector<RawCompletion> completions_;  // scratch for poll()
+  std::exception_ptr pendingError_;
+  std::chrono::steady_clock::time_point lastLivenessCheck_{}, lastCompletion_{};
+  bool pollingWithoutFd_ = false;
+  Wakeup wakeup_;  // interrupt()
+};
+
+}  // namespace trnccl::transport::ofi

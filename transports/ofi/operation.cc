@@ -1,0 +1,33 @@
+#include "transports/ofi/operation.h"
+
+namespace trnccl::transport::ofi {
+
+Operation& OperationPool::take(OpKind kind, int rail, int peer) {
+  if (free_.empty()) {
+    all_.push_back(std::make_unique<Operation>());
+    free_.push_back(all_.back().get());
+  }
+  Operation& op = *free_.back();
+  free_.pop_back();
+  op.kind = kind;
+  op.rail = rail;
+  op.peer = peer;
+  return op;
+}
+
+void OperationPool::give(Operation& op) {
+  std::vector<std::byte> storage = std::move(op.storage);
+  storage.clear();
+  op.request = nullptr;
+  op.buffer = nullptr;
+  op.bytes = 0;
+  op.tag = 0;
+  op.message = 0;
+  op.chunk = 0;
+  op.awaitingCredit = op.posted = op.abandoned = op.granted = op.draining = false;
+  op.lease = {};
+  op.storage = std::move(storage);
+  free_.push_back(&op);
+}
+
+}  // namespace trnccl::transport::ofi

@@ -1,0 +1,69 @@
+// What ranks say to each other over libfabric.
+//
+// Libfabric tags (64 bits, exact match, receives directed at one peer's
+// address): a control message carries kControlTag; chunk `c` of the message
+// that receive `r` (numbered by the receiving rank, never reused) waits for
+// carries dataTag(r, c). User tags travel inside control messages, so all 64
+// bits of them are free.
+//
+// Control messages (rail 0):
+//   Eager{tag, bytes, send}  + the message itself (bytes <= eager limit)
+//   Rts{tag, bytes, send}    a larger message is ready (ready-to-send)
+//   Cts{send, receive, first, count}
+//                            the receiver has posted receives for chunks
+//                            [first, first + count) (clear-to-send)
+//   Nack{send, bytes = capacity}
+//                            the receive posted for it is too small
+//   Credit{}                 nothing but returned credits (below)
+//   Bye{count}               this rank closed its transport, after sending
+//                            `count` control messages to the peer (Bye excluded)
+// Flow control: a rank keeps `controlReceives` receives posted for each
+// peer's control messages (its RankCard says how many) and a peer sends only
+// against credits, one per message, so no control message ever arrives
+// unexpected (some providers mishandle many of those; none need buffer them).
+// Every control message returns, in `credits`, the receives its sender has
+// posted again since its last report. Ordinary messages need two credits, a
+// Credit or Bye one: the last credit is kept for returning credits, so two
+// ranks out of credits towards each other can always tell each other. A
+// Credit goes out when a rank owes half a peer's worth and has nothing else
+// to send it.
+// A sender answers a Cts for a send it no longer has (cancelled) with an
+// empty message on each chunk's tag: a receiver seeing one knows the message
+// was withdrawn.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace trnccl::transport::ofi {
+
+inline constexpr uint64_t kControlTag = uint64_t{1} << 63;
+inline constexpr int kChunkBits = 24;
+inline constexpr uint64_t kMaxChunks = uint64_t{1} << kChunkBits;
+inline constexpr uint64_t kMaxReceiveId = uint64_t{1} << (63 - kChunkBits);
+
+inline uint64_t dataTag(uint64_t receive, uint64_t chunk) {
+  return (receive << kChunkBits) | chunk;
+}
+
+enum class ControlKind : uint32_t { Eager = 1, Rts, Cts, Nack, Credit, Bye };
+
+struct ControlHeader {
+  uint32_t magic;
+  ControlKind kind;
+  uint64_t tag;      // Eager, Rts: the user's tag
+  uint64_t bytes;    // Eager, Rts: the message size; Nack: the receive's capacity; Bye: count
+  uint64_t send;     // the sender's number for the message
+  uint64_t receive;  // Cts: the receiver's number for it
+  uint32_t first, count;  // Cts: chunks
+  uint32_t credits;       // every kind: control receives posted again for the peer
+  uint32_t reserved;
+};
+inline constexpr uint32_t kControlMagic = 0x4946'4f54;  // "TOFI"
+
+// Checks what arrived (`length` bytes) against the protocol: Error(RemoteError)
+// "sent <what was wrong>" for the caller to prefix with the peer's name.
+const ControlHeader& parseControl(const std::byte* data, size_t length, size_t eagerLimit);
+
+}  // namespace trnccl::transport::ofi
