@@ -34,6 +34,10 @@ if(TRNCCL_BUILD_BENCH)
   if(NOT benchmark_FOUND)
     trnccl_missing("Google Benchmark" "libbenchmark-dev")
   endif()
+  find_package(Gloo CONFIG QUIET)  # the all-reduce peer of the tcp transport
+  if(NOT Gloo_FOUND)
+    trnccl_missing("Gloo" "libgloo-dev")
+  endif()
 endif()
 
 if(TRNCCL_BUILD_TESTS)

@@ -11,7 +11,7 @@ packages=(
   libopenmpi-dev openmpi-bin      # trnccl-perf launcher and MPI peer figures
   libhwloc-dev                    # host discovery
   iproute2                        # the two-host test (network namespaces)
-  libbenchmark-dev                # kernel benchmarks
+  libbenchmark-dev libgloo-dev    # kernel benchmarks; the Gloo all-reduce peer
   catch2                          # tests (v2.13 on Debian 12)
   nlohmann-json3-dev              # topology files, JSON output
 )
