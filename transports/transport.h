@@ -74,6 +74,9 @@ class Transport {
  public:
   virtual ~Transport() = default;
   virtual const char* name() const = 0;
+  // The name and the settings a user would want to see, e.g.
+  // "ofi (tcp;ofi_rxm, 2 rails)"; reports and logs print it.
+  virtual std::string description() const { return name(); }
 
   // Post a send / receive. They return at once; the transfer happens in progress().
   virtual void isend(Request& request) = 0;

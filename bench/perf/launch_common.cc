@@ -11,12 +11,14 @@ extern char** environ;
 
 namespace trnccl::perf {
 
-RunInfo make_run_info(int nranks, const std::string& launch) {
+RunInfo make_run_info(int nranks, const std::string& launch, trncclComm_t comm) {
   int version = 0;
   check_trnccl(trncclGetVersion(&version), "trncclGetVersion", nullptr);
+  char transport[TRNCCL_TRANSPORT_NAME_MAX];
+  check_trnccl(trncclCommGetTransport(comm, transport), "trncclCommGetTransport", comm);
   std::vector<std::string_view> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
-  return {nranks, launch, version, trnccl_variables(environment)};
+  return {nranks, launch, version, transport, trnccl_variables(environment)};
 }
 
 int usage_failure(const std::string& message) {

@@ -24,7 +24,7 @@ uint64_t run_mpi_rank(const Options& options, int rank, int nranks) {
   check_trnccl(trncclCommInitRank(&comm, nranks, id, rank), "trncclCommInitRank", nullptr);
 
   std::optional<Reporter> reporter;
-  if (rank == 0) reporter.emplace(options, make_run_info(nranks, "mpirun"));
+  if (rank == 0) reporter.emplace(options, make_run_info(nranks, "mpirun", comm));
   if (reporter) reporter->begin();
   MpiSync sync;
   const uint64_t wrong = run_rank({rank, nranks, comm, sync, options, reporter ? &*reporter : nullptr});

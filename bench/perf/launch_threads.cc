@@ -34,7 +34,7 @@ int run_with_threads(const Options& options) {
   try {
     std::vector<trncclComm_t> comms(static_cast<size_t>(nranks));
     check_trnccl(trncclCommInitAll(comms.data(), nranks, nullptr), "trncclCommInitAll", nullptr);
-    Reporter reporter(options, make_run_info(nranks, "threads"));
+    Reporter reporter(options, make_run_info(nranks, "threads", comms[0]));
     reporter.begin();
     ThreadTeam team(nranks);
     uint64_t wrong = 0;

@@ -16,6 +16,7 @@ Reporter::Reporter(const Options& options, RunInfo info) : options_(options), in
 
 void Reporter::begin() {
   std::string text = table_preamble(options_, info_.nranks, info_.launch, version_string(info_.version_code));
+  text += "# transport: " + info_.transport + "\n";
   for (const auto& [name, value] : info_.trnccl_env) text += "# " + name + "=" + value + "\n";
   text += table_header(options_.mpi_peer);
   std::fputs(text.c_str(), stdout);

@@ -177,6 +177,13 @@ TRNCCL_API trncclResult_t trncclGroupEnd(void);
 TRNCCL_API trncclResult_t trncclCommGetAlgorithm(const trncclComm_t comm, const char* collective, size_t count,
                                                  trncclDataType_t datatype, char* algorithm, double* predictedUs);
 
+/* trnccl extension: what carries `comm`'s bytes, e.g. "shm" within an
+ * instance, "shm + ofi (tcp;ofi_rxm, 1 rail)" for a job across instances,
+ * "none" for a communicator of one rank. `transport` receives a
+ * NUL-terminated text of at most TRNCCL_TRANSPORT_NAME_MAX bytes. */
+#define TRNCCL_TRANSPORT_NAME_MAX 128
+TRNCCL_API trncclResult_t trncclCommGetTransport(const trncclComm_t comm, char* transport);
+
 TRNCCL_API trncclResult_t trncclStreamCreate(trncclStream_t* stream);
 TRNCCL_API trncclResult_t trncclStreamSynchronize(trncclStream_t stream);
 /* trncclSuccess when everything queued has finished, trncclInProgress if not. */

@@ -1,5 +1,6 @@
 // trncclCommGetAlgorithm: what the tuner would run for a call, and its
-// prediction (trnccl-perf prints both beside each measured row).
+// prediction (trnccl-perf prints both beside each measured row);
+// trncclCommGetTransport: what carries the bytes (trnccl-perf's header).
 #include <cstring>
 #include <string>
 
@@ -36,5 +37,13 @@ extern "C" TRNCCL_API trncclResult_t trncclCommGetAlgorithm(const trncclComm_t c
       return;
     }
     throwInvalidArgument("collective", std::string("is '") + collective + "', not one of: " + names);
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommGetTransport(const trncclComm_t comm, char* transport) {
+  return guarded("trncclCommGetTransport", comm, [&] {
+    const trnccl::core::Communicator& c = trnccl::api::usableComm(comm);
+    if (transport == nullptr) throwInvalidArgument("transport", "is NULL");
+    std::snprintf(transport, TRNCCL_TRANSPORT_NAME_MAX, "%s", c.transportDescription().c_str());
   });
 }

@@ -117,12 +117,11 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   context_.rounding =
       config_.stochasticRounding ? kernels::Rounding::Stochastic : kernels::Rounding::NearestEven;
   context_.seed = config_.seed;
-  std::string transportNames;
-  for (const auto& t : transports_) transportNames += (transportNames.empty() ? "" : "+") + std::string(t->name());
+  const std::string transportNames = transportDescription();
   TRNCCL_INFO("comm %s rank %d/%d ready: transport %s, kernels %s, slice %zu B, window %d, timeout %lld ms, "
               "%d ranks on %d cores of this host%s",
               config_.name.empty() ? "-" : config_.name.c_str(), rank, nranks,
-              transportNames.empty() ? "none" : transportNames.c_str(), kernels::isaName(kernels::selectedIsa()),
+              transportNames.c_str(), kernels::isaName(kernels::selectedIsa()),
               config_.sliceBytes, config_.window, static_cast<long long>(config_.timeout.count()), ranksHere,
               CPU_COUNT(&hostCores), context_.oversubscribed ? " (oversubscribed: waits yield)" : "");
   if (log::enabled(log::Level::Info)) {
@@ -185,6 +184,12 @@ void Communicator::connectTransports(const trncclUniqueId& id) {
   for (int r : local.peers) context_.transportOf[r] = transports_[0].get();
   for (int r : remote.peers) context_.transportOf[r] = transports_[1].get();
   for (const auto& t : transports_) context_.transports.push_back(t.get());
+}
+
+std::string Communicator::transportDescription() const {
+  std::string text;
+  for (const auto& t : transports_) text += (text.empty() ? "" : " + ") + t->description();
+  return text.empty() ? "none" : text;
 }
 
 std::string Communicator::networkTransport() const {

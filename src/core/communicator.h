@@ -70,6 +70,8 @@ class Communicator {
   const Placement& placement() const { return *placement_; }
   // Thread-safe.
   AlgorithmInfo algorithmFor(algo::Collective collective, size_t count, trncclDataType_t type) const;
+  // What carries the bytes: "shm", "shm + ofi (tcp;ofi_rxm, 1 rail)"; "none" for one rank.
+  std::string transportDescription() const;
 
   // Program-order bookkeeping, called in the issuing thread.
   uint64_t nextSequence() { return sequence_++; }

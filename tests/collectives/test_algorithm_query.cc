@@ -192,3 +192,45 @@ TEST_CASE("a call no allowed algorithm can run is refused, and the communicator 
     CHECK(out == 2.5f);
   });
 }
+
+TEST_CASE("trncclCommGetTransport names what carries the bytes, within and across instances",
+          "[algorithm-query][transports]") {
+  const auto transportOf = [](trncclComm_t comm) {
+    char text[TRNCCL_TRANSPORT_NAME_MAX];
+    std::memset(text, 'x', sizeof text);  // must come back NUL-terminated
+    REQUIRE(trncclCommGetTransport(comm, text) == trncclSuccess);
+    return std::string(text, strnlen(text, sizeof text));
+  };
+  SECTION("one instance: shared memory only") {
+    ScopedEnv topology("TRNCCL_TOPO", "trn1.2xlarge");
+    withComms(2, [&](const std::vector<trncclComm_t>& comms) { CHECK(transportOf(comms[0]) == "shm"); });
+  }
+  SECTION("two instances over tcp, one rank each") {
+    ScopedEnv topology("TRNCCL_TOPO", "trn1.2xlarge:2"), order("TRNCCL_RANK_ORDER", "0,2");
+    ScopedEnv transport("TRNCCL_TRANSPORT", "tcp"), sockets("TRNCCL_TCP_SOCKETS_PER_PEER", "3");
+    withComms(2, [&](const std::vector<trncclComm_t>& comms) {
+      CHECK(transportOf(comms[1]) == "shm + tcp (3 sockets per peer)");
+    });
+  }
+  SECTION("two instances over ofi") {
+    ScopedEnv topology("TRNCCL_TOPO", "trn1.2xlarge:2"), transport("TRNCCL_TRANSPORT", "ofi");
+    ScopedEnv provider("TRNCCL_OFI_PROVIDER", "udp;ofi_rxd"), rails("TRNCCL_OFI_RAILS", "2");
+    withComms(4, [&](const std::vector<trncclComm_t>& comms) {
+      CHECK(transportOf(comms[0]) == "shm + ofi (udp;ofi_rxd, 2 rails)");
+    });
+  }
+}
+
+TEST_CASE("trncclCommGetTransport: bad arguments are trncclInvalidArgument naming the argument",
+          "[algorithm-query]") {
+  withComms(1, [](const std::vector<trncclComm_t>& comms) {
+    CHECK(trncclCommGetTransport(comms[0], nullptr) == trncclInvalidArgument);
+    CHECK(std::string(trncclGetLastError(comms[0])).find("transport") != std::string::npos);
+    char text[TRNCCL_TRANSPORT_NAME_MAX];
+    CHECK(trncclCommGetTransport(comms[0], text) == trncclSuccess);
+    CHECK(std::string(text) == "none");
+  });
+  char text[TRNCCL_TRANSPORT_NAME_MAX];
+  CHECK(trncclCommGetTransport(nullptr, text) == trncclInvalidArgument);
+  CHECK(std::string(trncclGetLastError(nullptr)).find("comm") != std::string::npos);
+}

@@ -11,7 +11,7 @@ TEST_CASE("version_string splits trnccl's version code", "[perf][json]") {
 
 TEST_CASE("report_json holds the metadata and both placements of every row", "[perf][json]") {
   Options options = parse_args({"reduce", "-r", "1", "-d", "all", "-m", "1"});
-  const RunInfo info{2, "mpirun", 100, {{"TRNCCL_ALGO", "ring"}}};
+  const RunInfo info{2, "mpirun", 100, "shm + tcp (2 sockets per peer)", {{"TRNCCL_ALGO", "ring"}}};
   std::vector<Row> rows{
       Row{64, 16, "float", "sum", 1, {1.5, 0.04, 0.04, 0}, {2.5, 0.03, 0.03, 0}, PeerMeasurement{3.0, 0.02, 2.0}, "ring", 1.25},
       Row{32, 16, "half", "sum", 1, {1.0, 0.03, 0.03, 2}, {1.0, 0.03, 0.03, std::nullopt}, std::nullopt, "-", std::nullopt}};
@@ -21,6 +21,7 @@ TEST_CASE("report_json holds the metadata and both placements of every row", "[p
   CHECK(j["nranks"] == 2);
   CHECK(j["launch"] == "mpirun");
   CHECK(j["trnccl_version"] == "0.1.0");
+  CHECK(j["transport"] == "shm + tcp (2 sockets per peer)");
   CHECK(j["env"]["TRNCCL_ALGO"] == "ring");
   CHECK(j["options"]["root"] == 1);
   CHECK(j["options"]["datatypes"].size() == 12);
@@ -42,7 +43,7 @@ TEST_CASE("report_json holds the metadata and both placements of every row", "[p
 TEST_CASE("report_json leaves the MPI columns out without peer mode", "[perf][json]") {
   const Options options = parse_args({"all_gather"});
   const Row row{64, 16, "float", "none", std::nullopt, {1, 1, 1, 0}, {1, 1, 1, 0}, std::nullopt, "-", std::nullopt};
-  const nlohmann::json j = report_json(options, RunInfo{1, "threads", 100, {}}, {row}, 0, 1.0);
+  const nlohmann::json j = report_json(options, RunInfo{1, "threads", 100, "none", {}}, {row}, 0, 1.0);
   CHECK_FALSE(j["rows"][0].contains("mpi"));
   CHECK(j["rows"][0]["root"].is_null());
   CHECK(j["summary"]["ok"] == true);

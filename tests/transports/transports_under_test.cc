@@ -24,6 +24,15 @@ std::vector<TransportUnderTest> transportsUnderTest() {
                          {"TRNCCL_OFI_FAULTS", std::nullopt}},
                         transport::createOfiTransport});
   }
+  // EFA as trn1 uses it: reliable unordered datagrams over several NICs,
+  // completions in any order, few operations in flight, small chunks.
+  variants.push_back({"ofi/udp;ofi_rxd efa-like",
+                      {{"TRNCCL_OFI_PROVIDER", "udp;ofi_rxd"},
+                       {"TRNCCL_OFI_RAILS", "4"},
+                       {"TRNCCL_OFI_CHUNK_BYTES", "65536"},
+                       {"TRNCCL_OFI_MAX_OUTSTANDING", "16"},
+                       {"TRNCCL_OFI_FAULTS", "delay=300:reorder"}},
+                      transport::createOfiTransport});
   // The default striping, and one connection per pair (every message interleaved on it).
   variants.push_back(
       {"tcp", {{"TRNCCL_TCP_SOCKETS_PER_PEER", std::nullopt}}, transport::createTcpTransport});

@@ -8,6 +8,10 @@
 
 namespace trnccl::transport::ofi {
 
+std::string OfiTransport::description() const {
+  return "ofi (" + provider_ + ", " + std::to_string(rails_.size()) + (rails_.size() == 1 ? " rail)" : " rails)");
+}
+
 void OfiTransport::irecv(Request& request) {
   Peer& peer = peerOf(request, "receive");
   if (peer.posted.contains(request.tag) || peer.receiving.contains(request.tag))

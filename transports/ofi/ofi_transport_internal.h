@@ -135,6 +135,7 @@ class OfiTransport final : public Transport {
   ~OfiTransport() override;
 
   const char* name() const override { return "ofi"; }
+  std::string description() const override;
   void isend(Request& request) override;
   void irecv(Request& request) override;
   void progress() override;

@@ -32,6 +32,12 @@ TcpTransport::TcpTransport(const Options& options, std::vector<PeerConnections> 
               connectionCount);
 }
 
+std::string TcpTransport::description() const {
+  if (peers_.empty()) return "tcp";
+  const size_t sockets = peers_.front().connections.size();
+  return "tcp (" + std::to_string(sockets) + (sockets == 1 ? " socket" : " sockets") + " per peer)";
+}
+
 // Closing a socket with unread bytes resets the connection, and a reset drops
 // what this rank's kernel has not yet sent: a message whose send completed
 // would be lost. So read what has arrived first.

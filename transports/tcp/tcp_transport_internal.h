@@ -146,6 +146,7 @@ class TcpTransport final : public Transport {
   ~TcpTransport() override;
 
   const char* name() const override { return "tcp"; }
+  std::string description() const override;
   void isend(Request& request) override;
   void irecv(Request& request) override;
   void progress() override;

@@ -62,6 +62,7 @@ nlohmann::json report_json(const Options& options, const RunInfo& info, const st
           {"nranks", info.nranks},
           {"launch", info.launch},
           {"trnccl_version", version_string(info.version_code)},
+          {"transport", info.transport},
           {"env", info.trnccl_env},
           {"options", options_json(options)},
           {"rows", row_list},

@@ -17,6 +17,7 @@ struct RunInfo {
   int nranks;
   std::string launch;  // "mpirun" or "threads"
   int version_code;    // from trncclGetVersion
+  std::string transport;  // from trncclCommGetTransport (rank 0's)
   std::map<std::string, std::string> trnccl_env;
 };
 

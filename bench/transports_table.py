@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""All-reduce across two emulated instances over every network transport,
+beside the peers it must be judged against, all measured in one run.
+
+Two ranks, one per instance of trn1.2xlarge:2 (TRNCCL_RANK_ORDER=0,2), so
+every byte crosses the network transport; 64 MiB of float by default. For
+each transport and libfabric provider it measures, in interleaved rounds so
+that a noisy moment hurts every column alike:
+  - trnccl's all-reduce bus bandwidth (trnccl-perf under mpirun, processes),
+  - for ofi: raw libfabric tagged bandwidth per direction on the same provider
+    (trnccl-ofi-bw: both ranks send at once, as a 2-rank all-reduce does),
+  - Gloo's ring all-reduce over TCP (trnccl-gloo-allreduce).
+and prints a Markdown table of medians and ratios.
+
+Usage: bench/transports_table.py [--rounds N] [--size 64M] [--build DIR]
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+NETWORKS = [("tcp", None), ("ofi", "tcp;ofi_rxm"), ("ofi", "udp;ofi_rxd"), ("ofi", "shm")]
+
+
+def run(command, env=None):
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return done.stdout
+
+
+def last_row_column(text, column):
+    rows = [line.split() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    return float(rows[-1][column])
+
+
+def trnccl_busbw(build, size, transport, provider):
+    env = dict(os.environ, TRNCCL_TOPO="trn1.2xlarge:2", TRNCCL_RANK_ORDER="0,2", TRNCCL_TRANSPORT=transport)
+    if provider:
+        env["TRNCCL_OFI_PROVIDER"] = provider
+    with tempfile.NamedTemporaryFile(suffix=".json") as report:
+        run(["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", "2",
+             "-x", "TRNCCL_TOPO", "-x", "TRNCCL_RANK_ORDER", "-x", "TRNCCL_TRANSPORT"]
+            + (["-x", "TRNCCL_OFI_PROVIDER"] if provider else [])
+            + [f"{build}/bin/trnccl-perf", "all_reduce", "-b", size, "-e", size, "-w", "2", "-n", "10",
+               "-J", report.name], env)
+        row = json.load(open(report.name))["rows"][-1]
+        return row["out_of_place"]["busbw_gbps"], row["algorithm"]
+
+
+def raw_ofi(build, size, provider):
+    return last_row_column(run([f"{build}/bin/trnccl-ofi-bw", "-p", provider, "-b", size, "-e", size,
+                                "-w", "2", "-n", "10"]), 2)
+
+
+def gloo(build, size):
+    return last_row_column(run([f"{build}/bin/trnccl-gloo-allreduce", "-b", size, "-e", size,
+                                "-w", "2", "-n", "10"]), 6)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--size", default="64M")
+    parser.add_argument("--build", default="build")
+    args = parser.parse_args()
+    samples = {}
+    algorithms = {}
+    for _ in range(args.rounds):
+        samples.setdefault("gloo", []).append(gloo(args.build, args.size))
+        for transport, provider in NETWORKS:
+            busbw, algorithms[(transport, provider)] = trnccl_busbw(args.build, args.size, transport, provider)
+            samples.setdefault((transport, provider), []).append(busbw)
+            if provider:
+                samples.setdefault(("raw", provider), []).append(raw_ofi(args.build, args.size, provider))
+    med = {key: statistics.median(values) for key, values in samples.items()}
+    print(f"All-reduce of {args.size}B float, 2 ranks on 2 emulated instances; medians of {args.rounds} rounds "
+          f"(each the median of 10 calls); GB/s")
+    print()
+    print("| transport | provider | algorithm | trnccl busbw | raw libfabric (per direction) | trnccl / raw "
+          "| Gloo TCP busbw | trnccl / Gloo |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    for transport, provider in NETWORKS:
+        ours = med[(transport, provider)]
+        raw = med.get(("raw", provider)) if provider else None
+        raw_cells = f"{raw:.2f} | {ours / raw:.2f}" if raw else "- | -"
+        print(f"| {transport} | {provider or '-'} | {algorithms[(transport, provider)]} | {ours:.2f} | {raw_cells} "
+              f"| {med['gloo']:.2f} | {ours / med['gloo']:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
