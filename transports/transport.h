@@ -96,6 +96,13 @@ class Transport {
   // Forget every posted request (abort / error path): afterwards the transport
   // no longer touches their buffers.
   virtual void cancelAll() = 0;
+
+  // The peers this transport knows to be gone, looked at now without waiting
+  // ("rank 0 (pid 4711) exited"): their process ended, or they closed or
+  // lost every connection. When a call fails, the runtime names them, so a
+  // rank that failed because its neighbour gave up also learns of the death
+  // that started it.
+  virtual std::vector<std::string> departures() { return {}; }
 };
 
 }  // namespace trnccl::transport

@@ -24,10 +24,9 @@ trncclComm_t newComm(const trncclUniqueId& id, int nranks, int rank, core::Confi
   return comm;
 }
 
-void deleteComm(trncclComm_t comm) {
-  trnccl::api::unregisterComm(comm);
-  delete comm;
-}
+// From inside a call on `comm` (which holds it once), or on a handle never
+// handed out (none).
+void deleteComm(trncclComm_t comm, int callerHolds = 1) { trnccl::api::retireComm(comm, callerHolds); }
 
 void checkRanks(int nranks, int rank) {
   if (nranks < 1) throwInvalidArgument("nranks", "is " + std::to_string(nranks) + "; it must be >= 1");
@@ -84,7 +83,7 @@ extern "C" TRNCCL_API trncclResult_t trncclCommInitAll(trncclComm_t* comms, int 
     for (auto& e : errors) {
       if (!e) continue;
       for (trncclComm_t c : created)
-        if (c) deleteComm(c);
+        if (c) deleteComm(c, 0);
       std::rethrow_exception(e);
     }
     std::copy(created.begin(), created.end(), comms);

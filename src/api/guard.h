@@ -6,6 +6,7 @@
 #include <new>
 #include <string>
 
+#include "api/handles.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "trnccl/trnccl.h"
@@ -19,6 +20,7 @@ const char* lastError(trncclComm_t comm);
 
 template <class Body>
 trncclResult_t guarded(const char* function, trncclComm_t comm, Body&& body) noexcept {
+  const CommHold hold(comm);  // released last: after the error is recorded
   try {
     body();
     return trncclSuccess;

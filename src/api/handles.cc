@@ -1,5 +1,7 @@
 #include "api/handles.h"
 
+#include <condition_variable>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "api/guard.h"
@@ -26,9 +28,16 @@ struct Registry {
   }
 };
 
+// Live communicators and how many calls hold each.
+struct CommRegistry {
+  std::mutex mutex;
+  std::condition_variable released;
+  std::unordered_map<trncclComm_t, int> holds;
+};
+
 // Never destroyed: handles may be checked during static destruction.
-Registry<trncclComm_t>& comms() {
-  static auto* r = new Registry<trncclComm_t>;
+CommRegistry& comms() {
+  static auto* r = new CommRegistry;
   return *r;
 }
 Registry<trncclStream_t>& streams() {
@@ -40,9 +49,50 @@ thread_local std::string threadLastError;
 
 }  // namespace
 
-void registerComm(trncclComm_t comm) { comms().add(comm); }
-void unregisterComm(trncclComm_t comm) { comms().remove(comm); }
-bool isLive(trncclComm_t comm) { return comm != nullptr && comms().has(comm); }
+void registerComm(trncclComm_t comm) {
+  std::lock_guard lock(comms().mutex);
+  comms().holds.emplace(comm, 0);
+}
+
+bool isLive(trncclComm_t comm) {
+  if (comm == nullptr) return false;
+  std::lock_guard lock(comms().mutex);
+  return comms().holds.contains(comm);
+}
+
+void retireComm(trncclComm_t comm, int callerHolds) {
+  CommRegistry& r = comms();
+  {
+    std::unique_lock lock(r.mutex);
+    auto entry = r.holds.find(comm);
+    if (entry == r.holds.end()) return;
+    r.released.wait(lock, [&] { return entry->second <= callerHolds; });
+    r.holds.erase(entry);
+  }
+  delete comm;
+}
+
+CommHold::CommHold(trncclComm_t comm) {
+  if (comm == nullptr) return;
+  std::lock_guard lock(comms().mutex);
+  auto entry = comms().holds.find(comm);
+  if (entry == comms().holds.end()) return;
+  ++entry->second;
+  comm_ = comm;
+}
+
+CommHold::~CommHold() {
+  if (comm_ == nullptr) return;
+  {
+    std::lock_guard lock(comms().mutex);
+    // Gone when this very call retired it (destroy, abort); otherwise a
+    // retiring thread may be waiting for this hold to go.
+    auto entry = comms().holds.find(comm_);
+    if (entry == comms().holds.end()) return;
+    --entry->second;
+  }
+  comms().released.notify_all();
+}
 
 core::Communicator& liveComm(trncclComm_t comm, const char* argument) {
   if (comm == nullptr) throwInvalidArgument(argument, "is NULL");
@@ -76,6 +126,7 @@ void setLastError(trncclComm_t comm, const std::string& message) {
 }
 
 const char* lastError(trncclComm_t comm) {
+  const CommHold hold(comm);
   if (isLive(comm)) {
     std::lock_guard<std::mutex> lock(comm->errorMutex);
     return comm->lastError.c_str();

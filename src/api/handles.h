@@ -23,8 +23,25 @@ struct trncclStream {
 namespace trnccl::api {
 
 void registerComm(trncclComm_t comm);
-void unregisterComm(trncclComm_t comm);
 bool isLive(trncclComm_t comm);
+// Takes `comm` out of the registry (no call can hold it any more), waits
+// until only the caller's own `callerHolds` remain, and deletes it: a call
+// another thread is still inside (one an abort is ending) finishes first.
+void retireComm(trncclComm_t comm, int callerHolds);
+
+// A C entry point's hold on a live communicator handle for the length of the
+// call, so that a destroy or abort from another thread cannot free it under
+// the call. A handle that is not live is not held.
+class CommHold {
+ public:
+  explicit CommHold(trncclComm_t comm);
+  ~CommHold();
+  CommHold(const CommHold&) = delete;
+  CommHold& operator=(const CommHold&) = delete;
+
+ private:
+  trncclComm_t comm_ = nullptr;
+};
 // The communicator behind `comm`, which must be live (throws InvalidArgument
 // naming `argument`).
 core::Communicator& liveComm(trncclComm_t comm, const char* argument = "comm");

@@ -81,8 +81,6 @@ struct MessageKey {
 };
 
 Hello makeHello(Purpose purpose, const Secret& secret, int rank, int nranks);
-// "rank 3", "ranks 0, 4-7".
-std::string describeRanks(const std::vector<int>& ranks);
 std::string rankContext(int rank, int nranks, const char* operation);
 
 template <class Body>

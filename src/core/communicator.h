@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -99,6 +100,9 @@ class Communicator {
   template <class Body>
   void inTurn(uint64_t ticket, Body&& body);
   void runCollective(const CollectiveCall& call);
+  // TRNCCL_CHECK: every rank's fingerprint of the call; throws InvalidUsage
+  // on every rank when they differ.
+  void checkCall(const algo::CollectiveArgs& args, uint64_t sequence);
   // The tuner's choice; a refusal does not fail the communicator.
   const algo::Algorithm& choose(const algo::CollectiveArgs& args) const;
   void runP2P(const std::vector<P2PCall>& calls);
@@ -121,6 +125,7 @@ class Communicator {
   runtime::Executor executor_;
   runtime::TurnTaker turns_;
   std::vector<char> scratch_;
+  std::optional<algo::Schedule> checkSchedule_;  // TRNCCL_CHECK's all-gather, built on first use
 
   using ScheduleKey = std::tuple<int, size_t, int, int, int, bool>;
   std::map<ScheduleKey, algo::Schedule> schedules_;  // touched only in turns

@@ -76,6 +76,7 @@ Config resolveConfig(const trncclConfig_t* user) {
 
   out.sliceBytes = static_cast<size_t>(env::getInt("TRNCCL_SLICE_BYTES", 512 * 1024, 4096, 64 << 20));
   out.window = static_cast<int>(env::getInt("TRNCCL_WINDOW", 4, 1, 64));
+  out.checkCalls = env::getBool("TRNCCL_CHECK", false);
   return out;
 }
 

@@ -29,6 +29,7 @@ struct Config {
   std::string name;                           // config.commName
   size_t sliceBytes = 512 * 1024;             // TRNCCL_SLICE_BYTES: pipelining unit
   int window = 4;                             // TRNCCL_WINDOW: slices in flight per step
+  bool checkCalls = false;                    // TRNCCL_CHECK: ranks compare each collective's call first
 };
 
 // `user` may be NULL (all from the environment). Throws Error(InvalidArgument).

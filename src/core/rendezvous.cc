@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/log.h"
+#include "base/rank_list.h"
 #include "core/bootstrap_protocol.h"
 
 namespace trnccl::core {

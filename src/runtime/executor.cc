@@ -310,6 +310,20 @@ void Executor::runPhase(const algo::Phase& phase, size_t firstStep, const algo::
   }
 }
 
+void Executor::cancel() {
+  // The steps in flight own requests the transports still point to.
+  for (transport::Transport* t : ctx_.transports) t->cancelAll();
+  for (auto& c : channels_) c->reset();
+}
+
+std::string Executor::departuresText(const std::string& message) const {
+  std::string text;
+  for (transport::Transport* t : ctx_.transports)
+    for (const std::string& gone : t->departures())
+      if (message.find(gone) == std::string::npos) text += (text.empty() ? "" : "; ") + gone;
+  return text.empty() ? "" : " [gone from the communicator: " + text + "]";
+}
+
 void Executor::run(const algo::Schedule& schedule, const Call& call) {
   if (log::enabled(log::Level::Trace))
     TRNCCL_TRACE("%s: %s", describe(call, ctx_.rank).c_str(), schedule.describe().c_str());
@@ -319,10 +333,12 @@ void Executor::run(const algo::Schedule& schedule, const Call& call) {
       runPhase(phase, firstStep, schedule, call);
       for (const algo::Channel& c : phase.channels) firstStep += c.steps.size();
     }
+  } catch (const Error& e) {
+    cancel();
+    if (e.code() != trncclRemoteError && e.code() != trncclTimeout) throw;
+    throw Error(e.code(), e.what() + departuresText(e.what()));
   } catch (...) {
-    // The steps in flight own requests the transports still point to.
-    for (transport::Transport* t : ctx_.transports) t->cancelAll();
-    for (auto& c : channels_) c->reset();
+    cancel();
     throw;
   }
 }

@@ -48,8 +48,11 @@ struct Call {
   uint64_t sequence = 0;
 };
 
-// Message tags: bits 63..40 name the call, 39..16 the step's tag, 15..0 the slice.
-inline uint64_t collectiveTagBase(uint64_t sequence) { return (sequence & 0x7fffff) << 40; }
+// Message tags: bits 63..40 name the call, 39..16 the step's tag, 15..0 the
+// slice. A call is a point-to-point group (bit 63), a collective's check
+// (bit 62, TRNCCL_CHECK) or the collective itself, by its sequence number.
+inline uint64_t collectiveTagBase(uint64_t sequence) { return (sequence & 0x3fffff) << 40; }
+inline uint64_t checkTagBase(uint64_t sequence) { return collectiveTagBase(sequence) | uint64_t(1) << 62; }
 inline constexpr uint64_t kP2PTagBase = uint64_t(1) << 63;
 inline constexpr size_t kMaxSlicesPerStep = 1 << 16;
 
@@ -67,6 +70,10 @@ class Executor {
 
  private:
   void runPhase(const algo::Phase& phase, size_t firstStep, const algo::Schedule& schedule, const Call& call);
+  // Error path: every posted request cancelled, every channel reset.
+  void cancel();
+  // What the transports know of departed peers that `message` does not name yet.
+  std::string departuresText(const std::string& message) const;
 
   const ExecutorContext& ctx_;
   std::vector<std::unique_ptr<ChannelRunner>> channels_;  // grown on demand, reused

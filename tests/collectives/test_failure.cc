@@ -3,6 +3,7 @@
 // timeout, naming a rank, and can abort promptly; no shared-memory segment is
 // left behind.
 #include <dirent.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <atomic>
@@ -55,20 +56,24 @@ long long msSince(Clock::time_point start) {
 }
 
 // `sliceBytes`: "4096" (many small slices, sent eagerly) or "" (the default:
-// few large slices, announced and read by the receiver).
-void checkDeadRank(int nranks, int victim, const char* sliceBytes) {
+// few large slices, announced and read by the receiver). `killed`: the victim
+// is killed (SIGKILL) in the middle of the call instead of exiting before it.
+void checkDeadRank(int nranks, int victim, const char* sliceBytes, bool killed = false) {
   ScopedEnv slices("TRNCCL_SLICE_BYTES", *sliceBytes ? sliceBytes : nullptr);
   const std::set<std::string> before = trncclShmEntries();
-  const WorkerJob job =
-      runWorkers(TRNCCL_COLL_WORKER, nranks,
-                 {"--mode", "die", "--victim", std::to_string(victim), "--die-before", "3", "--timeout-ms", "4000"},
-                 std::chrono::seconds(60));
-  std::vector<int> codes(static_cast<size_t>(nranks), 0);
-  codes[static_cast<size_t>(victim)] = 3;
-  INFO("TRNCCL_SLICE_BYTES=" << sliceBytes
-                             << "; workers (the victim exits 3; 1 = a survivor's check failed, see stderr): "
-                             << describeJob(job));
-  CHECK(exitedWith(job, codes));
+  std::vector<std::string> args = {"--mode",       "die", "--victim",     std::to_string(victim),
+                                   "--die-before", "3",   "--timeout-ms", "4000"};
+  if (killed) args.push_back("--kill-during");
+  const WorkerJob job = runWorkers(TRNCCL_COLL_WORKER, nranks, args, std::chrono::seconds(60));
+  INFO("TRNCCL_SLICE_BYTES=" << sliceBytes << (killed ? ", killed mid-call" : ", exits before the call")
+                             << "; workers (1 = a survivor's check failed, see stderr): " << describeJob(job));
+  REQUIRE(job.error.empty());
+  for (int r = 0; r < nranks; ++r) {
+    const WorkerExit& e = job.exits[static_cast<size_t>(r)];
+    if (r != victim) CHECK((e.exited && e.code == 0));
+    else if (killed) CHECK(e.signal == SIGKILL);
+    else CHECK((e.exited && e.code == 3));
+  }
   const std::vector<std::string> left = leftovers(before);
   INFO("left in /dev/shm: " << left.size() << (left.empty() ? "" : ", e.g. " + left[0]));
   CHECK(left.empty());
@@ -82,6 +87,27 @@ TEST_CASE("failure: a rank process exits before its 3rd all-reduce (rank 1 of 3)
 
 TEST_CASE("failure: a rank process exits before its 3rd all-reduce (rank 0 of 4)", "[failure][processes]") {
   checkDeadRank(4, 0, GENERATE("4096", ""));
+}
+
+TEST_CASE("failure: a rank killed mid-collective is named by every survivor, over shm, tcp and ofi",
+          "[failure][processes][transports]") {
+  struct Network {
+    const char* name;
+    const char* topology;
+    const char* transport;
+    const char* provider;
+  };
+  // Ranks 0-1 on one instance and 2-3 on another: the victim's instance
+  // partner learns of the death over shared memory, the others over the network.
+  const Network net = GENERATE(Network{"shm", nullptr, nullptr, nullptr},
+                               Network{"tcp", "trn1.2xlarge:2", "tcp", nullptr},
+                               Network{"ofi tcp;ofi_rxm", "trn1.2xlarge:2", "ofi", "tcp;ofi_rxm"},
+                               Network{"ofi udp;ofi_rxd", "trn1.2xlarge:2", "ofi", "udp;ofi_rxd"});
+  const int victim = GENERATE(1, 2);
+  CAPTURE(net.name, victim);
+  ScopedEnv topology("TRNCCL_TOPO", net.topology), transport("TRNCCL_TRANSPORT", net.transport);
+  ScopedEnv provider("TRNCCL_OFI_PROVIDER", net.provider);
+  checkDeadRank(4, victim, "", /*killed=*/true);
 }
 
 TEST_CASE("failure: a rank that never calls the collective gives trncclTimeout naming the peer", "[failure][timeout]") {
@@ -203,4 +229,62 @@ TEST_CASE("failure: trncclCommAbort returns promptly while a peer is stuck, and 
   CHECK(synced != trncclSuccess);  // the aborted all-reduce did not complete
   CHECK(trncclStreamDestroy(stream) == trncclSuccess);
   CHECK(trncclCommDestroy(comms[1]) == trncclSuccess);
+}
+
+TEST_CASE("failure: trncclCommAbort from another thread ends a blocked blocking call within a second, and a new "
+          "communicator works afterwards",
+          "[failure][abort]") {
+  struct Where {
+    const char* name;
+    const char* topology;
+    const char* rankOrder;
+    const char* transport;
+  };
+  const Where where = GENERATE(Where{"shm", nullptr, nullptr, nullptr},
+                               Where{"tcp between instances", "trn1.2xlarge:2", "0,2", "tcp"},
+                               Where{"ofi between instances", "trn1.2xlarge:2", "0,2", "ofi"});
+  CAPTURE(where.name);
+  ScopedEnv topology("TRNCCL_TOPO", where.topology), order("TRNCCL_RANK_ORDER", where.rankOrder);
+  ScopedEnv transport("TRNCCL_TRANSPORT", where.transport);
+  std::vector<trncclComm_t> comms(2, nullptr);
+  REQUIRE(trncclCommInitAll(comms.data(), 2, nullptr) == trncclSuccess);
+  // Rank 0 waits in a blocking all-reduce that rank 1 never joins.
+  std::atomic<long long> callEndedMs{-1};
+  trncclResult_t callResult = trncclSuccess;
+  std::string callError;
+  const auto start = Clock::now();
+  std::thread caller([&] {
+    std::vector<float> send(1 << 16, 1.0f), recv(1 << 16, 0.0f);
+    callResult = trncclAllReduce(send.data(), recv.data(), send.size(), trncclFloat32, trncclSum, comms[0], nullptr);
+    callError = trncclGetLastError(comms[0]);
+    callEndedMs = msSince(start);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(callEndedMs.load() == -1);  // still blocked
+  const auto abortStart = Clock::now();
+  CHECK(trncclCommAbort(comms[0]) == trncclSuccess);
+  const long long abortMs = msSince(abortStart);
+  caller.join();
+  const long long unblockedMs = callEndedMs.load() - 300;
+  INFO("abort returned after " << abortMs << " ms; the call returned " << callResult << " about " << unblockedMs
+                               << " ms after the abort: " << callError);
+  CHECK(abortMs < 1000);
+  CHECK(unblockedMs < 1000);
+  CHECK(callResult != trncclSuccess);
+  CHECK(callError.find("abort") != std::string::npos);
+  CHECK(trncclCommDestroy(comms[1]) == trncclSuccess);
+
+  // The process goes on: a fresh communicator computes right.
+  std::vector<trncclComm_t> fresh(2, nullptr);
+  REQUIRE(trncclCommInitAll(fresh.data(), 2, nullptr) == trncclSuccess);
+  std::vector<int> results(2, -1);
+  inThreads(2, [&](int r) {
+    std::vector<float> send(1000, static_cast<float>(r + 1)), recv(1000, 0.0f);
+    const trncclResult_t rc = trncclAllReduce(send.data(), recv.data(), send.size(), trncclFloat32, trncclSum,
+                                              fresh[static_cast<size_t>(r)], nullptr);
+    results[static_cast<size_t>(r)] = rc == trncclSuccess && recv[0] == 3.0f && recv[999] == 3.0f ? 0 : 1;
+    return results[static_cast<size_t>(r)];
+  });
+  CHECK(results == std::vector<int>{0, 0});
+  for (trncclComm_t c : fresh) CHECK(trncclCommDestroy(c) == trncclSuccess);
 }

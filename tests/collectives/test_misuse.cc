@@ -4,9 +4,11 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "scoped_env.h"
 #include "thread_ranks.h"
 
 using namespace colltest;
@@ -63,7 +65,9 @@ TEST_CASE("misuse: two ranks claiming the same rank get an error", "[misuse]") {
 }
 
 TEST_CASE("misuse: ranks passing different counts to a collective get an error on every rank", "[misuse]") {
-  // Below the eager size, above it (announced messages), and with many slices.
+  // Without TRNCCL_CHECK the transports catch it: below the eager size, above
+  // it (announced messages), and with many slices.
+  ScopedEnv check("TRNCCL_CHECK", "0");
   const size_t small = GENERATE(size_t{100}, size_t{300000});
   const std::string algorithm = GENERATE(std::string("ring"), std::string("mesh"));
   trncclConfig_t config = TRNCCL_CONFIG_INITIALIZER;
@@ -108,4 +112,66 @@ TEST_CASE("misuse: a receive smaller than the matching send is an error (on both
   REQUIRE(job.init == trncclSuccess);
   INFO(log.text());
   CHECK(log.size() == 0);
+}
+
+TEST_CASE("misuse: with TRNCCL_CHECK=1 ranks that disagree on a call all fail with a message naming them and the field",
+          "[misuse][check]") {
+  ScopedEnv check("TRNCCL_CHECK", "1");
+  struct Disagreement {
+    const char* what;
+    std::function<trncclResult_t(trncclComm_t, int rank, std::vector<float>&, std::vector<float>&)> call;
+    const char* field;
+  };
+  const std::vector<Disagreement> cases = {
+      {"the count on rank 2",
+       [](trncclComm_t comm, int r, std::vector<float>& in, std::vector<float>& out) {
+         return trncclAllReduce(in.data(), out.data(), r == 2 ? 50 : 100, trncclFloat32, trncclSum, comm, nullptr);
+       },
+       "count"},
+      {"the collective on rank 0",
+       [](trncclComm_t comm, int r, std::vector<float>& in, std::vector<float>& out) {
+         return r == 0 ? trncclBroadcast(in.data(), out.data(), 100, trncclFloat32, 0, comm, nullptr)
+                       : trncclAllReduce(in.data(), out.data(), 100, trncclFloat32, trncclSum, comm, nullptr);
+       },
+       "collective"},
+      {"the root of a broadcast on rank 1",
+       [](trncclComm_t comm, int r, std::vector<float>& in, std::vector<float>& out) {
+         return trncclBroadcast(in.data(), out.data(), 100, trncclFloat32, r == 1 ? 1 : 0, comm, nullptr);
+       },
+       "root"},
+      {"the op on rank 1",
+       [](trncclComm_t comm, int r, std::vector<float>& in, std::vector<float>& out) {
+         return trncclReduce(in.data(), out.data(), 100, trncclFloat32, r == 1 ? trncclMax : trncclSum, 0, comm,
+                             nullptr);
+       },
+       "op"},
+  };
+  for (const Disagreement& d : cases) {
+    SECTION(d.what) {
+      trncclConfig_t config = TRNCCL_CONFIG_INITIALIZER;
+      config.timeoutMs = 5000;
+      FailureLog log;
+      const ThreadJob job = runOnThreadsWithConfig(3, config, [&](trncclComm_t comm, int r) {
+        std::vector<float> in(100, 1.0f), out(100, 0.0f);
+        // One call they agree on first: the check passes it, and the sequence numbers stay aligned.
+        if (trncclAllReduce(in.data(), out.data(), 100, trncclFloat32, trncclSum, comm, nullptr) != trncclSuccess ||
+            out[99] != 3.0f)
+          return log.fail(r, std::string("the agreed all-reduce failed: ") + trncclGetLastError(comm));
+        const trncclResult_t rc = d.call(comm, r, in, out);
+        const std::string message = trncclGetLastError(comm);
+        if (rc != trncclInvalidUsage) return log.fail(r, "returned " + std::to_string(rc) + ": " + message);
+        for (const std::string& part : {std::string("TRNCCL_CHECK"), std::string("differing: ") + d.field,
+                                       std::string("#1 "), std::string("rank")})
+          if (message.find(part) == std::string::npos) log.fail(r, "'" + message + "' does not mention '" + part + "'");
+        trncclResult_t async = trncclSuccess;
+        trncclCommGetAsyncError(comm, &async);
+        if (async != trncclInvalidUsage) log.fail(r, "the async error is " + std::to_string(async));
+        return true;
+      });
+      INFO("communicator creation: " << job.initError);
+      REQUIRE(job.init == trncclSuccess);
+      INFO(log.text());
+      CHECK(log.size() == 0);
+    }
+  }
 }

@@ -4,8 +4,9 @@
 //
 //   worker --id HEX --nranks N --rank R --mode matrix [--large-types few] [--stream]
 //          [--colls AllReduce,Broadcast,...] [--counts 1,37] [--large-types float32,int8]
-//   worker ... --mode die --victim V --die-before K --timeout-ms T
+//   worker ... --mode die --victim V --die-before K --timeout-ms T [--kill-during]
 //   worker ... --mode random
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <map>
 #include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "encoding.h"
@@ -138,17 +140,29 @@ int runRandomMode(trncclComm_t comm, int rank, int nranks) {
 }
 
 // All ranks all-reduce in a loop; the victim _exits before its call number
-// `dieBefore` (1-based). The others must get an error from that call within
-// the timeout (plus slack), with a message naming a rank, and then abort
-// promptly.
+// `dieBefore` (1-based), or with --kill-during is killed (SIGKILL) 100 ms into
+// that call, which cannot have completed: the next rank after the victim
+// joins it only after 300 ms. The others must get an error from that call
+// within the timeout (plus slack), with a message naming the victim, and
+// then abort promptly.
 int runDieMode(trncclComm_t comm, int rank, const Args& args, int timeoutMs) {
   const int victim = args.getInt("victim", 1), dieBefore = args.getInt("die-before", 3);
   const size_t count = 1 << 17;  // 512 KiB of float: many slices
   std::vector<float> send(count, 1.0f), recv(count);
   int nranks = 0;
   trncclCommCount(comm, &nranks);
+  const bool killDuring = args.has("kill-during");
+  std::thread killer;
   for (int call = 1; call <= dieBefore; ++call) {
-    if (rank == victim && call == dieBefore) _exit(3);
+    if (rank == victim && call == dieBefore) {
+      if (!killDuring) _exit(3);
+      killer = std::thread([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        raise(SIGKILL);
+      });
+    }
+    if (killDuring && rank == (victim + 1) % nranks && call == dieBefore)
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
     const auto start = Clock::now();
     const trncclResult_t rc = trncclAllReduce(send.data(), recv.data(), count, trncclFloat32, trncclSum, comm, nullptr);
     const long long ms = msSince(start);
@@ -173,8 +187,9 @@ int runDieMode(trncclComm_t comm, int rank, const Args& args, int timeoutMs) {
       std::fprintf(stderr, "FAIL rank %d: the error took %lld ms, timeout is %d ms\n", rank, ms, timeoutMs);
       ++failures;
     }
-    if (!std::regex_search(message, std::regex("rank [0-9]+"))) {
-      std::fprintf(stderr, "FAIL rank %d: trncclGetLastError names no rank: '%s'\n", rank, message.c_str());
+    if (!std::regex_search(message, std::regex("rank " + std::to_string(victim) + "[^0-9]"))) {
+      std::fprintf(stderr, "FAIL rank %d: trncclGetLastError does not name rank %d: '%s'\n", rank, victim,
+                   message.c_str());
       ++failures;
     }
     trncclResult_t async = trncclSuccess;

@@ -50,6 +50,19 @@ void OfiTransport::checkLiveness(bool everyPeer) {
   }
 }
 
+std::vector<std::string> OfiTransport::departures() {
+  std::vector<std::string> gone;
+  for (const Peer& peer : peers_) {
+    if (peer.process.hasExited())
+      gone.push_back(peer.name + " exited");
+    else if (peer.failure)
+      gone.push_back(peer.failure->what());
+    else if (peer.closed())
+      gone.push_back(peer.name + " closed its libfabric transport");
+  }
+  return gone;
+}
+
 bool OfiTransport::blockedByClose(const Peer& peer) const {
   // Only sends whose every chunk the peer asked for can still complete.
   if (!peer.posted.empty() || !peer.receiving.empty()) return true;

@@ -44,6 +44,17 @@ void ShmTransport::noticeDepartures() {
   }
 }
 
+std::vector<std::string> ShmTransport::departures() {
+  std::vector<std::string> gone;
+  for (const Peer& peer : peers_) {
+    if (peer.link.process.hasExited())
+      gone.push_back(who(peer) + " exited");
+    else if (std::atomic_ref<uint32_t>(*peer.link.closed).load(std::memory_order_acquire) != 0)
+      gone.push_back(who(peer) + " closed its shared-memory transport");
+  }
+  return gone;
+}
+
 std::string ShmTransport::who(const Peer& peer) const {
   return "rank " + std::to_string(peer.link.rank) + " (pid " +
          std::to_string(peer.link.process.pid()) + ")";

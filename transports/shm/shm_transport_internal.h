@@ -176,6 +176,7 @@ class ShmTransport final : public Transport {
   void wait(std::chrono::microseconds maxWait) override;
   void interrupt() override;
   void cancelAll() override;
+  std::vector<std::string> departures() override;
 
  private:
   Peer& peerOf(const Request& request, const char* operation);

@@ -175,6 +175,13 @@ void TcpTransport::disconnect(Peer& peer, const std::string& why) {
     TRNCCL_INFO("tcp: rank %d: %s", rank_, why.c_str());
 }
 
+std::vector<std::string> TcpTransport::departures() {
+  std::vector<std::string> gone;
+  for (const Peer& peer : peers_)
+    if (!peer.gone.empty()) gone.push_back(peer.gone);
+  return gone;
+}
+
 bool TcpTransport::hasOutstanding(const Peer& peer) const {
   return !peer.sends.empty() || !peer.posted.empty() ||
          std::any_of(peer.incoming.begin(), peer.incoming.end(), [](const auto& entry) {
