@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <utility>
 
+#include "base/env.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "base/rank_list.h"
@@ -217,6 +219,26 @@ class RendezvousRoot {
   int answered_ = 0;
 };
 
+// The root listens on TRNCCL_COMM_ID ("host:port", for a firewall that opens
+// one port) when set, else on an ephemeral port of the chosen interface.
+net::Socket listenForRanks() {
+  const std::optional<std::string> fixed = env::get("TRNCCL_COMM_ID");
+  if (!fixed) return net::Socket::listen(net::selectInterface().address);
+  net::SocketAddress address;
+  try {
+    address = net::SocketAddress::parse(*fixed);
+  } catch (const Error& e) {
+    throwInvalidArgument("TRNCCL_COMM_ID", "is '" + *fixed + "', not an address like 10.0.0.1:5000: " + e.what());
+  }
+  try {
+    return net::Socket::listen(address);
+  } catch (const Error& e) {
+    throwError(e.code(), "TRNCCL_COMM_ID=" + *fixed + ": the rendezvous root cannot listen there (" + e.what() +
+                             "); another job or program may hold the port: choose another, or unset TRNCCL_COMM_ID "
+                             "for a free one");
+  }
+}
+
 }  // namespace
 
 // A rank's side of the rendezvous: register, get the table of listen addresses.
@@ -298,7 +320,7 @@ RendezvousInfo decodeUniqueId(const trncclUniqueId& id) {
 trncclUniqueId createUniqueId(milliseconds timeout) {
   if (timeout <= milliseconds::zero())
     throwInvalidArgument("timeout", "must be positive, not " + std::to_string(timeout.count()));
-  net::Socket listener = net::Socket::listen(net::selectInterface().address);
+  net::Socket listener = listenForRanks();
   RendezvousInfo info{listener.localAddress(), randomSecret()};
   auto root = std::make_unique<RendezvousRoot>(std::move(listener), info.secret, timeout);
   // Detached: the root owns all it uses, ends by itself, and never holds up exit.

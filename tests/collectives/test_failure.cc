@@ -57,13 +57,15 @@ long long msSince(Clock::time_point start) {
 
 // `sliceBytes`: "4096" (many small slices, sent eagerly) or "" (the default:
 // few large slices, announced and read by the receiver). `killed`: the victim
-// is killed (SIGKILL) in the middle of the call instead of exiting before it.
-void checkDeadRank(int nranks, int victim, const char* sliceBytes, bool killed = false) {
+// is killed (SIGKILL) in the middle of the call instead of exiting before it;
+// `stopped`: it is stopped (SIGSTOP) there, and killed once the others timed out.
+void checkDeadRank(int nranks, int victim, const char* sliceBytes, bool killed = false, bool stopped = false) {
   ScopedEnv slices("TRNCCL_SLICE_BYTES", *sliceBytes ? sliceBytes : nullptr);
   const std::set<std::string> before = trncclShmEntries();
   std::vector<std::string> args = {"--mode",       "die", "--victim",     std::to_string(victim),
                                    "--die-before", "3",   "--timeout-ms", "4000"};
   if (killed) args.push_back("--kill-during");
+  if (stopped) args.push_back("--stop-during");
   const WorkerJob job = runWorkers(TRNCCL_COLL_WORKER, nranks, args, std::chrono::seconds(60));
   INFO("TRNCCL_SLICE_BYTES=" << sliceBytes << (killed ? ", killed mid-call" : ", exits before the call")
                              << "; workers (1 = a survivor's check failed, see stderr): " << describeJob(job));
@@ -71,7 +73,7 @@ void checkDeadRank(int nranks, int victim, const char* sliceBytes, bool killed =
   for (int r = 0; r < nranks; ++r) {
     const WorkerExit& e = job.exits[static_cast<size_t>(r)];
     if (r != victim) CHECK((e.exited && e.code == 0));
-    else if (killed) CHECK(e.signal == SIGKILL);
+    else if (killed || stopped) CHECK(e.signal == SIGKILL);
     else CHECK((e.exited && e.code == 3));
   }
   const std::vector<std::string> left = leftovers(before);
@@ -108,6 +110,17 @@ TEST_CASE("failure: a rank killed mid-collective is named by every survivor, ove
   ScopedEnv topology("TRNCCL_TOPO", net.topology), transport("TRNCCL_TRANSPORT", net.transport);
   ScopedEnv provider("TRNCCL_OFI_PROVIDER", net.provider);
   checkDeadRank(4, victim, "", /*killed=*/true);
+}
+
+TEST_CASE("failure: a rank that stops reading mid-collective makes the others time out naming it, over tcp and ofi",
+          "[failure][processes][transports]") {
+  // Two instances of one rank each: the survivor's sends fill the network
+  // transport's buffers and it can only give up at its timeout.
+  const char* transport = GENERATE("tcp", "ofi");
+  CAPTURE(transport);
+  ScopedEnv topology("TRNCCL_TOPO", "trn1.2xlarge:2"), order("TRNCCL_RANK_ORDER", "0,2");
+  ScopedEnv network("TRNCCL_TRANSPORT", transport), provider("TRNCCL_OFI_PROVIDER", "tcp;ofi_rxm");
+  checkDeadRank(2, 1, "", /*killed=*/false, /*stopped=*/true);
 }
 
 TEST_CASE("failure: a rank that never calls the collective gives trncclTimeout naming the peer", "[failure][timeout]") {

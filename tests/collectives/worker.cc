@@ -4,7 +4,7 @@
 //
 //   worker --id HEX --nranks N --rank R --mode matrix [--large-types few] [--stream]
 //          [--colls AllReduce,Broadcast,...] [--counts 1,37] [--large-types float32,int8]
-//   worker ... --mode die --victim V --die-before K --timeout-ms T [--kill-during]
+//   worker ... --mode die --victim V --die-before K --timeout-ms T [--kill-during | --stop-during]
 //   worker ... --mode random
 #include <signal.h>
 #include <unistd.h>
@@ -144,21 +144,29 @@ int runRandomMode(trncclComm_t comm, int rank, int nranks) {
 // that call, which cannot have completed: the next rank after the victim
 // joins it only after 300 ms. The others must get an error from that call
 // within the timeout (plus slack), with a message naming the victim, and
-// then abort promptly.
+// then abort promptly. With --stop-during the victim is stopped (SIGSTOP)
+// instead: it stops reading, and the others must time out (trncclTimeout)
+// naming it; a child it forked first kills it once they have.
 int runDieMode(trncclComm_t comm, int rank, const Args& args, int timeoutMs) {
   const int victim = args.getInt("victim", 1), dieBefore = args.getInt("die-before", 3);
   const size_t count = 1 << 17;  // 512 KiB of float: many slices
   std::vector<float> send(count, 1.0f), recv(count);
   int nranks = 0;
   trncclCommCount(comm, &nranks);
-  const bool killDuring = args.has("kill-during");
+  const bool stopDuring = args.has("stop-during");
+  const bool killDuring = args.has("kill-during") || stopDuring;
   std::thread killer;
   for (int call = 1; call <= dieBefore; ++call) {
     if (rank == victim && call == dieBefore) {
       if (!killDuring) _exit(3);
-      killer = std::thread([] {
+      if (stopDuring && fork() == 0) {  // the reaper: the stopped victim cannot end itself
+        std::this_thread::sleep_for(std::chrono::milliseconds(timeoutMs + 3000));
+        kill(getppid(), SIGKILL);
+        _exit(0);
+      }
+      killer = std::thread([stopDuring] {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        raise(SIGKILL);
+        raise(stopDuring ? SIGSTOP : SIGKILL);
       });
     }
     if (killDuring && rank == (victim + 1) % nranks && call == dieBefore)
@@ -181,6 +189,10 @@ int runDieMode(trncclComm_t comm, int rank, const Args& args, int timeoutMs) {
     int failures = 0;
     if (rc == trncclSuccess || rc == trncclInProgress) {
       std::fprintf(stderr, "FAIL rank %d: the all-reduce did not fail\n", rank);
+      ++failures;
+    }
+    if (stopDuring && rc != trncclTimeout) {
+      std::fprintf(stderr, "FAIL rank %d: waiting for a stopped rank returned %d, not trncclTimeout\n", rank, rc);
       ++failures;
     }
     if (ms > timeoutMs + 5000) {

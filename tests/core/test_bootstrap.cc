@@ -466,6 +466,55 @@ TEST_CASE("malformed unique ids and arguments are InvalidArgument", "[bootstrap]
   expectInvalid(good, 0, 0, "nranks");
 }
 
+TEST_CASE("TRNCCL_COMM_ID: the root listens on the given port; a port in use is an error naming it",
+          "[bootstrap]") {
+  // A free port, found by letting the kernel pick one and closing it again.
+  const net::SocketAddress picked = net::Socket::listen(net::SocketAddress::parse("127.0.0.1:0")).localAddress();
+  const std::string fixed = picked.toString();
+  struct EnvGuard {
+    explicit EnvGuard(const std::string& value) { setenv("TRNCCL_COMM_ID", value.c_str(), 1); }
+    ~EnvGuard() { unsetenv("TRNCCL_COMM_ID"); }
+  };
+  {
+    EnvGuard env(fixed);
+    const trncclUniqueId id = createUniqueId(5s);
+    CHECK(decodeUniqueId(id).root.toString() == fixed);
+    // The job meets there.
+    std::vector<int> wrong(2, -1);
+    std::vector<std::thread> ranks;
+    for (int r = 0; r < 2; ++r)
+      ranks.emplace_back([&, r] { wrong[r] = countWrong(gatherPattern(*Bootstrap::connect(id, r, 2, kTimeout), 10), 2, 10); });
+    for (auto& t : ranks) t.join();
+    CHECK(wrong == std::vector<int>{0, 0});
+  }
+  {
+    // Another program listens on the port.
+    net::Socket squatter = net::Socket::listen(net::SocketAddress::parse("127.0.0.1:0"));
+    const std::string taken = squatter.localAddress().toString();
+    EnvGuard env(taken);
+    try {
+      createUniqueId(1s);
+      FAIL("the root listened on a port in use");
+    } catch (const Error& e) {
+      INFO(e.what());
+      CHECK(e.code() == trncclSystemError);
+      CHECK(std::string(e.what()).find("TRNCCL_COMM_ID=" + taken) != std::string::npos);
+      CHECK(std::string(e.what()).find("in use") != std::string::npos);
+    }
+  }
+  {
+    EnvGuard env("not-an-address");
+    try {
+      createUniqueId(1s);
+      FAIL("a malformed TRNCCL_COMM_ID was accepted");
+    } catch (const Error& e) {
+      INFO(e.what());
+      CHECK(e.code() == trncclInvalidArgument);
+      CHECK(std::string(e.what()).find("TRNCCL_COMM_ID") != std::string::npos);
+    }
+  }
+}
+
 namespace {
 
 // One rank of a job whose ranks are processes: 0 on success, else what failed.
