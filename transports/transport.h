@@ -60,6 +60,14 @@ struct LinkEmulation {
   std::vector<double> latencyTo;         // per peer rank: seconds (unscaled)
 };
 
+// What a transport holds (trncclCommMemStats).
+struct MemoryUse {
+  uint64_t sharedBytes = 0;      // /dev/shm this rank has committed
+  uint64_t hostBytes = 0;        // the transport's own heap buffers
+  uint64_t registeredBytes = 0;  // memory registered with a NIC (FI_MR_LOCAL)
+  int peersWithBuffers = 0;      // peers whose per-peer buffers exist
+};
+
 struct Options {
   int rank = 0;
   int nranks = 0;
@@ -103,6 +111,8 @@ class Transport {
   // rank that failed because its neighbour gave up also learns of the death
   // that started it.
   virtual std::vector<std::string> departures() { return {}; }
+
+  virtual MemoryUse memoryUse() const = 0;
 };
 
 }  // namespace trnccl::transport

@@ -184,6 +184,20 @@ TRNCCL_API trncclResult_t trncclCommGetAlgorithm(const trncclComm_t comm, const 
 #define TRNCCL_TRANSPORT_NAME_MAX 128
 TRNCCL_API trncclResult_t trncclCommGetTransport(const trncclComm_t comm, char* transport);
 
+/* trnccl extension: the memory `comm` holds on this rank, once its queued
+ * operations are done (the call waits for them). Buffers are allocated on
+ * first use: a peer this rank never sends to costs it no FIFO, a collective
+ * that stages nothing costs no staging buffer. docs/memory.md has the
+ * formulas per peer, per channel and per transport. */
+typedef struct {
+  unsigned long long hostBytes;       /* heap: staging buffers, scratch, the transports' own buffers */
+  unsigned long long sharedBytes;     /* /dev/shm committed by this rank: its segment's header and
+                                         tables, and the FIFOs it writes to in its peers' segments */
+  unsigned long long registeredBytes; /* memory registered with a NIC (libfabric FI_MR_LOCAL) */
+  int peersWithBuffers;               /* peers whose per-peer buffers exist */
+} trncclMemStats_t;
+TRNCCL_API trncclResult_t trncclCommMemStats(const trncclComm_t comm, trncclMemStats_t* stats);
+
 TRNCCL_API trncclResult_t trncclStreamCreate(trncclStream_t* stream);
 TRNCCL_API trncclResult_t trncclStreamSynchronize(trncclStream_t stream);
 /* trncclSuccess when everything queued has finished, trncclInProgress if not. */

@@ -1,6 +1,7 @@
 // trncclCommGetAlgorithm: what the tuner would run for a call, and its
 // prediction (trnccl-perf prints both beside each measured row);
-// trncclCommGetTransport: what carries the bytes (trnccl-perf's header).
+// trncclCommGetTransport: what carries the bytes (trnccl-perf's header);
+// trncclCommMemStats: the memory a communicator holds.
 #include <cstring>
 #include <string>
 
@@ -45,5 +46,15 @@ extern "C" TRNCCL_API trncclResult_t trncclCommGetTransport(const trncclComm_t c
     const trnccl::core::Communicator& c = trnccl::api::usableComm(comm);
     if (transport == nullptr) throwInvalidArgument("transport", "is NULL");
     std::snprintf(transport, TRNCCL_TRANSPORT_NAME_MAX, "%s", c.transportDescription().c_str());
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommMemStats(const trncclComm_t comm, trncclMemStats_t* stats) {
+  return guarded("trncclCommMemStats", comm, [&] {
+    trnccl::core::Communicator& c = trnccl::api::liveComm(comm);
+    if (stats == nullptr) throwInvalidArgument("stats", "is NULL");
+    c.drain();
+    const trnccl::transport::MemoryUse use = c.memoryUse();
+    *stats = {use.hostBytes, use.sharedBytes, use.registeredBytes, use.peersWithBuffers};
   });
 }

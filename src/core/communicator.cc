@@ -194,6 +194,19 @@ std::string Communicator::transportDescription() const {
   return text.empty() ? "none" : text;
 }
 
+transport::MemoryUse Communicator::memoryUse() const {
+  transport::MemoryUse total;
+  total.hostBytes = executor_.stagingBytes() + scratch_.capacity();
+  for (const auto& t : transports_) {
+    const transport::MemoryUse use = t->memoryUse();
+    total.sharedBytes += use.sharedBytes;
+    total.hostBytes += use.hostBytes;
+    total.registeredBytes += use.registeredBytes;
+    total.peersWithBuffers += use.peersWithBuffers;
+  }
+  return total;
+}
+
 std::string Communicator::networkTransport() const {
   if (config_.transport != "auto") {
     if (config_.transport == "shm" && hostCount_ > 1)

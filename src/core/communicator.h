@@ -73,6 +73,8 @@ class Communicator {
   AlgorithmInfo algorithmFor(algo::Collective collective, size_t count, trncclDataType_t type) const;
   // What carries the bytes: "shm", "shm + ofi (tcp;ofi_rxm, 1 rail)"; "none" for one rank.
   std::string transportDescription() const;
+  // What this rank holds now (call between operations: after drain()).
+  transport::MemoryUse memoryUse() const;
 
   // Program-order bookkeeping, called in the issuing thread.
   uint64_t nextSequence() { return sequence_++; }

@@ -30,14 +30,17 @@ class StagingBuffer {
   ~StagingBuffer() { std::free(data_); }
   void* get(size_t bytes) {
     if (data_ == nullptr) {
-      data_ = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+      bytes_ = (bytes + 4095) / 4096 * 4096;
+      data_ = std::aligned_alloc(4096, bytes_);
       if (data_ == nullptr) throw std::bad_alloc();
     }
     return data_;
   }
+  size_t bytes() const { return data_ == nullptr ? 0 : bytes_; }
 
  private:
   void* data_ = nullptr;
+  size_t bytes_ = 0;
 };
 
 struct Slot {
@@ -78,6 +81,12 @@ class StepRunner {
   }
 
   void finish() { step_ = nullptr; }
+
+  size_t stagingBytes() const {
+    size_t total = 0;
+    for (const Slot& slot : slots_) total += slot.recvStage.bytes() + slot.sendStage.bytes();
+    return total;
+  }
 
   // Posts, computes and retires what it can; true if anything moved.
   bool advance() {
@@ -220,6 +229,7 @@ class ChannelRunner {
   }
 
   bool done() const { return oldest_ == channel_->steps.size(); }
+  size_t stagingBytes() const { return lanes_[0].stagingBytes() + lanes_[1].stagingBytes(); }
 
   bool advance() {
     bool progressed = false;
@@ -308,6 +318,12 @@ void Executor::runPhase(const algo::Phase& phase, size_t firstStep, const algo::
       else sched_yield();
     });
   }
+}
+
+size_t Executor::stagingBytes() const {
+  size_t total = 0;
+  for (const auto& channel : channels_) total += channel->stagingBytes();
+  return total;
 }
 
 void Executor::cancel() {

@@ -67,6 +67,10 @@ class Executor {
 
   // Throws trnccl::Error; on any error every posted request is cancelled first.
   void run(const algo::Schedule& schedule, const Call& call);
+  // Staging buffers allocated so far (each on first use, then kept): per
+  // channel, two steps in flight of `window` slots of a receive and a send
+  // buffer of `sliceBytes` each, at most.
+  size_t stagingBytes() const;
 
  private:
   void runPhase(const algo::Phase& phase, size_t firstStep, const algo::Schedule& schedule, const Call& call);

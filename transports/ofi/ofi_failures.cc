@@ -63,6 +63,14 @@ std::vector<std::string> OfiTransport::departures() {
   return gone;
 }
 
+MemoryUse OfiTransport::memoryUse() const {
+  MemoryUse use;
+  use.peersWithBuffers = static_cast<int>(peers_.size());  // control receives posted for every peer at setup
+  use.hostBytes = sink_.capacity() + pool_.storageBytes();
+  for (const auto& rail : rails_) use.registeredBytes += rail->registeredBytes();
+  return use;
+}
+
 bool OfiTransport::blockedByClose(const Peer& peer) const {
   // Only sends whose every chunk the peer asked for can still complete.
   if (!peer.posted.empty() || !peer.receiving.empty()) return true;

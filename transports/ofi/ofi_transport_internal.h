@@ -137,6 +137,7 @@ class OfiTransport final : public Transport {
   const char* name() const override { return "ofi"; }
   std::string description() const override;
   std::vector<std::string> departures() override;
+  MemoryUse memoryUse() const override;
   void isend(Request& request) override;
   void irecv(Request& request) override;
   void progress() override;

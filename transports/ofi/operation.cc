@@ -30,4 +30,10 @@ void OperationPool::give(Operation& op) {
   free_.push_back(&op);
 }
 
+uint64_t OperationPool::storageBytes() const {
+  uint64_t bytes = 0;
+  for (const auto& op : all_) bytes += sizeof(Operation) + op->storage.capacity();
+  return bytes;
+}
+
 }  // namespace trnccl::transport::ofi

@@ -61,6 +61,8 @@ class OperationPool {
  public:
   Operation& take(OpKind kind, int rail, int peer);
   void give(Operation& op);
+  // Heap the operations hold: themselves and their control buffers.
+  uint64_t storageBytes() const;
 
  private:
   std::vector<std::unique_ptr<Operation>> all_;

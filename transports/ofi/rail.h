@@ -77,6 +77,7 @@ class Rail {
   bool needsRegistration() const { return registrations_.has_value(); }
   RegistrationCache::Lease lease(const void* buffer, size_t bytes);
   void release(RegistrationCache::Lease& lease);
+  uint64_t registeredBytes() const { return registrations_ ? registrations_->bytes() : 0; }
 
   size_t sendQueueDepth() const { return txDepth_; }
   size_t receiveQueueDepth() const { return rxDepth_; }

@@ -57,4 +57,10 @@ void RegistrationCache::drop(std::list<Entry>::iterator entry) {
   entries_.erase(entry);
 }
 
+uint64_t RegistrationCache::bytes() const {
+  uint64_t total = 0;
+  for (const Entry& e : entries_) total += e.end - e.begin;
+  return total;
+}
+
 }  // namespace trnccl::transport::ofi

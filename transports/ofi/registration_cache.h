@@ -56,6 +56,7 @@ class RegistrationCache {
   void release(Lease& lease);
 
   size_t size() const { return entries_.size(); }
+  uint64_t bytes() const;  // registered now, in all entries
   uint64_t hits() const { return hits_; }
   uint64_t misses() const { return misses_; }
 

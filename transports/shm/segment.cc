@@ -6,6 +6,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -19,12 +20,6 @@
 namespace trnccl::transport::shm {
 namespace {
 
-std::string freeBytesInDevShm() {
-  struct statvfs fs;
-  if (statvfs("/dev/shm", &fs) != 0) return "an unknown number of";
-  return std::to_string(static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize);
-}
-
 // The mapping keeps the segment alive; the descriptor is closed either way.
 std::byte* mapAndClose(int fd, size_t bytes, const std::string& name) {
   void* data = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -35,6 +30,12 @@ std::byte* mapAndClose(int fd, size_t bytes, const std::string& name) {
 }
 
 }  // namespace
+
+std::string freeBytesInDevShm() {
+  struct statvfs fs;
+  if (statvfs("/dev/shm", &fs) != 0) return "an unknown number of";
+  return std::to_string(static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize);
+}
 
 std::string segmentName(const std::string& jobKey, const std::string& role) {
   // Keep the job key readable (it tells whose segment this is) but only in
@@ -52,8 +53,28 @@ std::string segmentName(const std::string& jobKey, const std::string& role) {
   return name;
 }
 
+bool Segment::committingLaterWorks() {
+  static const bool works = [] {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    void* probe = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (probe == MAP_FAILED) return false;
+    const bool ok = madvise(probe, page, MADV_POPULATE_WRITE) == 0;
+    munmap(probe, page);
+    return ok;
+  }();
+  return works;
+}
+
+int Segment::commit(const ByteRange& range) const {
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t begin = range.offset / page * page;
+  const uint64_t end = std::min<uint64_t>(size_, range.offset + range.bytes);
+  if (end <= begin) return 0;
+  return madvise(data_ + begin, end - begin, MADV_POPULATE_WRITE) == 0 ? 0 : errno;
+}
+
 Segment Segment::create(const std::string& name, size_t bytes, const std::string& purpose,
-                        const cpu_set_t* near) {
+                        const cpu_set_t* near, std::span<const ByteRange> reservedFirst) {
   int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) throwSystemError("shm_open(" + name + ") in /dev/shm", errno);
   // Mapped before its pages are reserved, so that tmpfs allocates them where
@@ -63,9 +84,14 @@ Segment Segment::create(const std::string& name, size_t bytes, const std::string
   const int mapErr = errno;
   if (data != MAP_FAILED && near != nullptr) topo::placeMemoryNear(data, bytes, *near);
   // posix_fallocate takes an off_t: a size beyond it cannot fit either.
-  const int err = bytes > static_cast<size_t>(INT64_MAX)
-                      ? EFBIG
-                      : posix_fallocate(fd, 0, static_cast<off_t>(bytes));
+  int err = bytes > static_cast<size_t>(INT64_MAX) ? EFBIG : 0;
+  if (err == 0 && (reservedFirst.empty() || !committingLaterWorks())) {
+    err = posix_fallocate(fd, 0, static_cast<off_t>(bytes));
+  } else if (err == 0) {
+    err = ftruncate(fd, static_cast<off_t>(bytes)) == 0 ? 0 : errno;
+    for (const ByteRange& r : reservedFirst)
+      if (err == 0 && r.bytes > 0) err = posix_fallocate(fd, static_cast<off_t>(r.offset), static_cast<off_t>(r.bytes));
+  }
   close(fd);
   if (err == 0 && data != MAP_FAILED) return Segment(static_cast<std::byte*>(data), bytes);
   if (data != MAP_FAILED) munmap(data, bytes);

@@ -134,6 +134,17 @@ void initialize(const Segment& own, const Options& options, const std::vector<in
   std::atomic_ref<uint64_t>(header->magic).store(kSegmentMagic, std::memory_order_release);
 }
 
+// What a segment needs before any message: the header and tables, each
+// FIFO's control lines, the announcement tables. The FIFOs' slots wait for
+// their writer's first message (lazy: a ring only ever writes to two peers).
+std::vector<ByteRange> reservedAtOnce(const SegmentLayout& layout) {
+  std::vector<ByteRange> ranges{{0, layout.fifoOffset(0)}};
+  for (uint32_t i = 0; i < layout.fifoCount; ++i)
+    ranges.push_back({layout.fifoOffset(i), FifoGeometry::kControlBytes});
+  ranges.push_back({layout.announcementTableOffset(0), uint64_t{layout.fifoCount} * kAnnouncementTableBytes});
+  return ranges;
+}
+
 PeerLink link(const Options& options, const std::vector<Announcement>& all,
               const Connections& connections, const SegmentLayout& ownLayout, int peer,
               uint32_t ownFifoIndex) {
@@ -158,8 +169,10 @@ PeerLink link(const Options& options, const std::vector<Announcement>& all,
                "rank " + std::to_string(options.rank) + " lists rank " + std::to_string(peer) +
                    " as a shared-memory peer, but rank " + std::to_string(peer) +
                    " does not list rank " + std::to_string(options.rank));
-  link.toPeer = FifoWriter(
-      link.segment.data() + layout.fifoOffset(static_cast<uint32_t>(entry - 1)), layout.fifo, peer);
+  const uint64_t toPeerOffset = layout.fifoOffset(static_cast<uint32_t>(entry - 1));
+  link.toPeer = FifoWriter(link.segment.data() + toPeerOffset, layout.fifo, peer);
+  link.toPeerSlots = {toPeerOffset + FifoGeometry::kControlBytes, layout.fifo.bytes() - FifoGeometry::kControlBytes};
+  link.toPeerCommitted = !Segment::committingLaterWorks();
   link.fromPeer =
       FifoReader(connections.own.data() + ownLayout.fifoOffset(ownFifoIndex), ownLayout.fifo, peer);
   link.announcementsToPeer = OutgoingAnnouncements(
@@ -225,9 +238,15 @@ Connections connect(const Options& options, const Config& config) {
           " bytes, TRNCCL_SHM_FIFO_BYTES=" + std::to_string(config.fifoBytes) + ")";
       cpu_set_t cores;
       const bool pinned = sched_getaffinity(0, sizeof cores, &cores) == 0;
+      const std::vector<ByteRange> reserved = reservedAtOnce(layout);
       connections.own =
           Segment::create(textOf(mine.name, sizeof mine.name), layout.bytes().value_or(UINT64_MAX),
-                          purpose, pinned ? &cores : nullptr);
+                          purpose, pinned ? &cores : nullptr, reserved);
+      connections.ownReservedBytes = layout.bytes().value_or(0);
+      if (Segment::committingLaterWorks()) {
+        connections.ownReservedBytes = 0;
+        for (const ByteRange& r : reserved) connections.ownReservedBytes += r.bytes;
+      }
       initialize(connections.own, options, peers);
       if (emulated && options.rank == 0) {
         connections.linkBoard = Segment::create(

@@ -31,10 +31,15 @@ struct PeerLink {
   IncomingAnnouncements announcementsFromPeer;  // the peer's, in its segment
   Doorbell doorbell{nullptr};                   // the peer's
   uint32_t* closed = nullptr;                   // the peer's "transport gone" flag
+  // The slots of our FIFO in the peer's segment: committed by us before our
+  // first write to them (segment.h), unless the whole segment was reserved.
+  ByteRange toPeerSlots;
+  bool toPeerCommitted = false;
 };
 
 struct Connections {
   Segment own;
+  uint64_t ownReservedBytes = 0;  // of `own`, reserved at creation
   Segment linkBoard;           // the job's, when link emulation is on (link_pacing.h)
   Doorbell doorbell{nullptr};  // ours
   uint32_t* closed = nullptr;  // ours

@@ -55,6 +55,14 @@ std::vector<std::string> ShmTransport::departures() {
   return gone;
 }
 
+MemoryUse ShmTransport::memoryUse() const {
+  MemoryUse use;
+  use.sharedBytes = connections_.ownReservedBytes + committedBytes_;
+  use.peersWithBuffers = static_cast<int>(
+      std::count_if(peers_.begin(), peers_.end(), [](const Peer& p) { return p.link.toPeerCommitted; }));
+  return use;
+}
+
 std::string ShmTransport::who(const Peer& peer) const {
   return "rank " + std::to_string(peer.link.rank) + " (pid " +
          std::to_string(peer.link.process.pid()) + ")";

@@ -1,6 +1,8 @@
 // The shared-memory transport: holding sends back while their modelled links
 // are busy, writing sends and replies into a peer's FIFO, and withdrawing
 // announcements.
+#include <cstring>
+
 #include "transports/shm/shm_transport_internal.h"
 
 namespace trnccl::transport::shm {
@@ -27,7 +29,21 @@ void ShmTransport::releaseDue() {
   }
 }
 
+void ShmTransport::commitFifo(Peer& peer) {
+  PeerLink& link = peer.link;
+  if (const int err = link.segment.commit(link.toPeerSlots); err != 0)
+    throwError(trncclSystemError, "cannot commit the " + std::to_string(link.toPeerSlots.bytes) +
+                                      "-byte FIFO from rank " + std::to_string(rank_) + " to " + who(peer) +
+                                      " in /dev/shm (" + std::strerror(err) + "); /dev/shm has " +
+                                      freeBytesInDevShm() + " bytes free (TRNCCL_SHM_FIFO_BYTES=" +
+                                      std::to_string(config_.fifoBytes) + ")");
+  link.toPeerCommitted = true;
+  committedBytes_ += link.toPeerSlots.bytes;
+}
+
 void ShmTransport::flush(Peer& peer) {
+  if (peer.replies.empty() && peer.outbox.empty()) return;
+  if (!peer.link.toPeerCommitted) commitFifo(peer);
   FifoWriter& fifo = peer.link.toPeer;
   while (!peer.replies.empty() && fifo.hasSpace()) {
     const Reply& reply = peer.replies.front();

@@ -177,6 +177,7 @@ class ShmTransport final : public Transport {
   void interrupt() override;
   void cancelAll() override;
   std::vector<std::string> departures() override;
+  MemoryUse memoryUse() const override;
 
  private:
   Peer& peerOf(const Request& request, const char* operation);
@@ -196,6 +197,8 @@ class ShmTransport final : public Transport {
   void hold(Peer& peer, const Outgoing& send);
   void releaseDue();
   void flush(Peer& peer);
+  // Reserves our FIFO's slots in the peer's segment before their first use.
+  void commitFifo(Peer& peer);
   void withdraw(Peer& peer, AnnouncementId announcement);
   // Failures.
   template <class Step>
@@ -210,6 +213,7 @@ class ShmTransport final : public Transport {
   const Config config_;
   const std::chrono::milliseconds timeout_;
   Connections connections_;
+  uint64_t committedBytes_ = 0;  // the FIFO slots this rank committed in its peers' segments
   std::vector<Peer> peers_;
   std::vector<Peer*> peerOfRank_;     // null for ranks that are not peers
   std::unique_ptr<LinkPacer> pacer_;  // null unless links are emulated

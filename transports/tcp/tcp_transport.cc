@@ -182,6 +182,17 @@ std::vector<std::string> TcpTransport::departures() {
   return gone;
 }
 
+MemoryUse TcpTransport::memoryUse() const {
+  MemoryUse use;
+  for (const Peer& peer : peers_) {
+    ++use.peersWithBuffers;  // connected at setup: every peer
+    for (const Connection& c : peer.connections)
+      use.hostBytes += c.in.buffer.capacity() + (c.out ? c.out->kept.capacity() : 0);
+    for (const auto& [seq, message] : peer.incoming) use.hostBytes += message.staging.capacity();
+  }
+  return use;
+}
+
 bool TcpTransport::hasOutstanding(const Peer& peer) const {
   return !peer.sends.empty() || !peer.posted.empty() ||
          std::any_of(peer.incoming.begin(), peer.incoming.end(), [](const auto& entry) {

@@ -148,6 +148,7 @@ class TcpTransport final : public Transport {
   const char* name() const override { return "tcp"; }
   std::string description() const override;
   std::vector<std::string> departures() override;
+  MemoryUse memoryUse() const override;
   void isend(Request& request) override;
   void irecv(Request& request) override;
   void progress() override;
