@@ -1,8 +1,13 @@
 // trncclCommMemStats and lazy buffers: what a communicator holds, against the
 // formulas of docs/memory.md worked out here by hand, before and after
 // collectives that talk to one neighbour (ring) or to every peer (mesh).
+#include <fcntl.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -68,6 +73,23 @@ TEST_CASE("memory: shared-memory FIFOs are committed only for the peers a rank s
   for (trncclComm_t c : comms) CHECK(trncclCommDestroy(c) == trncclSuccess);
 }
 
+TEST_CASE("memory: tcp read-ahead buffers exist only for the peers a rank receives from", "[memory][tcp]") {
+  ScopedEnv check("TRNCCL_CHECK", "0"), algo("TRNCCL_ALGO", "ring");
+  ScopedEnv topo("TRNCCL_TOPO", "trn1.2xlarge:2"), transport("TRNCCL_TRANSPORT", "tcp");
+  std::vector<trncclComm_t> comms(4, nullptr);
+  REQUIRE(trncclCommInitAll(comms.data(), 4, nullptr) == trncclSuccess);
+  for (trncclComm_t c : comms) CHECK(statsOf(c).peersWithBuffers == 0);
+  allReduce(comms, 64);  // ring 0 -> 1 -> 2 -> 3 -> 0; 1 -> 2 and 3 -> 0 cross instances over tcp
+  // Ranks 0 and 2 write a shared-memory FIFO and receive over tcp; 1 and 3
+  // only read shared memory and send over tcp, which needs no buffer.
+  const std::vector<int> expected{2, 0, 2, 0};
+  for (size_t r = 0; r < comms.size(); ++r) {
+    CAPTURE(r);
+    CHECK(statsOf(comms[r]).peersWithBuffers == expected[r]);
+  }
+  for (trncclComm_t c : comms) CHECK(trncclCommDestroy(c) == trncclSuccess);
+}
+
 TEST_CASE("memory: staging buffers appear with the first staged step and stay within the bound", "[memory]") {
   ScopedEnv algo("TRNCCL_ALGO", "ring"), slices("TRNCCL_SLICE_BYTES", "65536"), window("TRNCCL_WINDOW", "2");
   std::vector<trncclComm_t> comms(2, nullptr);
@@ -92,4 +114,45 @@ TEST_CASE("memory: bad arguments are trncclInvalidArgument naming the argument",
   CHECK(trncclCommMemStats(nullptr, &stats) == trncclInvalidArgument);
   CHECK(std::string(trncclGetLastError(nullptr)).find("'comm'") != std::string::npos);
   CHECK(trncclCommDestroy(comms[0]) == trncclSuccess);
+}
+
+// Run by ctest inside its own mount namespace with a 16 MiB /dev/shm (see
+// CMakeLists.txt), hidden from the normal run: it fills /dev/shm on purpose.
+TEST_CASE("memory: a /dev/shm that fills after setup fails the first collective on every rank, naming "
+          "/dev/shm, and leaves nothing behind",
+          "[.][shm-full]") {
+  ScopedEnv algo("TRNCCL_ALGO", "ring"), timeout("TRNCCL_TIMEOUT_MS", "20000");
+  constexpr int kRanks = 2;
+  std::vector<trncclComm_t> comms(kRanks, nullptr);
+  REQUIRE(trncclCommInitAll(comms.data(), kRanks, nullptr) == trncclSuccess);
+  const std::string filler = "/dev/shm/fill-" + std::to_string(getpid());
+  {
+    const int fd = open(filler.c_str(), O_CREAT | O_RDWR | O_EXCL, 0600);
+    REQUIRE(fd >= 0);
+    struct statvfs fs;
+    REQUIRE(fstatvfs(fd, &fs) == 0);
+    REQUIRE(posix_fallocate(fd, 0, static_cast<off_t>(fs.f_bavail * fs.f_frsize)) == 0);
+    close(fd);
+  }
+  std::vector<std::string> errors(kRanks);
+  inThreads(kRanks, [&](int r) {
+    std::vector<float> send(64, 1.0f), recv(64, 0.0f);
+    trncclComm_t c = comms[static_cast<size_t>(r)];
+    if (trncclAllReduce(send.data(), recv.data(), 64, trncclFloat32, trncclSum, c, nullptr) != trncclSuccess)
+      errors[static_cast<size_t>(r)] = trncclGetLastError(c);
+    return 0;
+  });
+  unlink(filler.c_str());
+  for (const std::string& e : errors) {
+    CAPTURE(e);
+    CHECK(e.find("/dev/shm") != std::string::npos);
+  }
+  for (trncclComm_t c : comms) CHECK(trncclCommAbort(c) == trncclSuccess);
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm")) left.push_back(entry.path());
+  CHECK(left.empty());
+  // Nothing was lost: with room again, a new communicator works.
+  REQUIRE(trncclCommInitAll(comms.data(), kRanks, nullptr) == trncclSuccess);
+  allReduce(comms, 64);
+  for (trncclComm_t c : comms) CHECK(trncclCommDestroy(c) == trncclSuccess);
 }

@@ -29,6 +29,14 @@ std::byte* mapAndClose(int fd, size_t bytes, const std::string& name) {
   return static_cast<std::byte*>(data);
 }
 
+// The size of the /dev/shm file system; a segment larger than it can never be
+// committed, so it is refused at creation even when its pages come lazily.
+uint64_t devShmCapacityBytes() {
+  struct statvfs fs;
+  if (statvfs("/dev/shm", &fs) != 0) return UINT64_MAX;
+  return static_cast<uint64_t>(fs.f_blocks) * fs.f_frsize;
+}
+
 }  // namespace
 
 std::string freeBytesInDevShm() {
@@ -70,7 +78,10 @@ int Segment::commit(const ByteRange& range) const {
   const uint64_t begin = range.offset / page * page;
   const uint64_t end = std::min<uint64_t>(size_, range.offset + range.bytes);
   if (end <= begin) return 0;
-  return madvise(data_ + begin, end - begin, MADV_POPULATE_WRITE) == 0 ? 0 : errno;
+  if (madvise(data_ + begin, end - begin, MADV_POPULATE_WRITE) == 0) return 0;
+  // EFAULT is how the kernel says the access would have raised SIGBUS: tmpfs
+  // had no page to give.
+  return errno == EFAULT ? ENOSPC : errno;
 }
 
 Segment Segment::create(const std::string& name, size_t bytes, const std::string& purpose,
@@ -85,12 +96,14 @@ Segment Segment::create(const std::string& name, size_t bytes, const std::string
   if (data != MAP_FAILED && near != nullptr) topo::placeMemoryNear(data, bytes, *near);
   // posix_fallocate takes an off_t: a size beyond it cannot fit either.
   int err = bytes > static_cast<size_t>(INT64_MAX) ? EFBIG : 0;
+  if (err == 0 && bytes > devShmCapacityBytes()) err = ENOSPC;
   if (err == 0 && (reservedFirst.empty() || !committingLaterWorks())) {
     err = posix_fallocate(fd, 0, static_cast<off_t>(bytes));
   } else if (err == 0) {
     err = ftruncate(fd, static_cast<off_t>(bytes)) == 0 ? 0 : errno;
     for (const ByteRange& r : reservedFirst)
-      if (err == 0 && r.bytes > 0) err = posix_fallocate(fd, static_cast<off_t>(r.offset), static_cast<off_t>(r.bytes));
+      if (err == 0 && r.bytes > 0)
+        err = posix_fallocate(fd, static_cast<off_t>(r.offset), static_cast<off_t>(r.bytes));
   }
   close(fd);
   if (err == 0 && data != MAP_FAILED) return Segment(static_cast<std::byte*>(data), bytes);

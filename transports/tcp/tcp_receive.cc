@@ -53,6 +53,7 @@ void TcpTransport::readFrom(Peer& peer, Connection& connection) {
 // Reads what the kernel has into the read-ahead buffer; returns the bytes read.
 size_t TcpTransport::readAhead(Peer& peer, Connection& connection) {
   InStream& in = connection.in;
+  if (in.buffer.empty()) in.buffer.resize(kReadAheadBytes);
   if (in.begin > 0) {
     std::memmove(in.buffer.data(), in.buffer.data() + in.begin, in.readAhead());
     in.end -= in.begin;

@@ -185,10 +185,12 @@ std::vector<std::string> TcpTransport::departures() {
 MemoryUse TcpTransport::memoryUse() const {
   MemoryUse use;
   for (const Peer& peer : peers_) {
-    ++use.peersWithBuffers;  // connected at setup: every peer
+    uint64_t bytes = 0;
     for (const Connection& c : peer.connections)
-      use.hostBytes += c.in.buffer.capacity() + (c.out ? c.out->kept.capacity() : 0);
-    for (const auto& [seq, message] : peer.incoming) use.hostBytes += message.staging.capacity();
+      bytes += c.in.buffer.capacity() + (c.out ? c.out->kept.capacity() : 0);
+    for (const auto& [seq, message] : peer.incoming) bytes += message.staging.capacity();
+    use.hostBytes += bytes;
+    use.peersWithBuffers += bytes > 0 ? 1 : 0;  // sockets are connected to every peer; buffers come with traffic
   }
   return use;
 }

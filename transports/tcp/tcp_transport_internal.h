@@ -79,7 +79,7 @@ struct OutFrame {
 
 // The frames arriving on one connection.
 struct InStream {
-  std::vector<std::byte> buffer = std::vector<std::byte>(kReadAheadBytes);
+  std::vector<std::byte> buffer;  // kReadAheadBytes once the peer first sends (lazy)
   size_t begin = 0;  // bytes read ahead: [begin, end)
   size_t end = 0;
   bool inPayload = false;
