@@ -67,10 +67,16 @@ int main(int argc, char** argv) {
   }
   try {
     if (launchedByMpi()) {
-      if (options.localRanks != 1) throw UsageError("-n starts ranks without mpirun; under mpirun use mpirun -np");
+      if (options.localRanks != 1 || !options.rendezvous.empty())
+        throw UsageError("under mpirun, mpirun starts the ranks: drop -n and --rendezvous");
       const int status = diagnose(*mpiExchange(&argc, &argv), options);
       finalizeMpi();
       return status;
+    }
+    if (!options.rendezvous.empty()) {
+      // Ranks started by hand may start minutes apart.
+      const auto wait = std::max(options.timeout, std::chrono::milliseconds(120000));
+      return diagnose(*fileExchange(options.rendezvous, options.rank, options.nranks, wait), options);
     }
     if (options.localRanks == 1) {
       SoloExchange solo;
