@@ -38,6 +38,10 @@ def tcp_frame(kind, seq, tag=0, total=0, offset=0, length=0):  # tcp::FrameHeade
     return struct.pack("<IB3xQQQQQQ", 0x464E5254, kind, fnv1a("fuzz"), seq, tag, total, offset, length)
 
 
+def tcp_hello(rank, nranks, socket=0):  # tcp::Hello
+    return struct.pack("<QIIQ", 0x49485043544E5254, 1, socket, fnv1a("fuzz")) + SECRET + struct.pack("<ii", rank, nranks)
+
+
 def seeds():
     loopback = wire_v4([127, 0, 0, 1], 40123)
     yield "fuzz_bootstrap_messages", {
@@ -60,6 +64,7 @@ def seeds():
         "cancel": tcp_frame(cancel, 4, total=512),
         "data": tcp_frame(data, 2, tag=9, total=1 << 20, offset=512 * 1024, length=512 * 1024),
     }
+    yield "fuzz_tcp_hello", {"rank0": tcp_hello(0, 8), "rank2_socket1": tcp_hello(2, 8, 1)}
     # FuzzedDataProvider takes integers from the end: the last byte picks the
     # parser (fuzz_env) or the rank count (fuzz_rank_order: byte - 1).
     yield "fuzz_env", {
