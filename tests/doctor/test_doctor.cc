@@ -105,3 +105,20 @@ TEST_CASE("doctor: a read-only /dev/shm (private tmpfs)", "[.shm-ro]") {
   checkProblem(doctor("", ""), "shm", "cannot make a segment: shm_open(/trnccl-shm-doctor-",
                "/dev/shm must be a writable tmpfs");
 }
+
+TEST_CASE("doctor refuses bad command lines with the usage and status 2", "[doctor]") {
+  for (const char* args : {"--bogus", "-n 0", "-n", "--timeout-ms soon", "--rank 0 --nranks 2",
+                           "--rendezvous /tmp --rank 2 --nranks 2", "-n 2 --rendezvous /tmp --rank 0 --nranks 1"}) {
+    const Run r = doctor("", args);
+    INFO(args << "\n" << r.output);
+    CHECK(r.status == 2);
+    CHECK(r.output.find("usage: trnccl-doctor") != std::string::npos);
+  }
+  const Run help = doctor("", "--help");
+  CHECK(help.status == 0);
+  CHECK(help.output.starts_with("usage: trnccl-doctor"));
+  // Under mpirun, mpirun starts the ranks.
+  const Run both = run(kMpirun + " -np 1 '" TRNCCL_DOCTOR_PATH "' -n 2");
+  INFO(both.output);
+  CHECK(both.output.find("under mpirun, mpirun starts the ranks") != std::string::npos);
+}
