@@ -74,6 +74,7 @@ def seeds():
         "faults": b"delay=500:reorder:seed=7\x03",
         "ifname": b"^=eth0,docker\x04",
         "address": b"[fe80::1%3]:5000\x05",
+        "topo": b"trn1.32xlarge:4\x06",
     }
     yield "fuzz_rank_order", {
         "core": b"core\x09", "chip": b"chip\x05", "list": b"0, 3, 5,1\x05",
