@@ -409,7 +409,9 @@ size_t Socket::recvSome(void* data, size_t bytes) {
     ssize_t received = ::recv(fd_, data, bytes, 0);
     if (received > 0) return static_cast<size_t>(received);
     if (received == 0 || isPeerGone(errno))
-      throwError(trncclRemoteError, "connection to " + describePeer() + " was closed by the peer");
+      throwError(trncclRemoteError, "connection to " + describePeer() + " was " +
+                                        (received < 0 && errno == ECONNRESET ? "reset" : "closed") +
+                                        " by the peer");
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
     throwSystemError("receive from " + describePeer(), errno);

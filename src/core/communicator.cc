@@ -83,6 +83,7 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
       executor_(context_),
       sendTags_(nranks, 0),
       recvTags_(nranks, 0) {
+  diagnostics_ = std::make_unique<Diagnostics>(config_, jobKey(id, nranks), rank, nranks);
   bootstrap_ = Bootstrap::connect(id, rank, nranks, config_.timeout, &abortFlag_);
 
   std::vector<RankPlacement> placement(nranks);
@@ -119,6 +120,8 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   context_.rounding =
       config_.stochasticRounding ? kernels::Rounding::Stochastic : kernels::Rounding::NearestEven;
   context_.seed = config_.seed;
+  context_.recorder = diagnostics_->recorder();
+  context_.trace = diagnostics_->trace();
   const std::string transportNames = transportDescription();
   TRNCCL_INFO("comm %s rank %d/%d ready: transport %s, kernels %s, slice %zu B, window %d, timeout %lld ms, "
               "%d ranks on %d cores of this host%s",
@@ -269,6 +272,7 @@ void Communicator::inTurn(uint64_t ticket, Body&& body) {
     throw;
   } catch (const Error& e) {
     fail(e.code(), e.what());
+    if (!aborted()) diagnostics_->dumpOnFailure(e.code());  // an abort dumped already
     throw;
   }
 }
@@ -318,6 +322,7 @@ void Communicator::checkCall(const algo::CollectiveArgs& args, uint64_t sequence
 void Communicator::runCollective(const CollectiveCall& c) {
   algo::CollectiveArgs a = c.args;
   a.layout = &placement_->layout();
+  Diagnostics::Op op(*diagnostics_, Diagnostics::collectiveInfo(a, c.sequence));
   if (config_.checkCalls) checkCall(a, c.sequence);  // first: before a refusal could differ by rank
   // A step carries at most the slices the executor keeps in flight.
   a.maxStepElements = static_cast<size_t>(config_.window) * (config_.sliceBytes / typeSize(a.type));
@@ -345,6 +350,7 @@ void Communicator::runCollective(const CollectiveCall& c) {
   call.tagBase = runtime::collectiveTagBase(c.sequence);
   call.what = algo::collectiveName(a.collective);
   call.sequence = c.sequence;
+  op.running(schedule.algorithm);
   executor_.run(schedule, call);
 }
 
@@ -376,11 +382,17 @@ void Communicator::runP2P(const std::vector<P2PCall>& calls) {
   call.bufferCount = buffers.size();
   call.tagBase = runtime::kP2PTagBase;
   call.what = "send/recv group";
+  runtime::OpInfo info;
+  info.collective = call.what;
+  info.count = ops.size();
+  Diagnostics::Op op(*diagnostics_, info);
+  op.running("p2p");
   executor_.run(algo::buildP2P(rank_, nranks_, ops), call);
 }
 
 void Communicator::abort() {
   abortFlag_ = true;
+  diagnostics_->dump("abort");  // while a blocked call still shows what it waits for
   for (auto& t : transports_) t->interrupt();
 }
 

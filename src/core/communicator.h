@@ -20,6 +20,7 @@
 #include "base/signal.h"
 #include "core/bootstrap.h"
 #include "core/config.h"
+#include "core/diagnostics.h"
 #include "core/placement.h"
 #include "device/device.h"
 #include "runtime/executor.h"
@@ -118,6 +119,7 @@ class Communicator {
   int hostCount_ = 1;
   Config config_;
   std::atomic<bool> abortFlag_{false};
+  std::unique_ptr<Diagnostics> diagnostics_;  // before the executor, which reports to it
   std::unique_ptr<Bootstrap> bootstrap_;
   std::vector<std::unique_ptr<transport::Transport>> transports_;
   device::Device device_;

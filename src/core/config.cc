@@ -77,6 +77,9 @@ Config resolveConfig(const trncclConfig_t* user) {
   out.sliceBytes = static_cast<size_t>(env::getInt("TRNCCL_SLICE_BYTES", 512 * 1024, 4096, 64 << 20));
   out.window = static_cast<int>(env::getInt("TRNCCL_WINDOW", 4, 1, 64));
   out.checkCalls = env::getBool("TRNCCL_CHECK", false);
+  out.recorderOps = static_cast<size_t>(env::getInt("TRNCCL_RECORDER_OPS", 64, 0, 1 << 20));
+  out.traceDir = env::get("TRNCCL_TRACE_DIR").value_or("");
+  out.tracePattern = env::get("TRNCCL_TRACE").value_or("");
   return out;
 }
 

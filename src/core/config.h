@@ -30,6 +30,9 @@ struct Config {
   size_t sliceBytes = 512 * 1024;             // TRNCCL_SLICE_BYTES: pipelining unit
   int window = 4;                             // TRNCCL_WINDOW: slices in flight per step
   bool checkCalls = false;                    // TRNCCL_CHECK: ranks compare each collective's call first
+  size_t recorderOps = 64;                    // TRNCCL_RECORDER_OPS: the flight recorder's ring (0: off)
+  std::string traceDir;                       // TRNCCL_TRACE_DIR: where the recorder dumps (empty: nowhere)
+  std::string tracePattern;                   // TRNCCL_TRACE: Chrome trace file, %r rank, %p pid (empty: off)
 };
 
 // `user` may be NULL (all from the environment). Throws Error(InvalidArgument).

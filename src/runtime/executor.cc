@@ -46,6 +46,14 @@ class StagingBuffer {
 struct Slot {
   Request recv, send;
   StagingBuffer recvStage, sendStage;
+  uint64_t recvPosted = 0, sendPosted = 0;  // ticks, for TRNCCL_TRACE
+};
+
+// What the oldest unfinished slice of a step waits for.
+struct WaitTarget {
+  int peer = -1;
+  bool receiving = false;
+  size_t step = 0, slice = 0, slices = 0;
 };
 
 }  // namespace
@@ -59,8 +67,11 @@ class StepRunner {
   bool done() const { return retired_ == slices_; }
 
   void start(const Step& step, size_t stepIndex, const algo::Schedule& schedule, const Call& call,
-             const ExecutorContext& ctx) {
+             const ExecutorContext& ctx, uint16_t channel, uint16_t lane) {
     step_ = &step;
+    channel_ = channel;
+    lane_ = lane;
+    if (ctx.trace) began_ = readTicks();
     stepIndex_ = stepIndex;
     schedule_ = &schedule;
     call_ = &call;
@@ -81,6 +92,18 @@ class StepRunner {
   }
 
   void finish() { step_ = nullptr; }
+  // A step that ran to its end: finish() and trace it.
+  void retire() {
+    if (ctx_->trace) {
+      TraceEvent e = traceEvent(TraceKind::Step, began_);
+      e.peer = step_->recvPeer;
+      e.peer2 = step_->sendPeer;
+      e.index = stepIndex_;
+      e.amount = step_->count;
+      ctx_->trace->add(e);
+    }
+    finish();
+  }
 
   size_t stagingBytes() const {
     size_t total = 0;
@@ -100,29 +123,50 @@ class StepRunner {
     while (computed_ < slices_ && computed_ < retired_ + window_) {
       Slot& slot = slots_[computed_ % window_];
       if (step_->recvPeer >= 0 && !slot.recv.done) break;
+      if (step_->recvPeer >= 0 && ctx_->trace) traceTransfer(TraceKind::Recv, computed_, slot.recvPosted, slot.recv);
       compute(computed_++, slot);
       progressed = true;
     }
     while (retired_ < computed_) {
       Slot& slot = slots_[retired_ % window_];
       if (step_->sendPeer >= 0 && !slot.send.done) break;
+      if (step_->sendPeer >= 0 && ctx_->trace) traceTransfer(TraceKind::Send, retired_, slot.sendPosted, slot.send);
       ++retired_;
       progressed = true;
     }
     return progressed;
   }
 
-  // What the oldest unfinished slice waits for, for timeout messages.
-  std::string waitingFor() const {
+  WaitTarget waitTarget() const {
     const Slot& slot = slots_[retired_ % window_];
-    std::string where = " (step " + std::to_string(stepIndex_) + ", slice " + std::to_string(retired_ + 1) +
-                        " of " + std::to_string(slices_) + ")";
-    if (step_->recvPeer >= 0 && retired_ == computed_ && !slot.recv.done)
-      return "to receive from rank " + std::to_string(step_->recvPeer) + where;
-    return "for rank " + std::to_string(step_->sendPeer) + " to receive" + where;
+    WaitTarget t;
+    t.step = stepIndex_;
+    t.slice = retired_;
+    t.slices = slices_;
+    t.receiving = step_->recvPeer >= 0 && retired_ == computed_ && !slot.recv.done;
+    t.peer = t.receiving ? step_->recvPeer : step_->sendPeer;
+    return t;
   }
 
  private:
+  TraceEvent traceEvent(TraceKind kind, uint64_t began) const {
+    TraceEvent e;
+    e.kind = kind;
+    e.channel = channel_;
+    e.lane = lane_;
+    e.begin = began;
+    e.end = readTicks();
+    return e;
+  }
+  void traceTransfer(TraceKind kind, size_t slice, uint64_t posted, const Request& request) const {
+    TraceEvent e = traceEvent(kind, posted);
+    e.slot = static_cast<uint16_t>(slice % window_);
+    e.peer = request.peer;
+    e.index = slice;
+    e.amount = request.bytes;
+    ctx_->trace->add(e);
+  }
+
   char* at(const algo::Span& span, size_t slice) const {
     if (span.buffer >= call_->bufferCount) throwError(trncclInternalError, "a step names a missing buffer");
     return static_cast<char*>(call_->buffers[span.buffer]) + (span.offset + slice * sliceElems_) * elemBytes_;
@@ -141,6 +185,7 @@ class StepRunner {
     slot.recv.tag = tag(step_->recvTag, slice);
     slot.recv.buffer = staged ? slot.recvStage.get(stageBytes()) : at(step_->dst, slice);
     slot.recv.bytes = sliceCount(slice) * elemBytes_;
+    if (ctx_->trace) slot.recvPosted = readTicks();
     ctx_->transportOf[step_->recvPeer]->irecv(slot.recv);
   }
 
@@ -170,6 +215,7 @@ class StepRunner {
       slot.send.tag = tag(step_->sendTag, slice);
       slot.send.buffer = value;
       slot.send.bytes = bytes;
+      if (ctx_->trace) slot.sendPosted = readTicks();
       ctx_->transportOf[step_->sendPeer]->isend(slot.send);
     }
   }
@@ -209,6 +255,8 @@ class StepRunner {
   size_t elemBytes_ = 1, sliceElems_ = 1, slices_ = 0, window_ = 1;
   size_t posted_ = 0, computed_ = 0, retired_ = 0;
   std::vector<Slot> slots_;
+  uint16_t channel_ = 0, lane_ = 0;
+  uint64_t began_ = 0;  // ticks, for TRNCCL_TRACE
 };
 
 // A channel starts its steps in order and keeps two in flight (step i runs in
@@ -219,8 +267,9 @@ class StepRunner {
 class ChannelRunner {
  public:
   void start(const algo::Channel& channel, size_t firstStepIndex, const algo::Schedule& schedule,
-             const Call& call, const ExecutorContext& ctx) {
+             const Call& call, const ExecutorContext& ctx, uint16_t index) {
     channel_ = &channel;
+    index_ = index;
     firstStepIndex_ = firstStepIndex;
     schedule_ = &schedule;
     call_ = &call;
@@ -235,7 +284,8 @@ class ChannelRunner {
     bool progressed = false;
     for (;;) {
       while (next_ < channel_->steps.size() && next_ < oldest_ + 2 && !lanes_[next_ % 2].active()) {
-        lanes_[next_ % 2].start(channel_->steps[next_], firstStepIndex_ + next_, *schedule_, *call_, *ctx_);
+        lanes_[next_ % 2].start(channel_->steps[next_], firstStepIndex_ + next_, *schedule_, *call_, *ctx_, index_,
+                                static_cast<uint16_t>(next_ % 2));
         ++next_;
         progressed = true;
       }
@@ -245,7 +295,7 @@ class ChannelRunner {
       }
       bool retired = false;
       while (oldest_ < next_ && (!lanes_[oldest_ % 2].active() || lanes_[oldest_ % 2].done())) {
-        lanes_[oldest_ % 2].finish();
+        if (lanes_[oldest_ % 2].active()) lanes_[oldest_ % 2].retire();
         ++oldest_;
         retired = true;
       }
@@ -253,9 +303,8 @@ class ChannelRunner {
     }
   }
 
-  std::string waitingFor() const {
-    return oldest_ < next_ ? lanes_[oldest_ % 2].waitingFor() : std::string("nothing");
-  }
+  // What the oldest step in flight waits for; peer -1 if nothing.
+  WaitTarget waitTarget() const { return oldest_ < next_ ? lanes_[oldest_ % 2].waitTarget() : WaitTarget{}; }
 
   // Drops the steps in flight after an error (their requests were cancelled).
   void reset() {
@@ -269,6 +318,7 @@ class ChannelRunner {
   const Call* call_ = nullptr;
   const ExecutorContext* ctx_ = nullptr;
   size_t next_ = 0, oldest_ = 0;
+  uint16_t index_ = 0;
   StepRunner lanes_[2];
 };
 
@@ -280,11 +330,17 @@ void Executor::runPhase(const algo::Phase& phase, size_t firstStep, const algo::
   const size_t nchannels = phase.channels.size();
   while (channels_.size() < nchannels) channels_.push_back(std::make_unique<ChannelRunner>());
   for (size_t c = 0; c < nchannels; ++c) {
-    channels_[c]->start(phase.channels[c], firstStep, schedule, call, ctx_);
+    channels_[c]->start(phase.channels[c], firstStep, schedule, call, ctx_, static_cast<uint16_t>(c));
     firstStep += phase.channels[c].steps.size();
   }
   Backoff backoff(ctx_.oversubscribed);
   Clock::time_point idleSince{};
+  // The oldest unfinished step of the first unfinished channel.
+  auto blockedOn = [&] {
+    for (size_t c = 0; c < nchannels; ++c)
+      if (!channels_[c]->done()) return channels_[c]->waitTarget();
+    return WaitTarget{};
+  };
   for (;;) {
     for (transport::Transport* t : ctx_.transports) t->progress();
     bool progressed = false, finished = true;
@@ -294,6 +350,7 @@ void Executor::runPhase(const algo::Phase& phase, size_t firstStep, const algo::
     }
     if (finished) return;
     if (progressed) {
+      if (idleSince != Clock::time_point{} && ctx_.recorder) ctx_.recorder->resumed();
       backoff.reset();
       idleSince = {};
       continue;
@@ -303,14 +360,23 @@ void Executor::runPhase(const algo::Phase& phase, size_t firstStep, const algo::
     // The clock is read only once spinning is over: a busy wait stays cheap.
     if (backoff.patient()) {
       const auto now = Clock::now();
-      if (idleSince == Clock::time_point{}) idleSince = now;
-      if (now - idleSince > ctx_.timeout) {
-        for (size_t c = 0; c < nchannels; ++c) {
-          if (channels_[c]->done()) continue;
-          throwError(trncclTimeout, describe(call, ctx_.rank) + " (" + schedule.algorithm + "): rank " +
-                                        std::to_string(ctx_.rank) + " waited " +
-                                        std::to_string(ctx_.timeout.count()) + " ms " + channels_[c]->waitingFor());
+      if (idleSince == Clock::time_point{}) {
+        idleSince = now;
+        if (ctx_.recorder) {
+          const WaitTarget t = blockedOn();
+          ctx_.recorder->waiting(t.peer, static_cast<int64_t>(t.step), t.receiving);
         }
+      }
+      if (now - idleSince > ctx_.timeout) {
+        const WaitTarget t = blockedOn();
+        const std::string where = " (step " + std::to_string(t.step) + ", slice " + std::to_string(t.slice + 1) +
+                                  " of " + std::to_string(t.slices) + ")";
+        throwError(trncclTimeout, describe(call, ctx_.rank) + " (" + schedule.algorithm + "): rank " +
+                                      std::to_string(ctx_.rank) + " waited " + std::to_string(ctx_.timeout.count()) +
+                                      " ms " +
+                                      (t.receiving ? "to receive from rank " + std::to_string(t.peer)
+                                                   : "for rank " + std::to_string(t.peer) + " to receive") +
+                                      where);
       }
     }
     backoff.pause([&](std::chrono::microseconds maxWait) {

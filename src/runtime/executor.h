@@ -19,6 +19,8 @@
 #include "algorithms/schedule.h"
 #include "device/device.h"
 #include "device/kernels/kernels.h"
+#include "runtime/flight_recorder.h"
+#include "runtime/trace_writer.h"
 #include "transports/transport.h"
 
 namespace trnccl::runtime {
@@ -37,6 +39,8 @@ struct ExecutorContext {
   const std::atomic<bool>* abortFlag = nullptr;
   kernels::Rounding rounding = kernels::Rounding::NearestEven;
   uint64_t seed = 0;
+  FlightRecorder* recorder = nullptr;  // told which peer and step a blocked call waits on; null: off
+  TraceBuffer* trace = nullptr;        // TRNCCL_TRACE: steps and transfers; null: off
 };
 
 // One call: its buffers (indexed by algo::Buffer) and its identity.

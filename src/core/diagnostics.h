@@ -1,0 +1,64 @@
+// A communicator's hang diagnostics: its flight recorder (TRNCCL_RECORDER_OPS),
+// the dumps of it into TRNCCL_TRACE_DIR (on a failure such as a timeout, on
+// abort, on SIGUSR1), and its TRNCCL_TRACE trace events. The communicator
+// opens an Op around each operation; the executor reports waits and steps
+// through ExecutorContext::recorder and ::trace.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "algorithms/algorithm.h"
+#include "core/config.h"
+#include "runtime/flight_recorder.h"
+#include "runtime/recorder_dump.h"
+#include "runtime/trace_writer.h"
+#include "trnccl/trnccl.h"
+
+namespace trnccl::core {
+
+class Diagnostics {
+ public:
+  // Throws Error(InvalidArgument) naming the variable for a bad setting.
+  Diagnostics(const Config& config, std::string commId, int rank, int nranks);
+  ~Diagnostics();
+  Diagnostics(const Diagnostics&) = delete;
+  Diagnostics& operator=(const Diagnostics&) = delete;
+
+  runtime::FlightRecorder* recorder() { return recorder_.get(); }
+  runtime::TraceBuffer* trace() { return trace_.get(); }
+
+  // One operation, from its turn to its end: recorded as done, or as failed
+  // if it ends by an exception.
+  class Op {
+   public:
+    Op(Diagnostics& d, const runtime::OpInfo& info);
+    ~Op();
+    Op(const Op&) = delete;
+    Op& operator=(const Op&) = delete;
+    void running(const char* algorithm);
+
+   private:
+    Diagnostics& d_;
+    runtime::OpInfo info_;
+    const char* algorithm_ = "";
+    uint64_t began_ = 0;
+    int exceptions_;
+  };
+  static runtime::OpInfo collectiveInfo(const algo::CollectiveArgs& args, uint64_t sequence);
+
+  // Writes the recorder's dump if TRNCCL_TRACE_DIR is set; never throws.
+  void dump(const char* reason) noexcept;
+  void dumpOnFailure(trncclResult_t code) noexcept { dump(code == trncclTimeout ? "timeout" : "failure"); }
+
+ private:
+  std::string dir_;
+  runtime::DumpHeader header_;
+  std::unique_ptr<runtime::FlightRecorder> recorder_;
+  std::unique_ptr<runtime::TraceBuffer> trace_;
+  uint64_t signalRegistration_ = 0;
+};
+
+}  // namespace trnccl::core

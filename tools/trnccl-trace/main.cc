@@ -1,0 +1,63 @@
+// trnccl-trace: reads what trnccl's hang diagnostics write.
+//   trnccl-trace analyze DIR            one line naming why the job hangs
+//   trnccl-trace merge -o OUT IN...     per-rank TRNCCL_TRACE files into one
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "analysis.h"
+#include "merge.h"
+
+namespace {
+
+int usage(const char* problem) {
+  std::fprintf(stderr,
+               "trnccl-trace: %s\n"
+               "usage: trnccl-trace analyze DIR          (DIR: a job's TRNCCL_TRACE_DIR)\n"
+               "       trnccl-trace merge -o OUT IN...   (IN: TRNCCL_TRACE files of the ranks)\n",
+               problem);
+  return 2;
+}
+
+int analyzeCommand(const std::string& dir) {
+  try {
+    const trace_tool::Diagnosis d = trace_tool::analyze(trace_tool::readDumps(dir));
+    std::printf("%s\n", d.line.c_str());
+    return 0;
+  } catch (const trace_tool::DumpError& e) {
+    std::fprintf(stderr, "trnccl-trace analyze: %s\n", e.what());
+    return 1;
+  }
+}
+
+int mergeCommand(const std::string& out, const std::vector<std::string>& inputs) {
+  try {
+    const nlohmann::json merged = trace_tool::mergeTraces(inputs);
+    std::ofstream file(out);
+    file << merged.dump() << "\n";
+    if (!file) throw std::runtime_error(out + ": cannot be written");
+    std::printf("%s: %zu events from %zu files\n", out.c_str(), merged["traceEvents"].size(), inputs.size());
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "trnccl-trace merge: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage("no command");
+  const std::string command = argv[1];
+  if (command == "analyze") {
+    if (argc != 3) return usage("analyze takes one directory");
+    return analyzeCommand(argv[2]);
+  }
+  if (command == "merge") {
+    if (argc < 5 || std::strcmp(argv[2], "-o") != 0) return usage("merge takes -o OUT and at least one input");
+    return mergeCommand(argv[3], std::vector<std::string>(argv + 4, argv + argc));
+  }
+  return usage(("unknown command '" + command + "'").c_str());
+}
