@@ -26,8 +26,12 @@ int diagnose(Exchange& exchange, const Options& options) {
     ranks.push_back(identityFromJson(nlohmann::json::parse(text)));
 
   trnccl::core::Config config;
-  std::vector<CheckResult> mine{checkSettings()};
-  if (mine.front().ok) config = trnccl::core::resolveConfig(nullptr);
+  try {
+    config = trnccl::core::resolveConfig(nullptr);
+  } catch (const trnccl::Error&) {
+    // checkSettings names the variable; the other checks go by the defaults.
+  }
+  std::vector<CheckResult> mine{checkSettings(ranks[static_cast<size_t>(exchange.rank())].settings)};
   mine.push_back(checkSharedMemory(shmFree, ranksOnHostOf(ranks, exchange.rank()), nranks));
   mine.push_back(checkCrossMemoryAttach(options.ptraceScopeFile));
   mine.push_back(reachability.check(ranks, exchange.rank(), options.timeout));
