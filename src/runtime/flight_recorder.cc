@@ -25,7 +25,7 @@ struct FlightRecorder::Slot {
   std::atomic<int32_t> type{-1}, op{-1}, root{-1}, waitPeer{-1};
   std::atomic<int64_t> waitStep{-1};
   std::atomic<uint8_t> state{0}, waitReceiving{0};
-  std::atomic<uint64_t> issued{0}, started{0}, waitingSince{0}, ended{0};
+  std::atomic<uint64_t> issued{0}, waitingSince{0}, ended{0};
 
   void open() {
     version.store(version.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
@@ -58,7 +58,6 @@ void FlightRecorder::begin(const OpInfo& info) {
   s.waitReceiving.store(0, r);
   s.state.store(static_cast<uint8_t>(OpState::Issued), r);
   s.issued.store(readTicks(), r);
-  s.started.store(0, r);
   s.waitingSince.store(0, r);
   s.ended.store(0, r);
   s.close();
@@ -76,7 +75,7 @@ void FlightRecorder::setState(OpState state, std::atomic<uint64_t>* tick) {
 void FlightRecorder::running(const char* algorithm) {
   if (current_ == nullptr) return;
   current_->algorithm.store(algorithm, std::memory_order_relaxed);
-  setState(OpState::Running, &current_->started);
+  setState(OpState::Running, nullptr);  // no clock read: the turn began just before, at issue
 }
 
 void FlightRecorder::waiting(int peer, int64_t step, bool receiving) {
@@ -126,7 +125,6 @@ std::vector<OpSnapshot> FlightRecorder::snapshot() const {
       o.waitStep = s.waitStep.load(r);
       o.waitReceiving = s.waitReceiving.load(r) != 0;
       o.issuedTicks = s.issued.load(r);
-      o.startedTicks = s.started.load(r);
       o.waitingTicks = s.waitingSince.load(r);
       o.endedTicks = s.ended.load(r);
       std::atomic_thread_fence(std::memory_order_acquire);

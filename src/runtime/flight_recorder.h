@@ -44,7 +44,8 @@ struct OpSnapshot {
   int waitPeer = -1;      // the peer it waits on (or waited on when it failed)
   int64_t waitStep = -1;  // the step of the schedule
   bool waitReceiving = false;
-  uint64_t issuedTicks = 0, startedTicks = 0, waitingTicks = 0, endedTicks = 0;
+  // When its turn began, when it last began to wait, when it ended (0: not yet).
+  uint64_t issuedTicks = 0, waitingTicks = 0, endedTicks = 0;
 };
 
 class FlightRecorder {

@@ -205,7 +205,8 @@ TEST_CASE("hang: bad diagnostics settings are errors naming the variable", "[tra
   const Case cases[] = {{"TRNCCL_RECORDER_OPS", "many", "TRNCCL_RECORDER_OPS"},
                         {"TRNCCL_RECORDER_OPS", "-1", "TRNCCL_RECORDER_OPS"},
                         {"TRNCCL_TRACE_DIR", "/nonexistent/trnccl", "TRNCCL_TRACE_DIR"},
-                        {"TRNCCL_TRACE", "/tmp/trace-%q.json", "TRNCCL_TRACE"}};
+                        {"TRNCCL_TRACE", "/tmp/trace-%q.json", "TRNCCL_TRACE"},
+                        {"TRNCCL_TRACE", "/nonexistent/trnccl/trace-%r.json", "TRNCCL_TRACE"}};
   for (const Case& c : cases) {
     ScopedEnv bad(c.variable, c.value);
     std::vector<trncclComm_t> comms(2, nullptr);
