@@ -234,6 +234,8 @@ Communicator::~Communicator() {
     abort();
     pendingChanged_.wait(idle, [] { return false; });
   }
+  // A rank that leaves while others wait for it is named by its last call.
+  if (!aborted()) diagnostics_->dump("destroy");
 }
 
 uint32_t Communicator::nextP2PTag(int peer, bool send) {
