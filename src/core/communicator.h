@@ -119,7 +119,6 @@ class Communicator {
   int hostCount_ = 1;
   Config config_;
   std::atomic<bool> abortFlag_{false};
-  std::unique_ptr<Diagnostics> diagnostics_;  // before the executor, which reports to it
   std::unique_ptr<Bootstrap> bootstrap_;
   std::vector<std::unique_ptr<transport::Transport>> transports_;
   device::Device device_;
@@ -145,6 +144,10 @@ class Communicator {
   mutable std::mutex errorMutex_;
   trncclResult_t asyncError_ = trncclSuccess;
   std::string asyncMessage_;
+
+  // Made first in the constructor, destroyed first: its records point to
+  // algorithm names the tuner owns.
+  std::unique_ptr<Diagnostics> diagnostics_;
 };
 
 }  // namespace trnccl::core
