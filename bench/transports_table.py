@@ -26,6 +26,12 @@ import tempfile
 NETWORKS = [("tcp", None), ("ofi", "tcp;ofi_rxm"), ("ofi", "udp;ofi_rxd"), ("ofi", "shm")]
 
 
+def human(size):
+    """'64M' -> '64 MiB', as the README writes sizes."""
+    number, unit = re.fullmatch(r"(\d+)([KMG]?)", size).groups()
+    return f"{number} {unit}iB" if unit else f"{number} B"
+
+
 def run(command, env=None):
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
@@ -78,7 +84,7 @@ def main():
             if provider:
                 samples.setdefault(("raw", provider), []).append(raw_ofi(args.build, args.size, provider))
     med = {key: statistics.median(values) for key, values in samples.items()}
-    print(f"All-reduce of {args.size}B float, 2 ranks on 2 emulated instances; medians of {args.rounds} rounds "
+    print(f"All-reduce of {human(args.size)} float, 2 ranks on 2 emulated instances; medians of {args.rounds} rounds "
           f"(each the median of 10 calls); GB/s")
     print()
     print("| transport | provider | algorithm | trnccl busbw | raw libfabric (per direction) | trnccl / raw "

@@ -82,7 +82,12 @@ SocketAddress SocketAddress::parse(std::string_view text) {
 
 std::optional<SocketAddress> SocketAddress::fromWire(const WireAddress& wire) {
   sockaddr_storage storage{};
-  if (wire.ipVersion == 4) {
+  // Bytes the address does not use must be zero, so that no two wire forms
+  // mean the same address and corruption there is caught.
+  const bool v4Unused = std::all_of(wire.ip + 4, std::end(wire.ip), [](uint8_t b) { return b == 0; }) &&
+                        wire.scopeId == 0;
+  if (wire.reserved != 0) return std::nullopt;
+  if (wire.ipVersion == 4 && v4Unused) {
     auto* v4 = reinterpret_cast<sockaddr_in*>(&storage);
     v4->sin_family = AF_INET;
     v4->sin_port = htons(wire.port);
@@ -404,7 +409,9 @@ size_t Socket::recvSome(void* data, size_t bytes) {
     ssize_t received = ::recv(fd_, data, bytes, 0);
     if (received > 0) return static_cast<size_t>(received);
     if (received == 0 || isPeerGone(errno))
-      throwError(trncclRemoteError, "connection to " + describePeer() + " was closed by the peer");
+      throwError(trncclRemoteError, "connection to " + describePeer() + " was " +
+                                        (received < 0 && errno == ECONNRESET ? "reset" : "closed") +
+                                        " by the peer");
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
     throwSystemError("receive from " + describePeer(), errno);

@@ -57,9 +57,7 @@ class Inbox {
 
  private:
   void startPayload(const MessageKey& awaited, size_t awaitedBytes) {
-    bool knownChannel = header_.channel == static_cast<uint32_t>(Channel::User) ||
-                        header_.channel == static_cast<uint32_t>(Channel::Collective);
-    if (!knownChannel || header_.bytes > kMaxFrameBytes) {
+    if (!frameHeaderValid(header_)) {
       throwError(trncclRemoteError, "malformed message header from " + socket_.describePeer());
     }
     MessageKey key{header_.channel, header_.tag};

@@ -1,5 +1,6 @@
 #include "core/bootstrap_protocol.h"
 
+#include <algorithm>
 #include <cerrno>
 
 namespace trnccl::core::wire {
@@ -11,6 +12,46 @@ Hello makeHello(Purpose purpose, const Secret& secret, int rank, int nranks) {
 std::string rankContext(int rank, int nranks, const char* operation) {
   return "bootstrap rank " + std::to_string(rank) + "/" + std::to_string(nranks) + " " + operation +
          ": ";
+}
+
+GreetingStatus judgeGreeting(std::span<const char> bytes, size_t size, const Secret& secret,
+                             Purpose purpose, std::string& refusal) {
+  auto refuse = [&refusal](std::string reason) {
+    refusal = std::move(reason);
+    return GreetingStatus::Refused;
+  };
+  Hello hello{};
+  std::memcpy(&hello, bytes.data(), std::min(bytes.size(), sizeof(hello)));
+  if (bytes.size() >= sizeof(hello.magic) && hello.magic != kHelloMagic)
+    return refuse("not a trnccl bootstrap connection");
+  if (bytes.size() < sizeof(Hello)) return GreetingStatus::Incomplete;
+  if (hello.version != kProtocolVersion)
+    return refuse("protocol version " + std::to_string(hello.version) + ", expected " +
+                  std::to_string(kProtocolVersion));
+  if (hello.purpose != static_cast<uint32_t>(purpose)) return refuse("unexpected purpose");
+  if (hello.secret != secret) return refuse("wrong secret");
+  return bytes.size() == size ? GreetingStatus::Complete : GreetingStatus::Incomplete;
+}
+
+std::string registrationProblem(const Hello& hello, const Registration& registration) {
+  if (hello.nranks < 1 || hello.rank < 0 || hello.rank >= hello.nranks ||
+      !net::SocketAddress::fromWire(registration.listenAddress)) {
+    return "malformed registration";
+  }
+  return {};
+}
+
+bool frameHeaderValid(const FrameHeader& header) {
+  bool knownChannel = header.channel == static_cast<uint32_t>(Channel::User) ||
+                      header.channel == static_cast<uint32_t>(Channel::Collective);
+  return knownChannel && header.bytes <= kMaxFrameBytes;
+}
+
+bool replyHeaderValid(const ReplyHeader& reply, int nranks) {
+  if (reply.code == trncclSuccess) return reply.bytes == nranks * sizeof(net::WireAddress);
+  bool knownFailure = reply.code == trncclInvalidUsage || reply.code == trncclTimeout ||
+                      reply.code == trncclRemoteError;
+  return knownFailure && reply.bytes <= kMaxErrorMessage;
 }
 
 }  // namespace trnccl::core::wire

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -92,12 +93,30 @@ auto withContext(const std::string& context, Body&& body) {
   }
 }
 
-// The fixed-size greeting that opens a connection (a Hello, plus a
-// Registration on connections to the root), read without blocking so that a
+// What the first bytes.size() bytes of a `size`-byte greeting (a Hello, plus
+// a Registration on connections to the root) say, judged as early as
+// possible: garbage is refused at its first bytes. Sets `refusal` when
+// Refused. Pure, so the fuzzers can feed it raw bytes.
+enum class GreetingStatus { Incomplete, Complete, Refused };
+GreetingStatus judgeGreeting(std::span<const char> bytes, size_t size, const Secret& secret,
+                             Purpose purpose, std::string& refusal);
 
+// Why the root cannot admit a rank that sent this greeting; empty if it can.
+std::string registrationProblem(const Hello& hello, const Registration& registration);
+
+// Whether a frame header from a peer names a known channel and a size the
+// receiver may allocate.
+bool frameHeaderValid(const FrameHeader& header);
+
+// Whether the root's reply to a rank of `nranks` ranks is well formed:
+// success with the table, or a known failure with a bounded message.
+bool replyHeaderValid(const ReplyHeader& reply, int nranks);
+
+// The fixed-size greeting that opens a connection, read without blocking so
+// that a garbage or silent client never holds anyone up.
 class Greeting {
  public:
-  enum class Status { Incomplete, Complete, Refused };
+  using Status = GreetingStatus;
 
   Greeting(net::Socket socket, size_t size) : socket_(std::move(socket)), bytes_(size) {}
 
@@ -111,18 +130,7 @@ class Greeting {
     } catch (const Error& e) {
       return refuse(e.code() == trncclRemoteError ? "closed before identifying itself" : e.what());
     }
-    // Judge as early as possible: garbage is refused at its first bytes.
-    Hello hello{};
-    std::memcpy(&hello, bytes_.data(), std::min(received_, sizeof(hello)));
-    if (received_ >= sizeof(hello.magic) && hello.magic != kHelloMagic)
-      return refuse("not a trnccl bootstrap connection");
-    if (received_ < sizeof(Hello)) return Status::Incomplete;
-    if (hello.version != kProtocolVersion)
-      return refuse("protocol version " + std::to_string(hello.version) + ", expected " +
-                    std::to_string(kProtocolVersion));
-    if (hello.purpose != static_cast<uint32_t>(purpose)) return refuse("unexpected purpose");
-    if (hello.secret != secret) return refuse("wrong secret");
-    return received_ == bytes_.size() ? Status::Complete : Status::Incomplete;
+    return judgeGreeting({bytes_.data(), received_}, bytes_.size(), secret, purpose, refusal_);
   }
 
   Status refuse(std::string reason) {

@@ -106,10 +106,8 @@ class RendezvousRoot {
   Greeting::Status admit(Greeting& greeting) {
     Hello hello = greeting.hello();
     Registration registration = greeting.registration();
-    if (hello.nranks < 1 || hello.rank < 0 || hello.rank >= hello.nranks ||
-        !net::SocketAddress::fromWire(registration.listenAddress)) {
-      return greeting.refuse("malformed registration");
-    }
+    if (std::string problem = registrationProblem(hello, registration); !problem.empty())
+      return greeting.refuse(std::move(problem));
     // Answer a little before the rank stops listening, so it learns why.
     auto replyWithin = milliseconds(std::min<uint64_t>(registration.replyWithinMs, 86400000));
     Arrival arrival{std::move(greeting.socket()), hello.rank, hello.nranks,
@@ -262,8 +260,8 @@ std::vector<net::SocketAddress> joinRendezvous(const RendezvousInfo& info, int r
     throwError(trncclRemoteError,
                "malformed reply from the rendezvous root " + info.root.toString());
   };
+  if (!replyHeaderValid(reply, nranks)) malformed();
   if (reply.code == trncclSuccess) {
-    if (reply.bytes != nranks * sizeof(net::WireAddress)) malformed();
     std::vector<net::WireAddress> table(nranks);
     root.recvAll(table.data(), reply.bytes, deadline);
     std::vector<net::SocketAddress> peers;
@@ -274,9 +272,6 @@ std::vector<net::SocketAddress> joinRendezvous(const RendezvousInfo& info, int r
     }
     return peers;
   }
-  bool knownFailure = reply.code == trncclInvalidUsage || reply.code == trncclTimeout ||
-                      reply.code == trncclRemoteError;
-  if (!knownFailure || reply.bytes > kMaxErrorMessage) malformed();
   std::string message(reply.bytes, '\0');
   root.recvAll(message.data(), message.size(), deadline);
   throwError(static_cast<trncclResult_t>(reply.code), message);

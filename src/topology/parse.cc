@@ -157,7 +157,7 @@ void readEfa(const JsonField& field, Topology& t) {
   t.efaLatencySec = field["latencySec"].asNonNegative();
 }
 
-std::string parserMessage(const json::parse_error& e) {
+std::string parserMessage(const json::exception& e) {
   const std::string what = e.what();  // "[json.exception.parse_error.101] parse error at line 3, ..."
   const size_t start = what.find("] ");
   return start == std::string::npos ? what : what.substr(start + 2);
@@ -169,7 +169,7 @@ Topology parseTopology(const std::string& jsonText, const std::string& fileName)
   json doc;
   try {
     doc = json::parse(jsonText, nullptr, true, /*ignore_comments=*/true);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e999
     throwError(trncclInvalidArgument, fileName + ": malformed JSON: " + parserMessage(e));
   }
   const JsonField root(doc, fileName, json::json_pointer());

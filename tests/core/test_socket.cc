@@ -114,6 +114,14 @@ TEST_CASE("SocketAddress parses and prints and round-trips the wire form", "[soc
   WireAddress bad = v4.toWire();
   bad.ipVersion = 5;
   CHECK_FALSE(SocketAddress::fromWire(bad));
+  // Found by fuzz_unique_id: bytes an address does not use were ignored, so a
+  // corrupted unique id passed as a valid one.
+  for (auto corrupt : {+[](WireAddress& w) { w.ip[4] = 0xfc; }, +[](WireAddress& w) { w.scopeId = 3; },
+                       +[](WireAddress& w) { w.reserved = 1; }}) {
+    WireAddress stray = v4.toWire();
+    corrupt(stray);
+    CHECK_FALSE(SocketAddress::fromWire(stray));
+  }
 
   for (const char* text : {"", "127.0.0.1", "127.0.0.1:", "127.0.0.1:70000", "1.2.3:4", "::1:80",
                            "[::1]:x", "host:80", "127.0.0.1:-1"}) {

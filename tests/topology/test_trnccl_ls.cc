@@ -1,28 +1,17 @@
 // trnccl-ls run as a user runs it.
-#include <sys/wait.h>
-
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/command_run.h"
+
 namespace {
 
-struct Run {
-  int status;
-  std::string output;  // stdout and stderr
-};
+using trnccl::test::Run;
 
 Run runLs(const std::string& args) {
-  const std::string command = "env -u TRNCCL_TOPO '" TRNCCL_LS_PATH "' " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  Run run{0, ""};
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) run.output.append(buf, n);
-  const int wait = pclose(pipe);
-  run.status = WIFEXITED(wait) ? WEXITSTATUS(wait) : -1;
-  return run;
+  return trnccl::test::runCommand("env -u TRNCCL_TOPO '" TRNCCL_LS_PATH "' " + args);
 }
 
 }  // namespace

@@ -175,3 +175,12 @@ TEST_CASE("malformed JSON is refused with the parser's position", "[topology][va
   CHECK_THROWS_WITH(parseTopology("[1, 2]", "array.json"),
                     Catch::StartsWith("array.json: (top level): expected an object, found an array"));
 }
+
+// Found by fuzz_topology: the JSON parser's number overflow escaped as
+// nlohmann's out_of_range instead of an InvalidArgument naming the file.
+TEST_CASE("a number too large for a double is malformed JSON, not a crash", "[topology][validation]") {
+  CHECK_THROWS_WITH(parseTopology("5E557\n73", "huge.json"),
+                    Catch::StartsWith("huge.json: malformed JSON: number overflow parsing '5E557'"));
+  CHECK_THROWS_WITH(parseTopology(R"({"name": "x", "chips": 1e999})", "huge.json"),
+                    Catch::StartsWith("huge.json: malformed JSON: number overflow"));
+}

@@ -110,6 +110,14 @@ void sendBytes(net::Socket& socket, std::span<const std::byte> bytes) {
   socket.sendAll(bytes.data(), bytes.size(), net::Deadline(std::chrono::seconds(10)));
 }
 
+// Closes `socket` with a TCP reset rather than an orderly FIN: a zero linger
+// time makes close() discard what is unsent and send RST.
+void resetConnection(net::Socket& socket) {
+  const linger abort{1, 0};
+  expect(setsockopt(socket.fd(), SOL_SOCKET, SO_LINGER, &abort, sizeof abort) == 0, "SO_LINGER");
+  socket = net::Socket();
+}
+
 // True once the other end has closed `socket` (within 10 s).
 bool closedByPeer(net::Socket& socket) {
   const net::Deadline deadline(std::chrono::seconds(10));
@@ -221,6 +229,10 @@ TEST_CASE(
     std::function<void(net::Socket&, uint64_t job)> misbehave;
     trncclResult_t code;
     std::vector<std::string> mentions;
+    // A valid frame's payload streams straight into the matched receive, so
+    // a connection lost mid-payload leaves the bytes that came; nothing may
+    // land past the receive's capacity either way.
+    bool payloadArrives = false;
   };
   auto send = [](const FrameHeader& h) {
     return [h](net::Socket& s, uint64_t) { sendBytes(s, bytesOf(h)); };
@@ -268,6 +280,19 @@ TEST_CASE(
        },
        trncclRemoteError,
        {"closed", "middle of a frame"}},
+      {"reset (RST) in the middle of a payload",
+       [](net::Socket& s, uint64_t job) {
+         sendBytes(s, bytesOf(header(FrameKind::Eager, 1, 5, 64, 0, 64, job)));
+         sendBytes(s, std::vector<std::byte>(10, std::byte{0x33}));
+         resetConnection(s);
+       },
+       trncclRemoteError,
+       {"reset by the peer"},
+       true},
+      {"reset (RST) between frames",
+       [](net::Socket& s, uint64_t) { resetConnection(s); },
+       trncclRemoteError,
+       {"reset by the peer"}},
       {"close between frames",
        [](net::Socket& s, uint64_t) { s = net::Socket(); },
        trncclRemoteError,
@@ -314,9 +339,9 @@ TEST_CASE(
     mentions.push_back("rank 0");
     if (c.code == trncclRemoteError) mentions.push_back(fakeAddress);
     expectMentions(e.what(), mentions);
-    expect(
-        std::all_of(buffer.begin(), buffer.end(), [](std::byte b) { return b == std::byte{0xA5}; }),
-        "the receive buffer was written");
+    const auto untouchedFrom = buffer.begin() + (c.payloadArrives ? kCapacity : 0);
+    expect(std::all_of(untouchedFrom, buffer.end(), [](std::byte b) { return b == std::byte{0xA5}; }),
+           c.payloadArrives ? "bytes were written past the receive" : "the receive buffer was written");
     if (c.code == trncclRemoteError) {
       // The peer is gone for good: a later request fails too.
       std::byte byte{};

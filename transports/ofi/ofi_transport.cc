@@ -35,16 +35,6 @@ void OfiTransport::irecv(Request& request) {
 }
 
 void OfiTransport::progress() {
-  {  // DEBUGDUMP
-    static thread_local auto last = std::chrono::steady_clock::now();
-    if (std::chrono::steady_clock::now() - last > std::chrono::seconds(3)) {
-      last = std::chrono::steady_clock::now();
-      fprintf(stderr, "DUMP rank %d sends %zu receives %zu q.s %zu/%zu q.r %zu/%zu blocked %d %d\n", rank_, sends_.size(), receives_.size(), queues_[0].sends.size(), queues_[0].sendsPosted, queues_[0].receives.size(), queues_[0].receivesPosted, queues_[0].sendsBlocked, queues_[0].receivesBlocked);
-      for (auto& [n, m] : sends_) fprintf(stderr, "  send %lu tag %lx bytes %zu chunks %u granted %u finished %u ops %zu\n", n, m.request->tag, m.request->bytes, m.chunks, m.granted, m.finished, m.ops.size());
-      for (auto& [n, m] : receives_) fprintf(stderr, "  recv %lu tag %lx bytes %lu chunks %u next %u finished %u ops %zu\n", n, m.tag, m.bytes, m.chunks, m.nextChunk, m.finished, m.ops.size());
-      for (auto& p : peers_) fprintf(stderr, "  peer %d posted %zu unexpected %zu receiving %zu outstanding %d\n", p.rank, p.posted.size(), p.unexpected.size(), p.receiving.size(), p.outstanding);
-    }
-  }
   poll();
   pump();
   checkLiveness(false);

@@ -1,0 +1,29 @@
+// trnccl-doctor's command line.
+#pragma once
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace trnccl::doctor {
+
+// A bad command line: main prints it with the usage and exits with status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  int localRanks = 1;  // -n: ranks to start on this host (without mpirun)
+  bool json = false;
+  bool help = false;
+  std::chrono::milliseconds timeout{10000};  // reachability: each connection
+  // Where Yama's ptrace scope is read (tests point it at a file of theirs).
+  std::string ptraceScopeFile = "/proc/sys/kernel/yama/ptrace_scope";
+};
+
+Options parseOptions(const std::vector<std::string>& args);
+std::string usageText();
+
+}  // namespace trnccl::doctor
