@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <filesystem>
 #include <catch2/catch.hpp>
 #include <thread>
 #include <vector>
@@ -248,4 +249,20 @@ TEST_CASE("hang: bad diagnostics settings are errors naming the variable", "[tra
   std::vector<trncclComm_t> comms(2, nullptr);
   CHECK(trncclCommInitAll(comms.data(), 2, nullptr) == trncclInvalidArgument);
   CHECK_THAT(trncclGetLastError(nullptr), Catch::Contains("TRNCCL_RECORDER_OPS=0"));
+}
+
+TEST_CASE("hang: a rank whose creation fails in trncclCommInitAll fails the others at once", "[trace][hang]") {
+  // Rank 1 cannot create its trace file (a directory has its name), so its
+  // creation fails before it joins the rendezvous. The others must not wait
+  // for it: the timeout is longer than this test's ctest limit, so waiting
+  // for it fails the test.
+  TempDir dir;
+  std::filesystem::create_directory(dir.path() + "/trace-1.json");
+  const std::string pattern = dir.path() + "/trace-%r.json";
+  ScopedEnv trace("TRNCCL_TRACE", pattern.c_str());
+  ScopedEnv timeout("TRNCCL_TIMEOUT_MS", "900000");
+  std::vector<trncclComm_t> comms(4, nullptr);
+  CHECK(trncclCommInitAll(comms.data(), 4, nullptr) == trncclInvalidArgument);
+  CHECK_THAT(trncclGetLastError(nullptr), Catch::Contains("TRNCCL_TRACE") && Catch::Contains("trace-1.json"));
+  for (trncclComm_t c : comms) CHECK(c == nullptr);
 }
