@@ -74,8 +74,11 @@ void FlightRecorder::setState(OpState state, std::atomic<uint64_t>* tick) {
 
 void FlightRecorder::running(const char* algorithm) {
   if (current_ == nullptr) return;
+  // No clock read: the turn began just before, at issue.
+  current_->open();
   current_->algorithm.store(algorithm, std::memory_order_relaxed);
-  setState(OpState::Running, nullptr);  // no clock read: the turn began just before, at issue
+  current_->state.store(static_cast<uint8_t>(OpState::Running), std::memory_order_relaxed);
+  current_->close();
 }
 
 void FlightRecorder::waiting(int peer, int64_t step, bool receiving) {
