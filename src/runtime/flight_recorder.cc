@@ -65,13 +65,6 @@ void FlightRecorder::begin(const OpInfo& info) {
   current_ = &s;
 }
 
-void FlightRecorder::setState(OpState state, std::atomic<uint64_t>* tick) {
-  current_->open();
-  current_->state.store(static_cast<uint8_t>(state), std::memory_order_relaxed);
-  if (tick) tick->store(readTicks(), std::memory_order_relaxed);
-  current_->close();
-}
-
 void FlightRecorder::running(const char* algorithm) {
   if (current_ == nullptr) return;
   // No clock read: the turn began just before, at issue.
@@ -93,13 +86,22 @@ void FlightRecorder::waiting(int peer, int64_t step, bool receiving) {
 }
 
 void FlightRecorder::resumed() {
-  if (current_ != nullptr) setState(OpState::Running, nullptr);
+  if (current_ == nullptr) return;
+  // The wait is over: a later failure must not be blamed on it.
+  current_->open();
+  current_->waitPeer.store(-1, std::memory_order_relaxed);
+  current_->waitStep.store(-1, std::memory_order_relaxed);
+  current_->state.store(static_cast<uint8_t>(OpState::Running), std::memory_order_relaxed);
+  current_->close();
 }
 
 void FlightRecorder::finish(bool ok) {
   if (current_ == nullptr) return;
   // A failed operation keeps the peer and step it waited on: that is the clue.
-  setState(ok ? OpState::Done : OpState::Failed, &current_->ended);
+  current_->open();
+  current_->state.store(static_cast<uint8_t>(ok ? OpState::Done : OpState::Failed), std::memory_order_relaxed);
+  current_->ended.store(readTicks(), std::memory_order_relaxed);
+  current_->close();
   current_ = nullptr;
 }
 

@@ -79,6 +79,6 @@ TEST_CASE("analyze: nothing unfinished is no hang, and missing ranks are noted",
   const auto d = trace_tool::analyze({dump(0, 3, {op(0, "done")}), dump(2, 3, {op(0, "done")})});
   CHECK_FALSE(d.problem);
   CHECK(d.line ==
-        "no hang recorded: every operation in the dumps of ranks 0, 2 completed; rank 1 left no dump (stopped or "
+        "no hang recorded: every operation in the dumps of ranks 0, 2 ended; rank 1 left no dump (stopped or "
         "killed? send SIGUSR1 with TRNCCL_TRACE_DIR set)");
 }

@@ -225,6 +225,27 @@ TEST_CASE("hang: TRNCCL_RECORDER_OPS bounds the ring a dump shows", "[trace][han
   CHECK_THAT(analyzeDir(dir.path()), Catch::StartsWith("no hang recorded"));
 }
 
+TEST_CASE("hang: a call every rank refuses is recorded as failed, and is no hang", "[trace][hang]") {
+  TempDir dir;
+  ScopedEnv traceDir("TRNCCL_TRACE_DIR", dir.path().c_str());
+  ScopedEnv algo("TRNCCL_ALGO", "rdh");  // rdh has no broadcast
+  const std::vector<int> results = runThenAbort(2, [&](trncclComm_t comm, int) {
+    std::vector<float> data(64, 1.0f);
+    int failures = trncclBroadcast(data.data(), data.data(), 64, trncclFloat32, 0, comm, nullptr) ==
+                           trncclInvalidUsage
+                       ? 0
+                       : 1;
+    return failures + (allReduce(comm, 64) == trncclSuccess ? 0 : 10);
+  });
+  REQUIRE(results == std::vector<int>{0, 0});
+  const nlohmann::json dump = dumpOf(dir.path(), 0);
+  REQUIRE(dump["ops"].size() == 2);
+  CHECK(dump["ops"][0]["collective"] == "broadcast");
+  CHECK(dump["ops"][0]["state"] == "failed");
+  CHECK(dump["ops"][1]["state"] == "done");
+  CHECK_THAT(analyzeDir(dir.path()), Catch::StartsWith("no hang recorded"));
+}
+
 TEST_CASE("hang: bad diagnostics settings are errors naming the variable", "[trace][hang]") {
   struct Case {
     const char* variable;
