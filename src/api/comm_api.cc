@@ -16,9 +16,10 @@ namespace core = trnccl::core;
 namespace {
 
 trncclComm_t newComm(const trncclUniqueId& id, int nranks, int rank, core::Config config,
-                     const std::vector<int>* inheritedCores = nullptr) {
+                     const std::vector<int>* inheritedCores = nullptr, core::CreationGroup* group = nullptr) {
   auto handle = std::make_unique<trncclComm>();
-  handle->impl = std::make_unique<core::Communicator>(id, nranks, rank, std::move(config), inheritedCores);
+  handle->impl =
+      std::make_unique<core::Communicator>(id, nranks, rank, std::move(config), inheritedCores, group);
   trncclComm_t comm = handle.release();
   trnccl::api::registerComm(comm);
   return comm;
@@ -70,21 +71,26 @@ extern "C" TRNCCL_API trncclResult_t trncclCommInitAll(trncclComm_t* comms, int 
     std::vector<trncclComm_t> created(nranks, nullptr);
     std::vector<std::exception_ptr> errors(nranks);
     std::vector<std::thread> threads;
+    // The first rank to fail aborts the others' creation; its error is the cause.
+    core::CreationGroup group;
+    std::atomic<int> firstFailed{-1};
     for (int r = 0; r < nranks; ++r) {
       threads.emplace_back([&, r] {
         try {
-          created[r] = newComm(id, nranks, r, config);
+          created[r] = newComm(id, nranks, r, config, nullptr, &group);
         } catch (...) {
           errors[r] = std::current_exception();
+          int none = -1;
+          firstFailed.compare_exchange_strong(none, r);
+          group.fail();
         }
       });
     }
     for (auto& t : threads) t.join();
-    for (auto& e : errors) {
-      if (!e) continue;
+    if (firstFailed >= 0) {
       for (trncclComm_t c : created)
         if (c) deleteComm(c, 0);
-      std::rethrow_exception(e);
+      std::rethrow_exception(errors[firstFailed]);
     }
     std::copy(created.begin(), created.end(), comms);
   });

@@ -75,14 +75,16 @@ struct RefusedCall : Error {
 }  // namespace
 
 Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Config config,
-                           const std::vector<int>* inheritedCores)
+                           const std::vector<int>* inheritedCores, CreationGroup* group)
     : rank_(rank),
       nranks_(nranks),
       config_(std::move(config)),
+      membership_{group, &abortFlag_},
       device_(device::trainium()),
       executor_(context_),
       sendTags_(nranks, 0),
       recvTags_(nranks, 0) {
+  if (group) group->join(&abortFlag_);
   diagnostics_ = std::make_unique<Diagnostics>(config_, jobKey(id, nranks), rank, nranks);
   bootstrap_ = Bootstrap::connect(id, rank, nranks, config_.timeout, &abortFlag_);
 
@@ -140,6 +142,7 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
         TRNCCL_INFO("comm %s tuner: %s", config_.name.empty() ? "-" : config_.name.c_str(),
                     tuner_->describe(c, trncclFloat32, nranks).c_str());
   }
+  membership_.leave();  // created: a sibling's failure no longer concerns it
 }
 
 algo::CollectiveArgs Communicator::argsFor(algo::Collective collective, size_t count, trncclDataType_t type) const {
@@ -234,6 +237,8 @@ Communicator::~Communicator() {
     abort();
     pendingChanged_.wait(idle, [] { return false; });
   }
+  // A rank that leaves while others wait for it is named by its last call.
+  if (!aborted()) diagnostics_->dump("destroy");
 }
 
 uint32_t Communicator::nextP2PTag(int peer, bool send) {

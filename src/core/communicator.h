@@ -20,6 +20,7 @@
 #include "base/signal.h"
 #include "core/bootstrap.h"
 #include "core/config.h"
+#include "core/creation_group.h"
 #include "core/diagnostics.h"
 #include "core/placement.h"
 #include "device/device.h"
@@ -59,8 +60,10 @@ class Communicator {
  public:
   // Collective over the nranks ranks sharing `id`. `inheritedCores`: for a
   // split, each new rank's NeuronCore in the parent's topology.
+  // `group`: the ranks trncclCommInitAll creates with this one (they abort
+  // this creation if one of them fails).
   Communicator(const trncclUniqueId& id, int nranks, int rank, Config config,
-               const std::vector<int>* inheritedCores = nullptr);
+               const std::vector<int>* inheritedCores = nullptr, CreationGroup* group = nullptr);
   ~Communicator();
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
@@ -119,7 +122,17 @@ class Communicator {
   int hostCount_ = 1;
   Config config_;
   std::atomic<bool> abortFlag_{false};
-  std::unique_ptr<Diagnostics> diagnostics_;  // before the executor, which reports to it
+  // In the creation group while the constructor runs: left at its end, or
+  // when a failed construction unwinds, before abortFlag_ goes.
+  struct GroupMembership {
+    CreationGroup* group;
+    std::atomic<bool>* flag;
+    void leave() {
+      if (group) group->leave(flag);
+      group = nullptr;
+    }
+    ~GroupMembership() { leave(); }
+  } membership_;
   std::unique_ptr<Bootstrap> bootstrap_;
   std::vector<std::unique_ptr<transport::Transport>> transports_;
   device::Device device_;
@@ -145,6 +158,10 @@ class Communicator {
   mutable std::mutex errorMutex_;
   trncclResult_t asyncError_ = trncclSuccess;
   std::string asyncMessage_;
+
+  // Made first in the constructor, destroyed first: its records point to
+  // algorithm names the tuner owns.
+  std::unique_ptr<Diagnostics> diagnostics_;
 };
 
 }  // namespace trnccl::core

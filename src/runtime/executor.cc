@@ -348,11 +348,13 @@ void Executor::runPhase(const algo::Phase& phase, size_t firstStep, const algo::
       progressed |= channels_[c]->advance();
       finished = finished && channels_[c]->done();
     }
+    if (progressed && idleSince != Clock::time_point{}) {
+      idleSince = {};
+      if (ctx_.recorder) ctx_.recorder->resumed();  // also when this progress finished the phase
+    }
     if (finished) return;
     if (progressed) {
-      if (idleSince != Clock::time_point{} && ctx_.recorder) ctx_.recorder->resumed();
       backoff.reset();
-      idleSince = {};
       continue;
     }
     if (ctx_.abortFlag && ctx_.abortFlag->load(std::memory_order_relaxed))

@@ -25,7 +25,7 @@ struct FlightRecorder::Slot {
   std::atomic<int32_t> type{-1}, op{-1}, root{-1}, waitPeer{-1};
   std::atomic<int64_t> waitStep{-1};
   std::atomic<uint8_t> state{0}, waitReceiving{0};
-  std::atomic<uint64_t> issued{0}, started{0}, waitingSince{0}, ended{0};
+  std::atomic<uint64_t> issued{0}, waitingSince{0}, ended{0};
 
   void open() {
     version.store(version.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
@@ -58,7 +58,6 @@ void FlightRecorder::begin(const OpInfo& info) {
   s.waitReceiving.store(0, r);
   s.state.store(static_cast<uint8_t>(OpState::Issued), r);
   s.issued.store(readTicks(), r);
-  s.started.store(0, r);
   s.waitingSince.store(0, r);
   s.ended.store(0, r);
   s.close();
@@ -66,17 +65,13 @@ void FlightRecorder::begin(const OpInfo& info) {
   current_ = &s;
 }
 
-void FlightRecorder::setState(OpState state, std::atomic<uint64_t>* tick) {
-  current_->open();
-  current_->state.store(static_cast<uint8_t>(state), std::memory_order_relaxed);
-  if (tick) tick->store(readTicks(), std::memory_order_relaxed);
-  current_->close();
-}
-
 void FlightRecorder::running(const char* algorithm) {
   if (current_ == nullptr) return;
+  // No clock read: the turn began just before, at issue.
+  current_->open();
   current_->algorithm.store(algorithm, std::memory_order_relaxed);
-  setState(OpState::Running, &current_->started);
+  current_->state.store(static_cast<uint8_t>(OpState::Running), std::memory_order_relaxed);
+  current_->close();
 }
 
 void FlightRecorder::waiting(int peer, int64_t step, bool receiving) {
@@ -91,13 +86,22 @@ void FlightRecorder::waiting(int peer, int64_t step, bool receiving) {
 }
 
 void FlightRecorder::resumed() {
-  if (current_ != nullptr) setState(OpState::Running, nullptr);
+  if (current_ == nullptr) return;
+  // The wait is over: a later failure must not be blamed on it.
+  current_->open();
+  current_->waitPeer.store(-1, std::memory_order_relaxed);
+  current_->waitStep.store(-1, std::memory_order_relaxed);
+  current_->state.store(static_cast<uint8_t>(OpState::Running), std::memory_order_relaxed);
+  current_->close();
 }
 
 void FlightRecorder::finish(bool ok) {
   if (current_ == nullptr) return;
   // A failed operation keeps the peer and step it waited on: that is the clue.
-  setState(ok ? OpState::Done : OpState::Failed, &current_->ended);
+  current_->open();
+  current_->state.store(static_cast<uint8_t>(ok ? OpState::Done : OpState::Failed), std::memory_order_relaxed);
+  current_->ended.store(readTicks(), std::memory_order_relaxed);
+  current_->close();
   current_ = nullptr;
 }
 
@@ -126,7 +130,6 @@ std::vector<OpSnapshot> FlightRecorder::snapshot() const {
       o.waitStep = s.waitStep.load(r);
       o.waitReceiving = s.waitReceiving.load(r) != 0;
       o.issuedTicks = s.issued.load(r);
-      o.startedTicks = s.started.load(r);
       o.waitingTicks = s.waitingSince.load(r);
       o.endedTicks = s.ended.load(r);
       std::atomic_thread_fence(std::memory_order_acquire);

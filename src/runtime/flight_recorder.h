@@ -41,10 +41,11 @@ struct OpSnapshot {
   OpInfo info;
   const char* algorithm = "";
   OpState state = OpState::Issued;
-  int waitPeer = -1;      // the peer it waits on (or waited on when it failed)
+  int waitPeer = -1;      // the peer it waits on now (or when it failed); -1: none
   int64_t waitStep = -1;  // the step of the schedule
   bool waitReceiving = false;
-  uint64_t issuedTicks = 0, startedTicks = 0, waitingTicks = 0, endedTicks = 0;
+  // When its turn began, when it last began to wait, when it ended (0: not yet).
+  uint64_t issuedTicks = 0, waitingTicks = 0, endedTicks = 0;
 };
 
 class FlightRecorder {
@@ -61,7 +62,7 @@ class FlightRecorder {
   void begin(const OpInfo& info);
   void running(const char* algorithm);
   void waiting(int peer, int64_t step, bool receiving);  // blocked on a peer
-  void resumed();                                        // progress again after waiting()
+  void resumed();                                        // progress again: the wait is cleared
   void finish(bool ok);
 
   // The last min(N, recorded) operations, oldest first. Any thread.
@@ -69,7 +70,6 @@ class FlightRecorder {
 
  private:
   struct Slot;
-  void setState(OpState state, std::atomic<uint64_t>* tick);
 
   size_t capacity_;
   std::unique_ptr<Slot[]> slots_;

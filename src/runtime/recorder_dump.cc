@@ -27,7 +27,6 @@ nlohmann::json opJson(const OpSnapshot& o, const TickClock::Scale& scale) {
     j["waitingFor"] = {{"peer", o.waitPeer}, {"step", o.waitStep}, {"direction", o.waitReceiving ? "recv" : "send"}};
   const auto time = [&](uint64_t ticks) { return ticks == 0 ? nlohmann::json(nullptr) : nlohmann::json(scale.toNs(ticks)); };
   j["issued_ns"] = time(o.issuedTicks);
-  j["started_ns"] = time(o.startedTicks);
   j["waiting_ns"] = time(o.waitingTicks);
   j["ended_ns"] = time(o.endedTicks);
   return j;

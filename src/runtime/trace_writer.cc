@@ -112,6 +112,9 @@ std::string tracePathFor(const std::string& pattern, int rank) {
     else
       throwInvalidArgument("TRNCCL_TRACE", "is '" + pattern + "': only %r (rank), %p (process id) and %% may follow %");
   }
+  // Found out now, not when the trace is written at the end of the run.
+  if (!std::ofstream(path, std::ios::app))
+    throwInvalidArgument("TRNCCL_TRACE", "is '" + pattern + "': cannot create the file " + path);
   return path;
 }
 

@@ -34,7 +34,7 @@ struct TraceEvent {
 };
 
 // Checks the value of TRNCCL_TRACE (throws InvalidArgument naming it) and
-// returns the path for this rank.
+// returns the path for this rank, which must be a file it can create.
 std::string tracePathFor(const std::string& pattern, int rank);
 
 class TraceBuffer {

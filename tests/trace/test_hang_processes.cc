@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <regex>
+#include <thread>
 
 #include "launcher.h"
 #include "scoped_env.h"
@@ -52,6 +54,51 @@ TEST_CASE("hang: a rank process stopped mid-collective is named by trnccl-trace 
                                                  "waits (to receive from rank 1|for rank 1 to receive) at step [0-9]+; "
                                                  "rank 1 left no dump")));
   CHECK(std::count(run.output.begin(), run.output.end(), '\n') == 1);
+}
+
+TEST_CASE("hang: SIGUSR1 sent to a hung job's rank processes makes each dump, and analyze names the missing rank",
+          "[trace][hang][processes][signal]") {
+  TempDir dir;
+  ScopedEnv traceDir("TRNCCL_TRACE_DIR", dir.path().c_str());
+  ScopedEnv timeout("TRNCCL_TIMEOUT_MS", "120000");  // far beyond this test: the job stays hung
+  const int nranks = 3, skipRank = 1;
+  colltest::WorkerJob job;
+  // Rank 1 makes 2 all-reduces of 3 and waits; ranks 0 and 2 block in #2.
+  std::thread run([&] {
+    job = colltest::runWorkers(TRNCCL_TRACE_HANG_WORKER, nranks,
+                               {"--calls", "3", "--skip-rank", std::to_string(skipRank), "--pid-dir", dir.path()},
+                               std::chrono::seconds(60));
+  });
+  std::vector<pid_t> pids;
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (pids.size() < static_cast<size_t>(nranks) && std::chrono::steady_clock::now() < limit) {
+    pids.clear();
+    for (int r = 0; r < nranks; ++r)
+      if (std::ifstream in(dir.path() + "/pid-" + std::to_string(r)); in) {
+        pid_t pid = 0;
+        if (in >> pid) pids.push_back(pid);
+      }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  bool dumped = false;
+  ToolRun analysis;
+  if (pids.size() == static_cast<size_t>(nranks)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // ranks 0 and 2 are inside #2 by now
+    for (pid_t pid : pids) kill(pid, SIGUSR1);
+    dumped = waitForDumps(dir.path(), nranks, std::chrono::seconds(20));
+    analysis = runTraceTool("analyze " + dir.path());
+  }
+  for (pid_t pid : pids) kill(pid, SIGKILL);
+  run.join();
+  INFO(colltest::describeJob(job));
+  REQUIRE(pids.size() == static_cast<size_t>(nranks));
+  REQUIRE(dumped);
+  for (int r = 0; r < nranks; ++r) CHECK(dumpOf(dir.path(), r)["reason"] == "signal");
+  INFO(analysis.output);
+  CHECK(analysis.status == 0);
+  CHECK_THAT(analysis.output, Catch::StartsWith("comm ") && Catch::Contains("allreduce #2 (4096 x float sum") &&
+                                  Catch::Contains("rank 1 never entered it (last collective: #1); ranks 0, 2 are "
+                                                  "in it\n"));
 }
 
 TEST_CASE("trnccl-trace: usage errors and unreadable directories fail with a message", "[trace][tool]") {

@@ -3,12 +3,14 @@
 #include <signal.h>
 
 #include <atomic>
+#include <filesystem>
 #include <catch2/catch.hpp>
 #include <thread>
 #include <vector>
 
 #include "analysis.h"
 #include "scoped_env.h"
+#include "thread_ranks.h"
 #include "trace_support.h"
 
 using colltest::ScopedEnv;
@@ -59,6 +61,30 @@ TEST_CASE("hang: a rank that skips a collective is named as never entering it", 
   INFO(line);
   CHECK_THAT(line, Catch::Contains("allreduce #1") && Catch::Contains("rank 2 never entered it") &&
                        Catch::Contains("last collective: #0") && Catch::Contains("ranks 0-1, 3 are in it"));
+}
+
+TEST_CASE("hang: a rank that destroys its communicator while the others wait is named by its last call",
+          "[trace][hang]") {
+  TempDir dir;
+  ScopedEnv traceDir("TRNCCL_TRACE_DIR", dir.path().c_str());
+  ScopedEnv timeout("TRNCCL_TIMEOUT_MS", "2000");
+  std::vector<trncclComm_t> comms(3, nullptr);
+  REQUIRE(trncclCommInitAll(comms.data(), 3, nullptr) == trncclSuccess);
+  // Rank 2 makes one all-reduce and leaves; ranks 0 and 1 wait for it in a
+  // second one (they fail once its transport is gone, or time out).
+  const std::vector<int> results = colltest::inThreads(3, [&](int rank) {
+    trncclComm_t comm = comms[static_cast<size_t>(rank)];
+    int failures = allReduce(comm, 4096) == trncclSuccess ? 0 : 1;
+    if (rank == 2) return failures + (trncclCommDestroy(comm) == trncclSuccess ? 0 : 10);
+    failures += allReduce(comm, 4096) != trncclSuccess ? 0 : 100;
+    return failures + (trncclCommAbort(comm) == trncclSuccess ? 0 : 1000);
+  });
+  REQUIRE(results == std::vector<int>{0, 0, 0});
+  CHECK(dumpOf(dir.path(), 2)["reason"] == "destroy");
+  const std::string line = analyzeDir(dir.path());
+  INFO(line);
+  CHECK_THAT(line, Catch::Contains("allreduce #1") && Catch::Contains("rank 2 never entered it") &&
+                       Catch::Contains("last collective: #0") && Catch::Contains("ranks 0-1 are in it"));
 }
 
 TEST_CASE("hang: a timeout dumps the recorder at once, before any abort", "[trace][hang]") {
@@ -112,27 +138,30 @@ TEST_CASE("hang: SIGUSR1 dumps every communicator of the process while a call is
   TempDir dir;
   ScopedEnv traceDir("TRNCCL_TRACE_DIR", dir.path().c_str());
   ScopedEnv timeout("TRNCCL_TIMEOUT_MS", "20000");
-  bool dumped = false;
   std::string line;
+  nlohmann::json dump0, dump1;
   std::vector<trncclComm_t> comms(2, nullptr);
   REQUIRE(trncclCommInitAll(comms.data(), 2, nullptr) == trncclSuccess);
-  // Rank 0 blocks in its all-reduce; rank 1 signals, and joins once both
-  // ranks have dumped, so the call then completes.
+  // Rank 0 blocks in its all-reduce; this thread (rank 1) signals, reads the
+  // dumps, and then joins, so the call completes.
   std::thread rank0([&] { CHECK(allReduce(comms[0], 4096) == trncclSuccess); });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   raise(SIGUSR1);
-  dumped = waitForDumps(dir.path(), 2, std::chrono::seconds(10));
-  if (dumped) line = analyzeDir(dir.path());
+  const bool dumped = waitForDumps(dir.path(), 2, std::chrono::seconds(10));
+  if (dumped) {
+    line = analyzeDir(dir.path());
+    dump0 = dumpOf(dir.path(), 0);
+    dump1 = dumpOf(dir.path(), 1);
+  }
   CHECK(allReduce(comms[1], 4096) == trncclSuccess);
   rank0.join();
   for (trncclComm_t c : comms) CHECK(trncclCommDestroy(c) == trncclSuccess);
   REQUIRE(dumped);
-  const nlohmann::json rank0dump = dumpOf(dir.path(), 0);
-  CHECK(rank0dump["reason"] == "signal");
-  REQUIRE(rank0dump["ops"].size() == 1);
-  CHECK(rank0dump["ops"][0]["state"] == "waiting");
-  CHECK(rank0dump["ops"][0]["waitingFor"]["peer"] == 1);
-  CHECK(dumpOf(dir.path(), 1)["ops"].empty());
+  CHECK(dump0["reason"] == "signal");
+  REQUIRE(dump0["ops"].size() == 1);
+  CHECK(dump0["ops"][0]["state"] == "waiting");
+  CHECK(dump0["ops"][0]["waitingFor"]["peer"] == 1);
+  CHECK(dump1["ops"].empty());
   INFO(line);
   CHECK_THAT(line, Catch::Contains("allreduce #0") && Catch::Contains("rank 1 never entered it") &&
                        Catch::Contains("last collective: none") && Catch::Contains("rank 0 is in it"));
@@ -196,6 +225,27 @@ TEST_CASE("hang: TRNCCL_RECORDER_OPS bounds the ring a dump shows", "[trace][han
   CHECK_THAT(analyzeDir(dir.path()), Catch::StartsWith("no hang recorded"));
 }
 
+TEST_CASE("hang: a call every rank refuses is recorded as failed, and is no hang", "[trace][hang]") {
+  TempDir dir;
+  ScopedEnv traceDir("TRNCCL_TRACE_DIR", dir.path().c_str());
+  ScopedEnv algo("TRNCCL_ALGO", "rdh");  // rdh has no broadcast
+  const std::vector<int> results = runThenAbort(2, [&](trncclComm_t comm, int) {
+    std::vector<float> data(64, 1.0f);
+    int failures = trncclBroadcast(data.data(), data.data(), 64, trncclFloat32, 0, comm, nullptr) ==
+                           trncclInvalidUsage
+                       ? 0
+                       : 1;
+    return failures + (allReduce(comm, 64) == trncclSuccess ? 0 : 10);
+  });
+  REQUIRE(results == std::vector<int>{0, 0});
+  const nlohmann::json dump = dumpOf(dir.path(), 0);
+  REQUIRE(dump["ops"].size() == 2);
+  CHECK(dump["ops"][0]["collective"] == "broadcast");
+  CHECK(dump["ops"][0]["state"] == "failed");
+  CHECK(dump["ops"][1]["state"] == "done");
+  CHECK_THAT(analyzeDir(dir.path()), Catch::StartsWith("no hang recorded"));
+}
+
 TEST_CASE("hang: bad diagnostics settings are errors naming the variable", "[trace][hang]") {
   struct Case {
     const char* variable;
@@ -205,7 +255,8 @@ TEST_CASE("hang: bad diagnostics settings are errors naming the variable", "[tra
   const Case cases[] = {{"TRNCCL_RECORDER_OPS", "many", "TRNCCL_RECORDER_OPS"},
                         {"TRNCCL_RECORDER_OPS", "-1", "TRNCCL_RECORDER_OPS"},
                         {"TRNCCL_TRACE_DIR", "/nonexistent/trnccl", "TRNCCL_TRACE_DIR"},
-                        {"TRNCCL_TRACE", "/tmp/trace-%q.json", "TRNCCL_TRACE"}};
+                        {"TRNCCL_TRACE", "/tmp/trace-%q.json", "TRNCCL_TRACE"},
+                        {"TRNCCL_TRACE", "/nonexistent/trnccl/trace-%r.json", "TRNCCL_TRACE"}};
   for (const Case& c : cases) {
     ScopedEnv bad(c.variable, c.value);
     std::vector<trncclComm_t> comms(2, nullptr);
@@ -219,4 +270,20 @@ TEST_CASE("hang: bad diagnostics settings are errors naming the variable", "[tra
   std::vector<trncclComm_t> comms(2, nullptr);
   CHECK(trncclCommInitAll(comms.data(), 2, nullptr) == trncclInvalidArgument);
   CHECK_THAT(trncclGetLastError(nullptr), Catch::Contains("TRNCCL_RECORDER_OPS=0"));
+}
+
+TEST_CASE("hang: a rank whose creation fails in trncclCommInitAll fails the others at once", "[trace][hang]") {
+  // Rank 1 cannot create its trace file (a directory has its name), so its
+  // creation fails before it joins the rendezvous. The others must not wait
+  // for it: the timeout is longer than this test's ctest limit, so waiting
+  // for it fails the test.
+  TempDir dir;
+  std::filesystem::create_directory(dir.path() + "/trace-1.json");
+  const std::string pattern = dir.path() + "/trace-%r.json";
+  ScopedEnv trace("TRNCCL_TRACE", pattern.c_str());
+  ScopedEnv timeout("TRNCCL_TIMEOUT_MS", "900000");
+  std::vector<trncclComm_t> comms(4, nullptr);
+  CHECK(trncclCommInitAll(comms.data(), 4, nullptr) == trncclInvalidArgument);
+  CHECK_THAT(trncclGetLastError(nullptr), Catch::Contains("TRNCCL_TRACE") && Catch::Contains("trace-1.json"));
+  for (trncclComm_t c : comms) CHECK(c == nullptr);
 }

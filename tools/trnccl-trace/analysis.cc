@@ -180,7 +180,7 @@ Diagnosis analyze(const std::vector<RankDump>& dumps) {
   const Comm& c = comms.begin()->second;
   std::vector<int> present;
   for (const auto& [rank, d] : c.byRank) present.push_back(rank);
-  return {false, "no hang recorded: every operation in the dumps of " + describeRanks(present) + " completed" +
+  return {false, "no hang recorded: every operation in the dumps of " + describeRanks(present) + " ended" +
                      missingNote(c)};
 }
 

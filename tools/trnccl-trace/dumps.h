@@ -24,7 +24,9 @@ struct RecordedOp {
   int64_t waitStep = -1;
   bool waitReceiving = false;
 
-  bool finished() const { return state == "done"; }
+  // Ended, or failed without waiting on anyone (a call every rank refused):
+  // nothing another rank could be stuck behind.
+  bool finished() const { return state == "done" || (state == "failed" && waitPeer < 0); }
   // "allreduce #3 (1024 x float sum, ring)"
   std::string describe() const;
   // What every rank must agree on.
