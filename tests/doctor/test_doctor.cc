@@ -1,79 +1,13 @@
 // trnccl-doctor run as users run it, on this machine (where every check
 // passes) and with each check provoked into a problem it must name and say
 // how to fix.
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "tests/command_run.h"
+#include "tests/doctor/doctor_run.h"
 
-namespace {
-
-using trnccl::test::Run;
-
-Run run(const std::string& command) { return trnccl::test::runCommand(command); }
-
-// The doctor with `environment` ("NAME=value ..."), no other TRNCCL_* variable
-// of the test's own except TRNCCL_CHECK.
-Run doctor(const std::string& environment, const std::string& args) {
-  return run("env -u TRNCCL_SOCKET_IFNAME -u TRNCCL_TOPO -u TRNCCL_OFI_PROVIDER -u TRNCCL_TRANSPORT " + environment +
-             " '" TRNCCL_DOCTOR_PATH "' " + args);
-}
-
-const std::string kMpirun = std::string("'") + TRNCCL_MPIEXEC + "' --allow-run-as-root --oversubscribe";
-const char* const kChecks[] = {"settings", "shm", "cma", "interface", "ofi", "topology", "consistency"};
-
-// The verdict on the report's line for `check` (text output): "ok: ..." or
-// "problem: ...".
-std::string lineOf(const std::string& output, const std::string& check) {
-  const size_t start = output.find("\n" + check + ":");
-  if (start == std::string::npos) return "";
-  const size_t verdict = output.find_first_not_of(' ', start + check.size() + 2);
-  return output.substr(verdict, output.find('\n', verdict) - verdict);
-}
-
-void checkAllOk(const Run& r, int nranks) {
-  INFO(r.output);
-  CHECK(r.status == 0);
-  CHECK(r.output.starts_with("trnccl-doctor: " + std::to_string(nranks) + (nranks == 1 ? " rank" : " ranks")));
-  for (const char* check : kChecks) CHECK(lineOf(r.output, check).starts_with("ok: "));
-  CHECK(r.output.find("problem") == std::string::npos);
-}
-
-// A problem on `check` that names `what` and fixes it with `fix`; status 1.
-void checkProblem(const Run& r, const std::string& check, const std::string& what, const std::string& fix) {
-  INFO(r.output);
-  CHECK(r.status == 1);
-  const std::string line = lineOf(r.output, check);
-  CHECK(line.starts_with("problem: "));
-  CHECK(line.find(what) != std::string::npos);
-  CHECK(line.find(" fix: " + fix) != std::string::npos);
-}
-
-std::string fileWith(const std::string& text) {
-  char path[] = "/tmp/trnccl-doctor-test-XXXXXX";
-  const int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
-  close(fd);
-  std::ofstream(path) << text;
-  return path;
-}
-
-// A rank's /dev/shm segment by docs/memory.md: a 4 KiB head, and per peer a
-// FIFO control line pair (128 B), 8 slots of 64 KiB + 64 B and a 512-byte
-// announcement table.
-std::string segmentMiB(int localRanks) {
-  const double bytes = 4096 + (localRanks - 1) * (128 + 8 * (65536 + 64) + 512);
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f MiB", bytes / (1 << 20));
-  return text;
-}
-
-}  // namespace
+using namespace doctortest;
 
 TEST_CASE("doctor: every check passes on this machine, alone and with -n 4", "[doctor]") {
   checkAllOk(doctor("", ""), 1);
@@ -170,4 +104,21 @@ TEST_CASE("doctor: a /dev/shm too small for the ranks (private 64 KiB tmpfs)", "
 TEST_CASE("doctor: a read-only /dev/shm (private tmpfs)", "[.shm-ro]") {
   checkProblem(doctor("", ""), "shm", "cannot make a segment: shm_open(/trnccl-shm-doctor-",
                "/dev/shm must be a writable tmpfs");
+}
+
+TEST_CASE("doctor refuses bad command lines with the usage and status 2", "[doctor]") {
+  for (const char* args : {"--bogus", "-n 0", "-n", "--timeout-ms soon", "--rank 0 --nranks 2",
+                           "--rendezvous /tmp --rank 2 --nranks 2", "-n 2 --rendezvous /tmp --rank 0 --nranks 1"}) {
+    const Run r = doctor("", args);
+    INFO(args << "\n" << r.output);
+    CHECK(r.status == 2);
+    CHECK(r.output.find("usage: trnccl-doctor") != std::string::npos);
+  }
+  const Run help = doctor("", "--help");
+  CHECK(help.status == 0);
+  CHECK(help.output.starts_with("usage: trnccl-doctor"));
+  // Under mpirun, mpirun starts the ranks.
+  const Run both = run(kMpirun + " -np 1 '" TRNCCL_DOCTOR_PATH "' -n 2");
+  INFO(both.output);
+  CHECK(both.output.find("under mpirun, mpirun starts the ranks") != std::string::npos);
 }

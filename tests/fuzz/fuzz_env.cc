@@ -2,7 +2,7 @@
 // value (the first byte picks the parser): integers, booleans and choices
 // (TRNCCL_TIMEOUT_MS, TRNCCL_CHECK, TRNCCL_DEBUG, ...), TRNCCL_ALGO's filter
 // syntax, TRNCCL_OFI_FAULTS, TRNCCL_SOCKET_IFNAME's interface selection and
-// TRNCCL_COMM_ID's address. Each accepts a value or refuses it with
+// TRNCCL_COMM_ID's address, TRNCCL_TOPO's "name:N". Each accepts a value or refuses it with
 // InvalidArgument naming it; what it accepts obeys its contract.
 #include <fuzzer/FuzzedDataProvider.h>
 #include <stdlib.h>
@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "base/socket.h"
 #include "tests/fuzz/fuzz_check.h"
+#include "topology/topology.h"
 #include "transports/ofi/fault_injection.h"
 
 namespace {
@@ -76,13 +77,22 @@ void parseAddress(FuzzedDataProvider& input) {
   FUZZ_CHECK(wire && wire->toString() == text);
 }
 
+// TRNCCL_TOPO: a shipped name, optionally ":N" instances. Paths are left
+// out: they would open whatever file the input names.
+void loadTopology(FuzzedDataProvider& input) {
+  const std::string spec = input.ConsumeRemainingBytesAsString();
+  if (spec.find('/') != std::string::npos || spec.find(".json") != std::string::npos) return;
+  const topo::Topology t = topo::loadTopology(spec);
+  FUZZ_CHECK(t.nodes >= 1 && t.nodes <= topo::kMaxNodes);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider input(data, size);
   using Parser = void (*)(FuzzedDataProvider&);
   constexpr Parser kParsers[] = {parseInt, parseChoice, parseAlgorithmFilter,
-                                 parseFaults, matchInterfaces, parseAddress};
+                                 parseFaults, matchInterfaces, parseAddress, loadTopology};
   const Parser parser = kParsers[input.ConsumeIntegralInRange<size_t>(0, std::size(kParsers) - 1)];
   try {
     parser(input);

@@ -4,6 +4,7 @@ anywhere; the files are committed). Seeds are valid inputs of each parser, so
 the fuzzer starts past the magic numbers and secrets; the layouts mirror the
 C++ structs (host byte order, x86-64)."""
 import os
+import json
 import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,6 +39,24 @@ def tcp_frame(kind, seq, tag=0, total=0, offset=0, length=0):  # tcp::FrameHeade
     return struct.pack("<IB3xQQQQQQ", 0x464E5254, kind, fnv1a("fuzz"), seq, tag, total, offset, length)
 
 
+def tcp_hello(rank, nranks, socket=0):  # tcp::Hello
+    return struct.pack("<QIIQ", 0x49485043544E5254, 1, socket, fnv1a("fuzz")) + SECRET + struct.pack("<ii", rank, nranks)
+
+
+def trace_dump(rank, nranks, ops):  # src/runtime/recorder_dump.cc's format
+    return json.dumps({"format": "trnccl-flight-recorder", "version": 1, "comm": "c0ffee", "commName": "",
+                       "rank": rank, "nranks": nranks, "pid": 100 + rank, "host": "h", "reason": "timeout",
+                       "capacity": 64, "dumped_ns": 0, "ops": ops}).encode()
+
+
+def trace_op(seq, collective, state, wait_peer=None):
+    op = {"seq": seq, "collective": collective, "count": 1024, "type": "float32", "op": "sum", "root": None,
+          "algorithm": "ring", "state": state, "issued_ns": 1, "started_ns": 2, "waiting_ns": 3, "ended_ns": 0}
+    if wait_peer is not None:
+        op["waitingFor"] = {"peer": wait_peer, "step": 2, "direction": "recv"}
+    return op
+
+
 def seeds():
     loopback = wire_v4([127, 0, 0, 1], 40123)
     yield "fuzz_bootstrap_messages", {
@@ -60,6 +79,7 @@ def seeds():
         "cancel": tcp_frame(cancel, 4, total=512),
         "data": tcp_frame(data, 2, tag=9, total=1 << 20, offset=512 * 1024, length=512 * 1024),
     }
+    yield "fuzz_tcp_hello", {"rank0": tcp_hello(0, 8), "rank2_socket1": tcp_hello(2, 8, 1)}
     # FuzzedDataProvider takes integers from the end: the last byte picks the
     # parser (fuzz_env) or the rank count (fuzz_rank_order: byte - 1).
     yield "fuzz_env", {
@@ -69,9 +89,18 @@ def seeds():
         "faults": b"delay=500:reorder:seed=7\x03",
         "ifname": b"^=eth0,docker\x04",
         "address": b"[fe80::1%3]:5000\x05",
+        "topo": b"trn1.32xlarge:4\x06",
     }
     yield "fuzz_rank_order", {
         "core": b"core\x09", "chip": b"chip\x05", "list": b"0, 3, 5,1\x05",
+    }
+    done0 = trace_op(0, "allreduce", "done")
+    yield "fuzz_trace_dumps", {
+        "never_entered": trace_dump(0, 2, [done0, trace_op(1, "allreduce", "waiting", 1)]) + b"\n---\n" +
+                         trace_dump(1, 2, [done0]),
+        "mismatch": trace_dump(0, 2, [trace_op(0, "allreduce", "waiting", 1)]) + b"\n---\n" +
+                    trace_dump(1, 2, [trace_op(0, "allgather", "waiting", 0)]),
+        "all_done": trace_dump(0, 1, [done0]),
     }
     yield "fuzz_topology", {
         name: open(os.path.join(TOPOLOGIES, name), "rb").read()

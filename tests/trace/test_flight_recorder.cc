@@ -139,3 +139,20 @@ TEST_CASE("trnccl-trace: a file that is not a dump is an error naming it", "[tra
   CHECK_THROWS_WITH(trace_tool::parseDump("{\"format\": \"other\"}", "x.json"), Catch::Contains("x.json"));
   CHECK_THROWS_WITH(trace_tool::parseDump("not json", "y.json"), Catch::Contains("y.json"));
 }
+
+// Found by fuzz_trace_dumps: an integer field holding 3e99 (or any number
+// that does not fit) reached nlohmann's get<int>(), whose cast is undefined.
+TEST_CASE("trnccl-trace: integer fields that are not whole or do not fit are an error naming them",
+          "[trace][recorder]") {
+  const std::string head = R"({"format": "trnccl-flight-recorder", "version": 1, "comm": "c", "pid": 1, )";
+  CHECK_THROWS_WITH(trace_tool::parseDump(head + R"("rank": 0, "nranks": 3e99, "ops": []})", "z.json"),
+                    Catch::StartsWith("z.json: ") && Catch::Contains("\"nranks\" is 3e+99, not an integer that fits"));
+  CHECK_THROWS_WITH(trace_tool::parseDump(head + R"("rank": 0.5, "nranks": 2, "ops": []})", "z.json"),
+                    Catch::Contains("\"rank\" is 0.5"));
+  CHECK_THROWS_WITH(trace_tool::parseDump(head + R"("rank": 0, "nranks": 4294967297, "ops": []})", "z.json"),
+                    Catch::Contains("\"nranks\" is 4294967297"));
+  const std::string op = R"({"seq": 1, "collective": "allreduce", "count": -1, "root": null, "state": "done"})";
+  CHECK_THROWS_WITH(trace_tool::parseDump(head + R"("rank": 0, "nranks": 1, "ops": [)" + op + "]}", "z.json"),
+                    Catch::Contains("\"count\" is -1"));
+  CHECK(trace_tool::parseDump(head + R"("rank": 1, "nranks": 2, "ops": []})", "z.json").nranks == 2);
+}

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,8 +14,9 @@
 
 namespace trnccl::doctor {
 
-// TRNCCL_* variables parse (the communicator's, and each transport's).
-CheckResult checkSettings();
+// Every TRNCCL_* variable set (`variables`) is one trnccl reads, and they
+// parse (the communicator's, and each transport's).
+CheckResult checkSettings(const std::map<std::string, std::string>& variables);
 
 // What /dev/shm has free; nullopt if statvfs fails. Every rank measures it
 // before any rank makes its probe segment, so ranks of a host agree.
@@ -34,7 +36,8 @@ CheckResult checkOfi(const core::Config& config);
 // TRNCCL_TOPO (if set) loads and places `nranks` ranks (TRNCCL_RANK_ORDER).
 CheckResult checkTopology(const core::Config& config, int nranks);
 
-// Every rank runs the same trnccl version with the same TRNCCL_* settings.
+// Every rank runs the same trnccl version with the same TRNCCL_* settings
+// (but for those that shape only a rank's own diagnostics: variables.h).
 CheckResult checkConsistency(const std::vector<Identity>& ranks);
 
 }  // namespace trnccl::doctor

@@ -1,9 +1,10 @@
 // How the doctor's ranks learn about each other: every rank contributes a
 // text and receives every rank's, in rank order. Under mpirun through MPI;
-// with -n N through pipes to the process that started the N ranks; alone,
-// trivially. Only the exchange differs: every rank runs the same checks.
+// with -n N through pipes to the process that started the N ranks; with
+// --rendezvous through files in a shared directory; alone, trivially. Only the exchange differs: every rank runs the same checks.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,12 @@ class SoloExchange final : public Exchange {
 bool launchedByMpi();
 std::unique_ptr<Exchange> mpiExchange(int* argc, char*** argv);
 void finalizeMpi();
+
+// Rank `rank` of `nranks` started by hand or any launcher, exchanging through
+// files in `directory` (empty at the start, seen by every rank); a round
+// waits at most `wait` for the other ranks.
+std::unique_ptr<Exchange> fileExchange(const std::string& directory, int rank, int nranks,
+                                       std::chrono::milliseconds wait);
 
 // Forks `nranks` ranks of this host. Returns the exchange in each rank (its
 // caller runs the checks and returns its exit status); in the parent it

@@ -26,8 +26,12 @@ int diagnose(Exchange& exchange, const Options& options) {
     ranks.push_back(identityFromJson(nlohmann::json::parse(text)));
 
   trnccl::core::Config config;
-  std::vector<CheckResult> mine{checkSettings()};
-  if (mine.front().ok) config = trnccl::core::resolveConfig(nullptr);
+  try {
+    config = trnccl::core::resolveConfig(nullptr);
+  } catch (const trnccl::Error&) {
+    // checkSettings names the variable; the other checks go by the defaults.
+  }
+  std::vector<CheckResult> mine{checkSettings(ranks[static_cast<size_t>(exchange.rank())].settings)};
   mine.push_back(checkSharedMemory(shmFree, ranksOnHostOf(ranks, exchange.rank()), nranks));
   mine.push_back(checkCrossMemoryAttach(options.ptraceScopeFile));
   mine.push_back(reachability.check(ranks, exchange.rank(), options.timeout));
@@ -67,10 +71,16 @@ int main(int argc, char** argv) {
   }
   try {
     if (launchedByMpi()) {
-      if (options.localRanks != 1) throw UsageError("-n starts ranks without mpirun; under mpirun use mpirun -np");
+      if (options.localRanks != 1 || !options.rendezvous.empty())
+        throw UsageError("under mpirun, mpirun starts the ranks: drop -n and --rendezvous");
       const int status = diagnose(*mpiExchange(&argc, &argv), options);
       finalizeMpi();
       return status;
+    }
+    if (!options.rendezvous.empty()) {
+      // Ranks started by hand may start minutes apart.
+      const auto wait = std::max(options.timeout, std::chrono::milliseconds(120000));
+      return diagnose(*fileExchange(options.rendezvous, options.rank, options.nranks, wait), options);
     }
     if (options.localRanks == 1) {
       SoloExchange solo;

@@ -16,6 +16,11 @@ class UsageError : public std::runtime_error {
 
 struct Options {
   int localRanks = 1;  // -n: ranks to start on this host (without mpirun)
+  // --rendezvous DIR --rank R --nranks N: one rank of a job started by hand
+  // (or any launcher), exchanging through files in DIR.
+  std::string rendezvous;
+  int rank = -1;
+  int nranks = 0;
   bool json = false;
   bool help = false;
   std::chrono::milliseconds timeout{10000};  // reachability: each connection

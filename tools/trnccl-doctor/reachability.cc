@@ -73,7 +73,8 @@ CheckResult Reachability::check(const std::vector<Identity>& ranks, int self, st
   const std::string where = selection() + " selects " + interface_->name + " (" + address() + ")";
   if (!unreachable.empty())
     return problem("interface", where + ", but: " + unreachable,
-                   "open the port range between the hosts (firewall, security group), or " + fixInterface);
+                   "route the hosts' addresses to each other and open the ports between them (firewall, security "
+                   "group), or " + fixInterface);
   const std::string others =
       withoutInterface.empty() ? "" : " (" + describeRanks(withoutInterface) + " had no interface to reach)";
   return ok("interface", where + "; reached " +

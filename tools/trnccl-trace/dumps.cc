@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 namespace trace_tool {
 namespace {
@@ -16,19 +17,32 @@ std::string stringOr(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// An integer field that fits T. nlohmann's get<T>() converts a float like
+// 3e99 with a cast whose result is undefined, so a number that is not a
+// whole one in range is refused here.
+template <class T>
+T integer(const json& j, const char* key) {
+  const json& value = j.at(key);
+  const bool fits = value.is_number_unsigned() ? std::in_range<T>(value.get<uint64_t>())
+                                                : value.is_number_integer() && std::in_range<T>(value.get<int64_t>());
+  if (!fits) throw json::out_of_range::create(406, std::string("\"") + key + "\" is " + value.dump() +
+                                                       ", not an integer that fits", &value);
+  return value.get<T>();
+}
+
 RecordedOp parseOp(const json& j) {
   RecordedOp o;
-  if (j.at("seq").is_number()) o.seq = j.at("seq").get<uint64_t>();
+  if (j.at("seq").is_number()) o.seq = integer<uint64_t>(j, "seq");
   o.collective = j.at("collective").get<std::string>();
-  o.count = j.at("count").get<uint64_t>();
+  o.count = integer<uint64_t>(j, "count");
   o.type = stringOr(j, "type");
   o.op = stringOr(j, "op");
-  if (j.at("root").is_number()) o.root = j.at("root").get<int>();
+  if (j.at("root").is_number()) o.root = integer<int>(j, "root");
   o.algorithm = stringOr(j, "algorithm");
   o.state = j.at("state").get<std::string>();
   if (const auto w = j.find("waitingFor"); w != j.end() && w->is_object()) {
-    o.waitPeer = w->at("peer").get<int>();
-    o.waitStep = w->at("step").get<int64_t>();
+    o.waitPeer = integer<int>(*w, "peer");
+    o.waitStep = integer<int64_t>(*w, "step");
     o.waitReceiving = w->at("direction").get<std::string>() == "recv";
   }
   return o;
@@ -57,16 +71,16 @@ RankDump parseDump(const std::string& text, const std::string& file) {
     const json j = json::parse(text);
     if (stringOr(j, "format") != "trnccl-flight-recorder")
       throw DumpError(file + ": not a trnccl flight-recorder dump (no \"format\": \"trnccl-flight-recorder\")");
-    if (j.at("version").get<int>() != 1)
+    if (integer<int>(j, "version") != 1)
       throw DumpError(file + ": dump version " + j.at("version").dump() + ", this tool reads version 1");
     RankDump d;
     d.file = file;
     d.comm = j.at("comm").get<std::string>();
     d.commName = stringOr(j, "commName");
     d.reason = stringOr(j, "reason");
-    d.rank = j.at("rank").get<int>();
-    d.nranks = j.at("nranks").get<int>();
-    d.pid = j.at("pid").get<int64_t>();
+    d.rank = integer<int>(j, "rank");
+    d.nranks = integer<int>(j, "nranks");
+    d.pid = integer<int64_t>(j, "pid");
     if (d.nranks < 1 || d.rank < 0 || d.rank >= d.nranks)
       throw DumpError(file + ": rank " + std::to_string(d.rank) + " of " + std::to_string(d.nranks) + " is impossible");
     for (const json& op : j.at("ops")) d.ops.push_back(parseOp(op));

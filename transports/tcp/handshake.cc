@@ -172,20 +172,12 @@ class Setup {
   // Why the hello is refused; empty if it is (so far) right. Garbage is
   // refused at its first 8 bytes.
   std::string judge(const PendingHello& p) const {
+    const HelloExpectation expected{job_, endpoint(options_.rank).secret, options_.rank, options_.nranks};
+    std::string problem = helloProblem(p.hello, p.received, expected, [this](int rank) {
+      return !slots_[static_cast<size_t>(rank)].empty();
+    });
+    if (!problem.empty() || p.received < sizeof(Hello)) return problem;
     const Hello& h = p.hello;
-    if (p.received >= sizeof h.magic && h.magic != kHelloMagic)
-      return "not a trnccl tcp transport connection";
-    if (p.received < sizeof(Hello)) return {};
-    if (h.version != kHelloVersion)
-      return "protocol version " + std::to_string(h.version) + ", expected " +
-             std::to_string(kHelloVersion);
-    if (h.job != job_) return "a connection for another communicator";
-    if (h.secret != endpoint(options_.rank).secret) return "wrong secret";
-    if (h.nranks != options_.nranks || h.rank < 0 || h.rank >= options_.rank ||
-        slots_[static_cast<size_t>(h.rank)].empty())
-      return "claims to be rank " + std::to_string(h.rank) + " of " + std::to_string(h.nranks) +
-             ", not a lower-ranked peer of rank " + std::to_string(options_.rank) + " of " +
-             std::to_string(options_.nranks);
     const auto& slots = slots_[static_cast<size_t>(h.rank)];
     if (h.socket >= slots.size())
       return "connection index " + std::to_string(h.socket) + " of " + std::to_string(slots.size());
@@ -226,6 +218,21 @@ class Setup {
 };
 
 }  // namespace
+
+std::string helloProblem(const Hello& h, size_t received, const HelloExpectation& expected,
+                         const std::function<bool(int)>& isPeer) {
+  if (received >= sizeof h.magic && h.magic != kHelloMagic) return "not a trnccl tcp transport connection";
+  if (received < sizeof(Hello)) return {};
+  if (h.version != kHelloVersion)
+    return "protocol version " + std::to_string(h.version) + ", expected " + std::to_string(kHelloVersion);
+  if (h.job != expected.job) return "a connection for another communicator";
+  if (h.secret != expected.secret) return "wrong secret";
+  if (h.nranks != expected.nranks || h.rank < 0 || h.rank >= expected.rank || !isPeer(h.rank))
+    return "claims to be rank " + std::to_string(h.rank) + " of " + std::to_string(h.nranks) +
+           ", not a lower-ranked peer of rank " + std::to_string(expected.rank) + " of " +
+           std::to_string(expected.nranks);
+  return {};
+}
 
 Hello makeHello(uint64_t job, const Secret& listenerSecret, int rank, int nranks, uint32_t socket) {
   return {kHelloMagic, kHelloVersion, socket, job, listenerSecret, rank, nranks};

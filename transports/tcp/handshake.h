@@ -14,6 +14,8 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "base/secret.h"
@@ -53,6 +55,21 @@ static_assert(sizeof(Hello) == 48);
 inline constexpr uint64_t kWelcome = 0x4b4f5043544e5254;  // "TRNTCPOK"
 
 Hello makeHello(uint64_t job, const Secret& listenerSecret, int rank, int nranks, uint32_t socket);
+
+// What a listening rank expects of the hellos it accepts.
+struct HelloExpectation {
+  uint64_t job;
+  Secret secret;  // the listener's
+  int rank;       // the listener's
+  int nranks;
+};
+
+// Why the first `received` bytes of `hello` are refused (garbage at its
+// first 8 bytes); empty if right so far. `isPeer(r)` for a lower rank r:
+// whether the listener serves it. Pure, so the fuzzers can feed it bytes;
+// the handshake checks the connection index against its own state after.
+std::string helloProblem(const Hello& hello, size_t received, const HelloExpectation& expected,
+                         const std::function<bool(int)>& isPeer);
 
 // How many connections two ranks that published these counts open.
 inline int socketsBetween(uint32_t a, uint32_t b) { return static_cast<int>(a < b ? a : b); }
