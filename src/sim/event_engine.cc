@@ -56,7 +56,8 @@ struct RankState {
 
 class Engine {
  public:
-  Engine(const std::vector<algo::Schedule>& all, const algo::Network& net) : all_(all), net_(net) {
+  Engine(const std::vector<algo::Schedule>& all, const algo::Network& net, Sharing sharing, const IdealRate* rate)
+      : all_(all), net_(net), sharing_(sharing), idealRate_(rate) {
     for (int l = 0; l < net.linkCount(); ++l) links_.push_back({net.linkBytesPerSec(l), {}});
     outcome_.linkBytes.assign(links_.size(), 0);
     ranks_.resize(all.size());
@@ -137,7 +138,7 @@ class Engine {
 
   void send(int rank, int channel) {
     const algo::Step& step = stepOf(rank, channel);
-    if (step.sendPeer >= 0) startFlow(rank, step);
+    if (step.sendPeer >= 0) startFlow(rank, channel, step);
     advance(rank, channel);
   }
 
@@ -152,7 +153,7 @@ class Engine {
     return it->second;
   }
 
-  void startFlow(int rank, const algo::Step& step) {
+  void startFlow(int rank, int channel, const algo::Step& step) {
     ++outcome_.transfers;
     const uint64_t key = messageKey(rank, step.sendPeer, step.sendTag);
     const algo::Path& path = pathOf(rank, step.sendPeer);
@@ -168,22 +169,29 @@ class Engine {
     }
     Flow& f = flows_[id];
     f.path = &path, f.message = key, f.remaining = bytes, f.rate = 0, f.since = now_;
-    for (int l : path.links) {
-      links_[l].flows.push_back(id);
-      outcome_.linkBytes[l] += bytes;
+    for (int l : path.links) outcome_.linkBytes[l] += bytes;
+    if (sharing_ == Sharing::Ideal) {
+      double rate = std::numeric_limits<double>::infinity();
+      for (int l : path.links) rate = std::min(rate, links_[l].bytesPerSec);
+      if (idealRate_ != nullptr)
+        rate = (*idealRate_)(rank, ranks_[rank].phase, ranks_[rank].channels[channel].step, path);
+      push({now_ + bytes / rate, EventKind::FlowDone, id, static_cast<int>(++f.version)});
+      return;
     }
+    for (int l : path.links) links_[l].flows.push_back(id);
     reshare(path.links);
   }
 
   void finishFlow(int id) {
     Flow& f = flows_[id];
     ++f.version;  // no event of it is current any more
+    freeFlows_.push_back(id);
+    arrive(f.message, now_ + f.path->latencySec);
+    if (sharing_ == Sharing::Ideal) return;
     for (int l : f.path->links) {
       auto& on = links_[l].flows;
       on.erase(std::find(on.begin(), on.end(), id));
     }
-    freeFlows_.push_back(id);
-    arrive(f.message, now_ + f.path->latencySec);
     reshare(f.path->links);
   }
 
@@ -239,6 +247,8 @@ class Engine {
 
   const std::vector<algo::Schedule>& all_;
   const algo::Network& net_;
+  Sharing sharing_;
+  const IdealRate* idealRate_;
   std::vector<Link> links_;
   std::vector<RankState> ranks_;
   std::vector<Flow> flows_;
@@ -252,8 +262,9 @@ class Engine {
 
 }  // namespace
 
-EventOutcome runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net) {
-  return Engine(allRanks, net).run();
+EventOutcome runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net, Sharing sharing,
+                       const IdealRate* idealRate) {
+  return Engine(allRanks, net, sharing, idealRate).run();
 }
 
 }  // namespace trnccl::sim

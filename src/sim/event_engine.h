@@ -13,6 +13,7 @@
 //    route's latency after its last byte left.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,18 @@ struct EventOutcome {
   std::vector<double> linkBytes;  // bytes that crossed each link
 };
 
+// How transfers use the links: Fair shares them as above; Ideal gives every
+// transfer its route's bottleneck bandwidth whatever else crosses it, which
+// leaves the critical path of the schedules' dependencies in alpha-beta
+// terms (the analytical engine adds the link loads to it).
+enum class Sharing { Fair, Ideal };
+// For Sharing::Ideal: the rate of the message that `rank` sends in step
+// `step` of phase `phase` over `path` (null: the path's bottleneck bandwidth).
+using IdealRate = std::function<double(int rank, size_t phase, size_t step, const algo::Path& path)>;
+
 // Throws Error(InternalError) on a schedule that can never finish (a receive
 // nobody sends), naming the rank and step.
-EventOutcome runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net);
+EventOutcome runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
+                       Sharing sharing = Sharing::Fair, const IdealRate* idealRate = nullptr);
 
 }  // namespace trnccl::sim

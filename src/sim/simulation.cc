@@ -3,6 +3,7 @@
 #include "algorithms/algorithm_filter.h"
 #include "algorithms/tuner.h"
 #include "base/error.h"
+#include "sim/analytical_engine.h"
 #include "sim/event_engine.h"
 
 namespace trnccl::sim {
@@ -56,7 +57,7 @@ Prediction simulate(const Machine& machine, const Call& call) {
     EventOutcome o = runEvents(all, machine.network());
     p.seconds = o.seconds, p.bound = std::move(o.bound);
   } else {
-    algo::Prediction o = algo::predict(all, machine.network());
+    algo::Prediction o = runAnalytical(all, machine.network());
     p.seconds = o.seconds, p.bound = std::move(o.bound);
   }
   return p;

@@ -1,7 +1,7 @@
 // One prediction: a collective call on a machine, with an algorithm (or the
 // tuner's choice, "auto"), by one of the two engines over the same schedules:
-//  - analytical: the tuner's alpha-beta cost model with link loads
-//    (algorithms/cost_model.h), fast at any size;
+//  - analytical: alpha-beta along the schedules' dependencies, bounded by
+//    the link loads (analytical_engine.h), with no contention to track;
 //  - event-driven: every transfer moves over its links (event_engine.h),
 //    congestion-aware, costlier.
 #pragma once

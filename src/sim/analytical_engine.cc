@@ -1,0 +1,77 @@
+#include "sim/analytical_engine.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include "base/datatype.h"
+#include "sim/event_engine.h"
+
+namespace trnccl::sim {
+
+namespace {
+
+// Messages per link at each step index, keyed (phase, step, link).
+uint64_t slotKey(size_t phase, size_t step, int link) {
+  return (static_cast<uint64_t>(phase) << 48) | (static_cast<uint64_t>(step) << 24) | static_cast<uint32_t>(link);
+}
+
+}  // namespace
+
+algo::Prediction runAnalytical(const std::vector<algo::Schedule>& all, const algo::Network& net) {
+  // Steps of one index (in one phase, over every channel and rank) run
+  // together: their bytes load the links at once, and their messages share
+  // each link they cross equally.
+  std::unordered_map<uint64_t, algo::Path> paths;
+  std::unordered_map<uint64_t, uint32_t> sharers;
+  std::vector<double> load(static_cast<size_t>(net.linkCount()), 0.0), busiest(load.size(), 0.0);
+  std::vector<int> touched;
+  size_t phases = 0;
+  for (const algo::Schedule& s : all) phases = std::max(phases, s.phases.size());
+  double loadSeconds = 0;
+  for (size_t p = 0; p < phases; ++p)
+    for (size_t k = 0;; ++k) {
+      bool any = false;
+      for (const algo::Schedule& s : all) {
+        if (p >= s.phases.size()) continue;
+        for (const algo::Channel& channel : s.phases[p].channels) {
+          if (k >= channel.steps.size()) continue;
+          any = true;
+          const algo::Step& step = channel.steps[k];
+          if (step.sendPeer < 0) continue;
+          const uint64_t key = (static_cast<uint64_t>(s.rank) << 32) | static_cast<uint32_t>(step.sendPeer);
+          auto [it, fresh] = paths.try_emplace(key);
+          if (fresh) it->second = net.path(s.rank, step.sendPeer);
+          for (int l : it->second.links) {
+            if (load[l] == 0) touched.push_back(l);
+            load[l] += static_cast<double>(step.count * typeSize(s.type));
+            ++sharers[slotKey(p, k, l)];
+          }
+        }
+      }
+      if (!any) break;
+      double most = 0;
+      for (int l : touched) {
+        const double t = load[l] / net.linkBytesPerSec(l);
+        most = std::max(most, t);
+        busiest[l] += t;
+        load[l] = 0;
+      }
+      touched.clear();
+      loadSeconds += most;
+    }
+  const IdealRate shareOfStep = [&](int, size_t phase, size_t step, const algo::Path& path) {
+    double rate = std::numeric_limits<double>::infinity();
+    for (int l : path.links)
+      rate = std::min(rate, net.linkBytesPerSec(l) / std::max<uint32_t>(1, sharers[slotKey(phase, step, l)]));
+    return rate;
+  };
+  EventOutcome chain = runEvents(all, net, Sharing::Ideal, &shareOfStep);
+  if (loadSeconds > chain.seconds) {
+    const auto worst = std::max_element(busiest.begin(), busiest.end()) - busiest.begin();
+    return {loadSeconds, "link " + net.linkName(static_cast<int>(worst))};
+  }
+  return {chain.seconds, std::move(chain.bound)};
+}
+
+}  // namespace trnccl::sim
