@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "base/datatype.h"
 #include "sim/event_engine.h"
@@ -20,10 +21,11 @@ uint64_t slotKey(size_t phase, size_t step, int link) {
 
 algo::Prediction runAnalytical(const std::vector<algo::Schedule>& all, const algo::Network& net) {
   // Steps of one index (in one phase, over every channel and rank) run
-  // together: their bytes load the links at once, and their messages share
-  // each link they cross equally.
+  // together: their bytes load the links at once, and the rank pairs they
+  // connect share each link they cross equally.
   std::unordered_map<uint64_t, algo::Path> paths;
   std::unordered_map<uint64_t, uint32_t> sharers;
+  std::unordered_set<uint64_t> pairsSeen;
   std::vector<double> load(static_cast<size_t>(net.linkCount()), 0.0), busiest(load.size(), 0.0);
   std::vector<int> touched;
   size_t phases = 0;
@@ -45,7 +47,9 @@ algo::Prediction runAnalytical(const std::vector<algo::Schedule>& all, const alg
           for (int l : it->second.links) {
             if (load[l] == 0) touched.push_back(l);
             load[l] += static_cast<double>(step.count * typeSize(s.type));
-            ++sharers[slotKey(p, k, l)];
+            // A rank's messages to one peer queue behind each other (the
+            // engines' per-peer order): a pair counts once per link.
+            if (pairsSeen.insert(slotKey(p, k, l) * 0x9E3779B97F4A7C15ull ^ key).second) ++sharers[slotKey(p, k, l)];
           }
         }
       }
@@ -60,13 +64,13 @@ algo::Prediction runAnalytical(const std::vector<algo::Schedule>& all, const alg
       touched.clear();
       loadSeconds += most;
     }
-  const IdealRate shareOfStep = [&](int, size_t phase, size_t step, const algo::Path& path) {
+  const StaticRate shareOfStep = [&](int, size_t phase, size_t step, const algo::Path& path) {
     double rate = std::numeric_limits<double>::infinity();
     for (int l : path.links)
       rate = std::min(rate, net.linkBytesPerSec(l) / std::max<uint32_t>(1, sharers[slotKey(phase, step, l)]));
     return rate;
   };
-  EventOutcome chain = runEvents(all, net, Sharing::Ideal, &shareOfStep);
+  EventOutcome chain = runEvents(all, net, Sharing::Static, &shareOfStep);
   if (loadSeconds > chain.seconds) {
     const auto worst = std::max_element(busiest.begin(), busiest.end()) - busiest.begin();
     return {loadSeconds, "link " + net.linkName(static_cast<int>(worst))};

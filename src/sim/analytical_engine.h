@@ -3,9 +3,9 @@
 //  - The critical path: every message costs its route's latency plus its
 //    bytes at the route's bottleneck bandwidth, and every reduction its
 //    vector-engine time; a step starts when its channel and its message are
-//    ready (the event engine with ideal links). A message's bandwidth is its
-//    equal share of each link it crosses among the messages of the same step
-//    index: a static sharing, decided from the schedules, not from time.
+//    ready. A message's bandwidth is its equal share of each link it crosses
+//    among the messages of the same step index, decided from the schedules,
+//    not from time (the event engine with Sharing::Static).
 //  - The link loads: the steps of one index (of a phase, over all channels
 //    and ranks) run together, so each index costs its most loaded link's
 //    bytes over that link's bandwidth; indices add up.

@@ -1,6 +1,7 @@
 #include "sim/event_engine.h"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <queue>
 #include <unordered_map>
@@ -24,13 +25,22 @@ struct Message {
 struct Flow {
   const algo::Path* path = nullptr;
   uint64_t message = 0;
+  uint64_t pair = 0;  // sender and receiver
   double remaining = 0, rate = 0, since = 0;
   uint32_t version = 0;
 };
 
+// A rank's messages to one peer leave in order, one at a time, as a
+// transport's per-peer queue sends them.
+struct PairQueue {
+  int active = -1;  // Fair: the flow on the wire
+  std::deque<int> waiting;
+  double busyUntil = 0;  // Static
+};
+
 struct Link {
   double bytesPerSec = 0;
-  std::vector<int> flows;
+  std::vector<int> flows;  // Fair: the transfers on it now
 };
 
 enum class EventKind : uint8_t { Proceed, Send, FlowDone };
@@ -56,8 +66,8 @@ struct RankState {
 
 class Engine {
  public:
-  Engine(const std::vector<algo::Schedule>& all, const algo::Network& net, Sharing sharing, const IdealRate* rate)
-      : all_(all), net_(net), sharing_(sharing), idealRate_(rate) {
+  Engine(const std::vector<algo::Schedule>& all, const algo::Network& net, Sharing sharing, const StaticRate* rate)
+      : all_(all), net_(net), sharing_(sharing), staticRate_(rate) {
     for (int l = 0; l < net.linkCount(); ++l) links_.push_back({net.linkBytesPerSec(l), {}});
     outcome_.linkBytes.assign(links_.size(), 0);
     ranks_.resize(all.size());
@@ -94,6 +104,7 @@ class Engine {
       return;
     }
     const auto& channels = s.phases[phase].channels;
+    if (channels.empty()) return startPhase(rank, phase + 1);  // a phase this rank sits out
     rs.channels.assign(channels.size(), {});
     rs.channelsLeft = static_cast<int>(channels.size());
     for (size_t c = 0; c < channels.size(); ++c) startStep(rank, static_cast<int>(c));
@@ -169,17 +180,27 @@ class Engine {
     }
     Flow& f = flows_[id];
     f.path = &path, f.message = key, f.remaining = bytes, f.rate = 0, f.since = now_;
+    f.pair = (static_cast<uint64_t>(rank) << 32) | static_cast<uint32_t>(step.sendPeer);
     for (int l : path.links) outcome_.linkBytes[l] += bytes;
-    if (sharing_ == Sharing::Ideal) {
+    PairQueue& queue = pairs_[f.pair];
+    if (sharing_ == Sharing::Static) {
       double rate = std::numeric_limits<double>::infinity();
       for (int l : path.links) rate = std::min(rate, links_[l].bytesPerSec);
-      if (idealRate_ != nullptr)
-        rate = (*idealRate_)(rank, ranks_[rank].phase, ranks_[rank].channels[channel].step, path);
-      push({now_ + bytes / rate, EventKind::FlowDone, id, static_cast<int>(++f.version)});
+      if (staticRate_ != nullptr)
+        rate = (*staticRate_)(rank, ranks_[rank].phase, ranks_[rank].channels[channel].step, path);
+      queue.busyUntil = std::max(now_, queue.busyUntil) + bytes / rate;
+      push({queue.busyUntil, EventKind::FlowDone, id, static_cast<int>(++f.version)});
       return;
     }
-    for (int l : path.links) links_[l].flows.push_back(id);
-    reshare(path.links);
+    if (queue.active >= 0) return queue.waiting.push_back(id);
+    putOnWire(id, queue);
+  }
+
+  void putOnWire(int id, PairQueue& queue) {
+    queue.active = id;
+    flows_[id].since = now_;
+    for (int l : flows_[id].path->links) links_[l].flows.push_back(id);
+    reshare(flows_[id].path->links);
   }
 
   void finishFlow(int id) {
@@ -187,12 +208,18 @@ class Engine {
     ++f.version;  // no event of it is current any more
     freeFlows_.push_back(id);
     arrive(f.message, now_ + f.path->latencySec);
-    if (sharing_ == Sharing::Ideal) return;
+    if (sharing_ == Sharing::Static) return;
     for (int l : f.path->links) {
       auto& on = links_[l].flows;
       on.erase(std::find(on.begin(), on.end(), id));
     }
     reshare(f.path->links);
+    PairQueue& queue = pairs_[f.pair];
+    queue.active = -1;
+    if (queue.waiting.empty()) return;
+    const int next = queue.waiting.front();
+    queue.waiting.pop_front();
+    putOnWire(next, queue);
   }
 
   // Transfers on `changed` links get new shares (and new finish times).
@@ -248,13 +275,14 @@ class Engine {
   const std::vector<algo::Schedule>& all_;
   const algo::Network& net_;
   Sharing sharing_;
-  const IdealRate* idealRate_;
+  const StaticRate* staticRate_;
   std::vector<Link> links_;
   std::vector<RankState> ranks_;
   std::vector<Flow> flows_;
   std::vector<int> freeFlows_;
   std::unordered_map<uint64_t, Message> messages_;
   std::unordered_map<uint64_t, algo::Path> paths_;
+  std::unordered_map<uint64_t, PairQueue> pairs_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   double now_ = 0, finished_ = 0;
   EventOutcome outcome_;
@@ -263,8 +291,8 @@ class Engine {
 }  // namespace
 
 EventOutcome runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net, Sharing sharing,
-                       const IdealRate* idealRate) {
-  return Engine(allRanks, net, sharing, idealRate).run();
+                       const StaticRate* staticRate) {
+  return Engine(allRanks, net, sharing, staticRate).run();
 }
 
 }  // namespace trnccl::sim

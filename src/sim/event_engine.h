@@ -6,6 +6,8 @@
 //    and tag, as the executor matches it), then reduces on the vector engine
 //    ((inputs - 1) passes of its bytes, at least one), then posts its send and
 //    the channel moves on (sends are asynchronous, as posted sends are).
+//  - A rank's messages to one peer go one at a time, in order (a transport's
+//    per-peer queue); the next starts when the last byte of one has left.
 //  - A transfer occupies every link of its route at once; links are shared
 //    fairly: each transfer gets, on every link it crosses, an equal share of
 //    that link, and moves at its smallest share; shares are recomputed when a
@@ -32,18 +34,19 @@ struct EventOutcome {
   std::vector<double> linkBytes;  // bytes that crossed each link
 };
 
-// How transfers use the links: Fair shares them as above; Ideal gives every
-// transfer its route's bottleneck bandwidth whatever else crosses it, which
-// leaves the critical path of the schedules' dependencies in alpha-beta
-// terms (the analytical engine adds the link loads to it).
-enum class Sharing { Fair, Ideal };
-// For Sharing::Ideal: the rate of the message that `rank` sends in step
-// `step` of phase `phase` over `path` (null: the path's bottleneck bandwidth).
-using IdealRate = std::function<double(int rank, size_t phase, size_t step, const algo::Path& path)>;
+// How transfers use the links. Fair shares them as above. Static decides
+// each transfer's rate from the schedules alone (StaticRate; by default its
+// route's bottleneck) and never recomputes it as other transfers come and
+// go, which leaves alpha-beta along the schedules' dependencies (the
+// analytical engine).
+enum class Sharing { Fair, Static };
+// For Sharing::Static: the rate of the message that `rank` sends in step
+// `step` of phase `phase` over `path`.
+using StaticRate = std::function<double(int rank, size_t phase, size_t step, const algo::Path& path)>;
 
 // Throws Error(InternalError) on a schedule that can never finish (a receive
 // nobody sends), naming the rank and step.
 EventOutcome runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
-                       Sharing sharing = Sharing::Fair, const IdealRate* idealRate = nullptr);
+                       Sharing sharing = Sharing::Fair, const StaticRate* staticRate = nullptr);
 
 }  // namespace trnccl::sim

@@ -11,38 +11,13 @@
 #include "algorithms/rdh.h"
 #include "algorithms/ring.h"
 #include "base/error.h"
+#include "tests/algorithms/hand_network.h"
 
 using namespace trnccl;
 using algo::Collective;
+using test::HandNetwork;
 
 namespace {
-
-constexpr double kInfinite = std::numeric_limits<double>::infinity();
-
-class HandNetwork : public algo::Network {
- public:
-  int addLink(const std::string& name, double bytesPerSec) {
-    names_.push_back(name);
-    bandwidth_.push_back(bytesPerSec);
-    return static_cast<int>(names_.size()) - 1;
-  }
-  void route(int from, int to, std::vector<int> links, double latency) {
-    paths_[{from, to}] = algo::Path{std::move(links), latency};
-  }
-
-  int linkCount() const override { return static_cast<int>(names_.size()); }
-  double linkBytesPerSec(int link) const override { return bandwidth_.at(link); }
-  const std::string& linkName(int link) const override { return names_.at(link); }
-  algo::Path path(int from, int to) const override { return paths_.at({from, to}); }
-  double reduceBytesPerSec() const override { return reduceRate; }
-
-  double reduceRate = kInfinite;
-
- private:
-  std::vector<std::string> names_;
-  std::vector<double> bandwidth_;
-  std::map<std::pair<int, int>, algo::Path> paths_;
-};
 
 // Ranks 0..n-1 in a unidirectional ring: one link from each rank to the next.
 HandNetwork ringNetwork(int n, double bytesPerSec, double latency) {
@@ -125,7 +100,7 @@ TEST_CASE("a ring all-reduce costs 2(n-1) steps of alpha + (N/n)/B plus n-1 bloc
   CHECK(p.seconds == Approx(2 * (n - 1) * (a + block / B) + (n - 1) * block / R).epsilon(1e-12));
 
   SECTION("element sizes come from the schedule's type") {
-    net.reduceRate = kInfinite;
+    net.reduceRate = std::numeric_limits<double>::infinity();
     const double half = count / n * 2.0;  // bfloat16 bytes
     const algo::Prediction bf16 = algo::predict(schedulesOf(algo::Ring(), allReduce(n, count, trncclBfloat16)), net);
     CHECK(bf16.seconds == Approx(2 * (n - 1) * (a + half / B)).epsilon(1e-12));

@@ -1,0 +1,40 @@
+// A network built by hand for tests of the cost model and the simulator:
+// named links with a bandwidth, and a route (links and latency) per ordered
+// pair of ranks, so every expected time can be worked out on paper.
+#pragma once
+
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "algorithms/cost_model.h"
+
+namespace trnccl::test {
+
+class HandNetwork : public algo::Network {
+ public:
+  int addLink(const std::string& name, double bytesPerSec) {
+    names_.push_back(name);
+    bandwidth_.push_back(bytesPerSec);
+    return static_cast<int>(names_.size()) - 1;
+  }
+  void route(int from, int to, std::vector<int> links, double latency) {
+    paths_[{from, to}] = algo::Path{std::move(links), latency};
+  }
+
+  int linkCount() const override { return static_cast<int>(names_.size()); }
+  double linkBytesPerSec(int link) const override { return bandwidth_.at(link); }
+  const std::string& linkName(int link) const override { return names_.at(link); }
+  algo::Path path(int from, int to) const override { return paths_.at({from, to}); }
+  double reduceBytesPerSec() const override { return reduceRate; }
+
+  double reduceRate = std::numeric_limits<double>::infinity();
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<double> bandwidth_;
+  std::map<std::pair<int, int>, algo::Path> paths_;
+};
+
+}  // namespace trnccl::test

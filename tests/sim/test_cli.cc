@@ -1,0 +1,102 @@
+// trnccl-sim as a user runs it: its outputs, its plots and its errors.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tests/command_run.h"
+
+using trnccl::test::runCommand;
+
+namespace {
+
+const std::string kSim = TRNCCL_SIM_PATH;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string tempPath(const std::string& name) {
+  return "/tmp/trnccl-sim-test-" + std::to_string(getpid()) + "-" + name;
+}
+
+}  // namespace
+
+TEST_CASE("trnccl-sim prints a row per algorithm and size, with the tuner's pick for auto", "[sim][cli]") {
+  const auto run = runCommand(kSim + " --topo trn1.32xlarge --ranks 16 --rank-order chip --algo ring,torus2d,auto"
+                                     " --sizes 64K:64M:x32");
+  REQUIRE(run.status == 0);
+  CHECK_THAT(run.output, Catch::Contains("# trnccl-sim: all_reduce, float sum"));
+  CHECK_THAT(run.output, Catch::Contains("busbw"));
+  size_t rows = 0;
+  std::istringstream lines(run.output);
+  for (std::string line; std::getline(lines, line);) rows += !line.empty() && line[0] != '#';
+  CHECK(rows == 3 * 3);  // 64 KiB, 2 MiB, 64 MiB
+  CHECK_THAT(run.output, Catch::Contains("torus2d      ") && Catch::Contains("(event)"));
+}
+
+TEST_CASE("trnccl-sim writes CSV and JSON with nccl-tests' bandwidths", "[sim][cli]") {
+  const std::string json = tempPath("out.json");
+  REQUIRE(runCommand(kSim + " --topo trn1.2xlarge --coll allgather --algo ring --sizes 1M --format json --out " + json)
+              .status == 0);
+  const auto doc = nlohmann::json::parse(slurp(json));
+  std::remove(json.c_str());
+  REQUIRE(doc["rows"].size() == 1);
+  const auto& row = doc["rows"][0];
+  CHECK(row["chosen"] == "ring");
+  CHECK(row["ranks"] == 2);
+  // nccl-tests: all-gather algbw = bytes / time, busbw = algbw x (n-1)/n.
+  const double algbw = row["bytes"].get<double>() / (row["time_us"].get<double>() * 1e-6) / 1e9;
+  CHECK(row["algbw_gbps"].get<double>() == Approx(algbw).epsilon(1e-6));
+  CHECK(row["busbw_gbps"].get<double>() == Approx(algbw / 2).epsilon(1e-6));
+  const auto csv = runCommand(kSim + " --topo trn1.2xlarge --algo ring --sizes 1K:4K:x2 --format csv");
+  REQUIRE(csv.status == 0);
+  CHECK_THAT(csv.output, Catch::StartsWith("machine,ranks,algo,chosen,engine,bytes,count,time_us,algbw_gbps,"));
+  CHECK(std::count(csv.output.begin(), csv.output.end(), '\n') == 1 + 3);
+}
+
+TEST_CASE("trnccl-sim --compare puts knob variants side by side", "[sim][cli]") {
+  const auto run = runCommand(kSim + " --topo trn1.32xlarge --ranks 16 --rank-order chip --algo ring --sizes 64M"
+                                     " --compare link.bandwidth=2x --format csv");
+  REQUIRE(run.status == 0);
+  std::istringstream lines(run.output);
+  std::string header, base, faster;
+  std::getline(lines, header), std::getline(lines, base), std::getline(lines, faster);
+  CHECK_THAT(base, Catch::StartsWith("\"trn1.32xlarge\","));
+  CHECK_THAT(faster, Catch::StartsWith("\"trn1.32xlarge link.bandwidth=2x\","));
+}
+
+TEST_CASE("trnccl-sim --plot draws a PNG or an SVG with gnuplot", "[sim][cli]") {
+  for (const char* extension : {".png", ".svg"}) {
+    const std::string file = tempPath(std::string("plot") + extension);
+    const auto run = runCommand(kSim + " --topo trn1.32xlarge --ranks 16 --algo ring,torus2d --sizes 4K:4M:x4 --plot " +
+                                file + " --out /dev/null");
+    CAPTURE(extension, run.output);
+    REQUIRE(run.status == 0);
+    const std::string image = slurp(file);
+    std::remove(file.c_str());
+    if (std::string(extension) == ".png") CHECK(image.rfind("\x89PNG\r\n", 0) == 0);
+    else CHECK_THAT(image, Catch::Contains("<svg") && Catch::Contains("torus2d"));
+  }
+}
+
+TEST_CASE("trnccl-sim refuses bad arguments with a message naming them and status 2", "[sim][cli]") {
+  struct Case {
+    const char* args;
+    const char* mentions;
+  };
+  for (const Case& c : {Case{"--set link.speed=2", "unknown knob 'link.speed'"},
+                        Case{"--topo trn9.huge", "unknown topology 'trn9.huge'"},
+                        Case{"--sizes 8:4G", "--sizes '8:4G'"}, Case{"--format xml", "--format 'xml'"},
+                        Case{"--coll sendrecv", "collectives only"}, Case{"--algo torus9", "torus9"},
+                        Case{"--plot out.pdf", "--plot 'out.pdf'"}, Case{"--bogus 1", "unknown argument '--bogus'"}}) {
+    const auto run = runCommand(kSim + " " + c.args);
+    CAPTURE(c.args, run.output);
+    CHECK(run.status == 2);
+    CHECK_THAT(run.output, Catch::Contains(c.mentions));
+  }
+}

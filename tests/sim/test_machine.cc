@@ -1,0 +1,66 @@
+// Machines and knobs: what-if settings change the topology as they say, and
+// anything that cannot be used is an error naming it.
+#include <catch2/catch.hpp>
+
+#include "base/error.h"
+#include "sim/knobs.h"
+#include "sim/machine.h"
+#include "sim/simulation.h"
+#include "topology/topology.h"
+
+using namespace trnccl;
+
+TEST_CASE("sim knobs: each changes the topology as it says", "[sim]") {
+  const topo::Topology original = topo::loadTopology("trn1.32xlarge");
+  sim::Knobs knobs;
+  for (const char* k : {"link.bandwidth=2x", "link.latency=0.5x", "efa.gbps=3200", "efa.latency=5", "nodes=64"})
+    sim::setKnob(knobs, k);
+  topo::Topology t = original;
+  sim::applyKnobs(knobs, t);
+  REQUIRE(t.links.size() == original.links.size());
+  CHECK(t.links[0].bytesPerSec == 2 * original.links[0].bytesPerSec);
+  CHECK(t.links[0].latencySec == Approx(original.links[0].latencySec / 2));
+  CHECK(t.nics[0].bytesPerSec == Approx(3200e9 / 8 / static_cast<double>(t.nics.size())));
+  CHECK(t.efaLatencySec == Approx(5e-6));
+  CHECK(t.nodes == 64);
+  sim::Knobs absolute;
+  sim::setKnob(absolute, "link.bandwidth=50");
+  t = original;
+  sim::applyKnobs(absolute, t);
+  CHECK(t.links[0].bytesPerSec == 50e9);
+}
+
+TEST_CASE("sim knobs: twice the link bandwidth halves the link part of a ring", "[sim]") {
+  // 16 ranks, one per chip, in the torus's ring order: every hop is one
+  // NeuronLink. The ring's 2(n-1) hops carry a block each; the latency and
+  // the reductions stay, the bytes on the links take half as long.
+  constexpr int n = 16;
+  sim::Call call;
+  call.count = size_t{16} << 20;
+  call.algorithm = "ring";
+  sim::Knobs fast;
+  sim::setKnob(fast, "link.bandwidth=2x");
+  const double base = sim::simulate(sim::Machine("trn1.32xlarge", {}, n, "chip"), call).seconds;
+  const double doubled = sim::simulate(sim::Machine("trn1.32xlarge", fast, n, "chip"), call).seconds;
+  const double block = call.count / n * 4.0, linkBytesPerSec = topo::loadTopology("trn1.32xlarge").links[0].bytesPerSec;
+  CHECK(base - doubled == Approx(2 * (n - 1) * block / linkBytesPerSec / 2).epsilon(1e-6));
+}
+
+TEST_CASE("sim: bad knobs, topologies, rank counts and algorithms are errors naming them", "[sim]") {
+  sim::Knobs k;
+  CHECK_THROWS_WITH(sim::setKnob(k, "link.speed=2"), Catch::Contains("unknown knob 'link.speed'"));
+  CHECK_THROWS_WITH(sim::setKnob(k, "link.bandwidth=-1"), Catch::Contains("link.bandwidth='-1'"));
+  CHECK_THROWS_WITH(sim::setKnob(k, "nodes=2.5"), Catch::Contains("nodes='2.5'"));
+  CHECK_THROWS_WITH(sim::setKnob(k, "efa.gbps"), Catch::Contains("expected name=value"));
+  CHECK_THROWS_WITH(sim::Machine("trn9.huge", {}), Catch::Contains("unknown topology 'trn9.huge'"));
+  CHECK_THROWS_WITH(sim::Machine("trn1.2xlarge", {}, 3), Catch::Contains("--ranks 3"));
+  sim::Knobs efa;
+  sim::setKnob(efa, "efa.gbps=100");
+  CHECK_THROWS_WITH(sim::Machine("inf2.48xlarge", efa), Catch::Contains("has no EFA NICs"));
+  const sim::Machine machine("trn1.32xlarge", {}, 8);
+  sim::Call call;
+  call.count = 1024;
+  call.algorithm = "torus9";
+  CHECK_THROWS_WITH(sim::simulate(machine, call), Catch::Contains("--algo"));
+  CHECK_THROWS_WITH(sim::parseEngine("fast"), Catch::Contains("--engine 'fast'"));
+}
