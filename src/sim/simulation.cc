@@ -24,6 +24,10 @@ Engine parseEngine(const std::string& name) {
 }
 
 Prediction simulate(const Machine& machine, const Call& call) {
+  if (machine.ranks() > kMaxRanks)
+    throwError(trncclInvalidArgument, machine.describe() + ": the simulator builds every rank's schedule (and the "
+                                      "tuner every candidate's), so it takes at most " + std::to_string(kMaxRanks) +
+                                      " ranks");
   const algo::Tuner tuner(algo::AlgorithmFilter(call.algorithm, "--algo", algo::Tuner::algorithmNames()),
                           machine.network(), &machine.layout());
   algo::CollectiveArgs args;

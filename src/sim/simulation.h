@@ -38,7 +38,12 @@ struct Prediction {
 // most this many steps.
 inline constexpr size_t kEventEngineMaxSteps = size_t{4} << 20;
 
-// Throws Error(InvalidArgument) when the algorithm is unknown or cannot run
+// Every rank's schedule is built in memory: beyond this many ranks a mesh
+// candidate alone would need gigabytes.
+inline constexpr int kMaxRanks = 4096;
+
+// Throws Error(InvalidArgument) when the machine has more than kMaxRanks
+// ranks, or the algorithm is unknown or cannot run
 // the call on this machine (naming why).
 Prediction simulate(const Machine& machine, const Call& call);
 

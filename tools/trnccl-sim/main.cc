@@ -10,6 +10,8 @@
 #include "output.h"
 #include "plot.h"
 #include "sweep.h"
+#include "validate.h"
+#include "workload.h"
 
 int main(int argc, char** argv) {
   using namespace trnccl;
@@ -17,6 +19,17 @@ int main(int argc, char** argv) {
     const simtool::Options options = simtool::parseOptions(std::vector<std::string>(argv + 1, argv + argc));
     if (options.help) {
       std::printf("%s\n", simtool::usageText().c_str());
+      return 0;
+    }
+    if (!options.validate.empty()) {
+      std::fputs(simtool::validate(options.validate, options.engine).c_str(), stdout);
+      return 0;
+    }
+    if (!options.workload.empty()) {
+      std::fputs(simtool::simulateWorkload(simtool::parseWorkload(options.workload), options.variants.at(0).topology,
+                                           options.instances, options.engine)
+                     .c_str(),
+                 stdout);
       return 0;
     }
     const std::vector<simtool::Row> rows = simtool::sweep(options);

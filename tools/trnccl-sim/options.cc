@@ -49,11 +49,27 @@ std::vector<size_t> parseSizes(const std::string& text) {
 
 }  // namespace
 
+algo::Collective simulatedCollective(perf::Collective c) {
+  switch (c) {
+    case perf::Collective::all_reduce: return algo::Collective::AllReduce;
+    case perf::Collective::all_gather: return algo::Collective::AllGather;
+    case perf::Collective::reduce_scatter: return algo::Collective::ReduceScatter;
+    case perf::Collective::broadcast: return algo::Collective::Broadcast;
+    case perf::Collective::reduce: return algo::Collective::Reduce;
+    case perf::Collective::alltoall: return algo::Collective::AllToAll;
+    case perf::Collective::sendrecv: break;
+  }
+  throw UsageError("the simulator models collectives only, not sendrecv");
+}
+
 std::string usageText() {
   return "usage: trnccl-sim [--topo SPEC[,SPEC...]] [--coll allreduce] [--algo ring,torus2d,auto]\n"
          "                  [--dtype float] [--op sum] [--sizes 8:4G:x2] [--ranks N] [--rank-order core]\n"
          "                  [--engine auto|event|analytical] [--set KNOB=VALUE]... [--compare KNOB[,KNOB]]...\n"
          "                  [--format table|csv|json] [--out FILE] [--plot FILE.png|FILE.svg]\n"
+         "       trnccl-sim --validate PERF.json [--engine ...]   (trnccl-perf -J, with TRNCCL_EMULATE_LINKS=1)\n"
+         "       trnccl-sim --workload compute_ms=100,grad=1G,bucket=25M,overlap=1,dtype=bf16 [--topo T]\n"
+         "                  [--instances 1,4,16,64]\n"
          "knobs: link.bandwidth=2x|GBps, link.latency=0.5x|us, efa.gbps=N, efa.latency=us, nodes=N";
 }
 
@@ -85,6 +101,12 @@ Options parseOptions(const std::vector<std::string>& args) {
     else if (flag == "--format") o.format = value;
     else if (flag == "--out") o.out = value;
     else if (flag == "--plot") o.plot = value;
+    else if (flag == "--validate") o.validate = value;
+    else if (flag == "--workload") o.workload = value;
+    else if (flag == "--instances") {
+      o.instances.clear();
+      for (const std::string& n : split(value, ',')) o.instances.push_back(parseCount(flag, n));
+    }
     else throw UsageError("unknown argument '" + flag + "'");
   }
   if (o.format != "table" && o.format != "csv" && o.format != "json")

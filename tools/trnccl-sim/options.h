@@ -33,11 +33,18 @@ struct Options {
   std::string format = "table";  // table, csv, json
   std::string out;               // empty: stdout
   std::string plot;              // .png or .svg
+  std::string validate;          // a trnccl-perf -J file
+  std::string workload;          // --workload fields
+  std::vector<int> instances{1, 4, 16, 64};  // --instances, for --workload
   bool help = false;
 };
 
 // Throws UsageError for a bad command line; a bad knob is Error(InvalidArgument).
 Options parseOptions(const std::vector<std::string>& args);
 std::string usageText();
+
+// trnccl-perf's collective as the algorithms name it; throws UsageError for
+// sendrecv, which is no collective.
+algo::Collective simulatedCollective(perf::Collective c);
 
 }  // namespace trnccl::simtool

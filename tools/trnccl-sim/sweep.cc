@@ -4,22 +4,6 @@
 #include "sim/machine.h"
 
 namespace trnccl::simtool {
-namespace {
-
-algo::Collective toAlgo(perf::Collective c) {
-  switch (c) {
-    case perf::Collective::all_reduce: return algo::Collective::AllReduce;
-    case perf::Collective::all_gather: return algo::Collective::AllGather;
-    case perf::Collective::reduce_scatter: return algo::Collective::ReduceScatter;
-    case perf::Collective::broadcast: return algo::Collective::Broadcast;
-    case perf::Collective::reduce: return algo::Collective::Reduce;
-    case perf::Collective::alltoall: return algo::Collective::AllToAll;
-    case perf::Collective::sendrecv: break;
-  }
-  throw UsageError("the simulator models collectives only");
-}
-
-}  // namespace
 
 std::vector<Row> sweep(const Options& o) {
   std::vector<Row> rows;
@@ -30,7 +14,7 @@ std::vector<Row> sweep(const Options& o) {
       for (size_t bytes : o.sizes) {
         const perf::Layout layout = perf::layout_for(o.collective, bytes, typeBytes, machine.ranks());
         sim::Call call;
-        call.collective = toAlgo(o.collective);
+        call.collective = simulatedCollective(o.collective);
         call.count = layout.count;
         call.type = o.type;
         call.op = o.op;
