@@ -209,41 +209,40 @@ void ProcessGroupTrnccl::drain() {
 
 // ---- ProcessGroupTrnccl: operations ----------------------------------------
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::inPlace(c10d::OpType type, const char* name,
-                                                           std::vector<at::Tensor>& tensors, const InPlaceCall& call) {
+c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::inPlace(c10d::OpType type, std::vector<at::Tensor>& tensors,
+                                                           trncclRedOp_t op, int root) {
   Staged t(single(tensors, "tensors"));
   const trncclDataType_t dataType = dataTypeOf(t.user, "tensors");
+  const char* name = type == c10d::OpType::BROADCAST ? "trncclBroadcast"
+                     : type == c10d::OpType::REDUCE  ? "trncclReduce"
+                                                     : "trncclAllReduce";
   return launch(
-      type, name, [&](trncclStream_t s) { return call(t.buffer.data_ptr(), count(t.buffer), dataType, s); }, tensors,
-      {t.buffer}, [t] { t.copyBack(); });
+      type, name,
+      [&](trncclStream_t s) {
+        void* buf = t.buffer.data_ptr();
+        const size_t n = count(t.buffer);
+        switch (type) {
+          case c10d::OpType::BROADCAST: return trncclBroadcast(buf, buf, n, dataType, root, comm_, s);
+          case c10d::OpType::REDUCE: return trncclReduce(buf, buf, n, dataType, op, root, comm_, s);
+          default: return trncclAllReduce(buf, buf, n, dataType, op, comm_, s);
+        }
+      },
+      tensors, {t.buffer}, [t] { t.copyBack(); });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::broadcast(std::vector<at::Tensor>& tensors,
                                                              const c10d::BroadcastOptions& opts) {
-  const int root = static_cast<int>(opts.rootRank);
-  return inPlace(c10d::OpType::BROADCAST, "trncclBroadcast", tensors,
-                 [&](void* buf, size_t n, trncclDataType_t type, trncclStream_t s) {
-                   return trncclBroadcast(buf, buf, n, type, root, comm_, s);
-                 });
+  return inPlace(c10d::OpType::BROADCAST, tensors, trncclSum, static_cast<int>(opts.rootRank));
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::allreduce(std::vector<at::Tensor>& tensors,
                                                              const c10d::AllreduceOptions& opts) {
-  const trncclRedOp_t op = redOpOf(opts.reduceOp);
-  return inPlace(c10d::OpType::ALLREDUCE, "trncclAllReduce", tensors,
-                 [&](void* buf, size_t n, trncclDataType_t type, trncclStream_t s) {
-                   return trncclAllReduce(buf, buf, n, type, op, comm_, s);
-                 });
+  return inPlace(c10d::OpType::ALLREDUCE, tensors, redOpOf(opts.reduceOp), 0);
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::reduce(std::vector<at::Tensor>& tensors,
                                                           const c10d::ReduceOptions& opts) {
-  const trncclRedOp_t op = redOpOf(opts.reduceOp);
-  const int root = static_cast<int>(opts.rootRank);
-  return inPlace(c10d::OpType::REDUCE, "trncclReduce", tensors,
-                 [&](void* buf, size_t n, trncclDataType_t type, trncclStream_t s) {
-                   return trncclReduce(buf, buf, n, type, op, root, comm_, s);
-                 });
+  return inPlace(c10d::OpType::REDUCE, tensors, redOpOf(opts.reduceOp), static_cast<int>(opts.rootRank));
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::allgather(std::vector<std::vector<at::Tensor>>& outputs,
@@ -255,8 +254,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::allgather(std::vector<std::ve
   TORCH_CHECK(static_cast<int>(out.size()) == size_, "trnccl: tensor_list holds ", out.size(),
               " tensors, expected one per rank (", size_, ")");
   for (const at::Tensor& o : out) {
-    checkTensor(o, "tensor_list");
-    checkSameType(o, "tensor_list", input, "tensor");
+    checkPair(o, "tensor_list", input, "tensor");
     checkNumel(o, "a tensor of tensor_list", input.numel(), "as many as the input");
   }
   at::Tensor gathered = at::empty({size_ * input.numel()}, input.options());
@@ -273,73 +271,67 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::allgather(std::vector<std::ve
       });
 }
 
-c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::_allgather_base(at::Tensor& output, at::Tensor& input,
-                                                                   const c10d::AllgatherOptions&) {
-  checkTensor(input, "input_tensor");
-  checkTensor(output, "output_tensor");
-  checkSameType(output, "output_tensor", input, "input_tensor");
-  checkNumel(output, "output_tensor", size_ * input.numel(), "world size times the input's");
+c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::outOfPlace(c10d::OpType type, const char* name,
+                                                              const at::Tensor& input, at::Tensor& output,
+                                                              std::vector<at::Tensor> results, const PairCall& call) {
   const at::Tensor in = input.contiguous();
   Staged out(output);
-  const trncclDataType_t type = dataTypeOf(in, "input_tensor");
+  const trncclDataType_t dataType = dataTypeOf(in, "input");
   return launch(
-      c10d::OpType::_ALLGATHER_BASE, "trncclAllGather",
-      [&](trncclStream_t s) {
-        return trncclAllGather(in.data_ptr(), out.buffer.data_ptr(), count(in), type, comm_, s);
-      },
-      {output}, {in, out.buffer}, [out] { out.copyBack(); });
+      type, name, [&](trncclStream_t s) { return call(in.data_ptr(), out.buffer.data_ptr(), dataType, s); },
+      std::move(results), {in, out.buffer}, [out] { out.copyBack(); });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::_allgather_base(at::Tensor& output, at::Tensor& input,
+                                                                   const c10d::AllgatherOptions&) {
+  checkPair(input, "input_tensor", output, "output_tensor");
+  checkNumel(output, "output_tensor", size_ * input.numel(), "world size times the input's");
+  const size_t n = count(input);
+  return outOfPlace(c10d::OpType::_ALLGATHER_BASE, "trncclAllGather", input, output, {output},
+                    [&](const void* in, void* out, trncclDataType_t type, trncclStream_t s) {
+                      return trncclAllGather(in, out, n, type, comm_, s);
+                    });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::reduce_scatter(std::vector<at::Tensor>& outputs,
                                                                   std::vector<std::vector<at::Tensor>>& inputs,
                                                                   const c10d::ReduceScatterOptions& opts) {
-  Staged out(single(outputs, "output"));
+  at::Tensor& output = single(outputs, "output");
   TORCH_CHECK(inputs.size() == 1, "trnccl: input_lists holds ", inputs.size(), " lists, expected 1");
   TORCH_CHECK(static_cast<int>(inputs[0].size()) == size_, "trnccl: input_list holds ", inputs[0].size(),
               " tensors, expected one per rank (", size_, ")");
   std::vector<at::Tensor> flat;
   for (const at::Tensor& in : inputs[0]) {
-    checkTensor(in, "input_list");
-    checkSameType(in, "input_list", out.user, "output");
-    checkNumel(in, "a tensor of input_list", out.user.numel(), "as many as the output");
+    checkPair(in, "input_list", output, "output");
+    checkNumel(in, "a tensor of input_list", output.numel(), "as many as the output");
     flat.push_back(in.reshape({-1}));
   }
-  const at::Tensor in = at::cat(flat);
-  const trncclDataType_t type = dataTypeOf(out.user, "output");
-  const trncclRedOp_t op = redOpOf(opts.reduceOp);
-  return launch(
-      c10d::OpType::REDUCE_SCATTER, "trncclReduceScatter",
-      [&](trncclStream_t s) {
-        return trncclReduceScatter(in.data_ptr(), out.buffer.data_ptr(), count(out.buffer), type, op, comm_, s);
-      },
-      outputs, {in, out.buffer}, [out] { out.copyBack(); });
+  return reduceScatter(c10d::OpType::REDUCE_SCATTER, at::cat(flat), output, outputs, opts);
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::_reduce_scatter_base(at::Tensor& output, at::Tensor& input,
                                                                         const c10d::ReduceScatterOptions& opts) {
-  checkTensor(input, "input");
-  checkTensor(output, "output");
-  checkSameType(output, "output", input, "input");
+  checkPair(input, "input", output, "output");
   checkNumel(input, "input", size_ * output.numel(), "world size times the output's");
-  const at::Tensor in = input.contiguous();
-  Staged out(output);
-  const trncclDataType_t type = dataTypeOf(in, "input");
+  return reduceScatter(c10d::OpType::_REDUCE_SCATTER_BASE, input, output, {output}, opts);
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::reduceScatter(c10d::OpType type, const at::Tensor& input,
+                                                                 at::Tensor& output, std::vector<at::Tensor> results,
+                                                                 const c10d::ReduceScatterOptions& opts) {
+  const size_t n = count(output);
   const trncclRedOp_t op = redOpOf(opts.reduceOp);
-  return launch(
-      c10d::OpType::_REDUCE_SCATTER_BASE, "trncclReduceScatter",
-      [&](trncclStream_t s) {
-        return trncclReduceScatter(in.data_ptr(), out.buffer.data_ptr(), count(out.buffer), type, op, comm_, s);
-      },
-      {output}, {in, out.buffer}, [out] { out.copyBack(); });
+  return outOfPlace(type, "trncclReduceScatter", input, output, std::move(results),
+                    [&](const void* in, void* out, trncclDataType_t dataType, trncclStream_t s) {
+                      return trncclReduceScatter(in, out, n, dataType, op, comm_, s);
+                    });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::alltoall_base(at::Tensor& output, at::Tensor& input,
                                                                  std::vector<int64_t>& outputSplits,
                                                                  std::vector<int64_t>& inputSplits,
                                                                  const c10d::AllToAllOptions&) {
-  checkTensor(input, "input");
-  checkTensor(output, "output");
-  checkSameType(output, "output", input, "input");
+  checkPair(input, "input", output, "output");
   checkNumel(output, "output", input.numel(), "as many as the input");
   TORCH_CHECK(input.numel() % size_ == 0, "trnccl: input has ", input.numel(),
               " elements, not a multiple of the world size ", size_);
@@ -347,17 +339,12 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::alltoall_base(at::Tensor& out
   const int64_t row = input.dim() > 0 && input.size(0) > 0 ? input.numel() / input.size(0) : 1;
   for (auto [splits, what] : {std::pair{&inputSplits, "input_split_sizes"}, {&outputSplits, "output_split_sizes"}})
     for (int64_t rows : *splits)
-      TORCH_CHECK(rows * row == block, "trnccl: ", what,
-                  " must be empty or equal splits (", block / row, " rows per rank), got ", rows);
-  const at::Tensor in = input.contiguous();
-  Staged out(output);
-  const trncclDataType_t type = dataTypeOf(in, "input");
-  return launch(
-      c10d::OpType::ALLTOALL_BASE, "trncclAlltoAll",
-      [&](trncclStream_t s) {
-        return trncclAlltoAll(in.data_ptr(), out.buffer.data_ptr(), static_cast<size_t>(block), type, comm_, s);
-      },
-      {output}, {in, out.buffer}, [out] { out.copyBack(); });
+      TORCH_CHECK(rows * row == block, "trnccl: ", what, " must be empty or equal splits (", block / row,
+                  " rows per rank), got ", rows);
+  return outOfPlace(c10d::OpType::ALLTOALL_BASE, "trncclAlltoAll", input, output, {output},
+                    [&](const void* in, void* out, trncclDataType_t type, trncclStream_t s) {
+                      return trncclAlltoAll(in, out, static_cast<size_t>(block), type, comm_, s);
+                    });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::send(std::vector<at::Tensor>& tensors, int dstRank, int) {

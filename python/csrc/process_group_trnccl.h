@@ -104,10 +104,15 @@ class ProcessGroupTrnccl : public c10d::ProcessGroup {
   c10::intrusive_ptr<c10d::Work> launch(c10d::OpType type, const char* name, const Call& call,
                                         std::vector<at::Tensor> outputs, std::vector<at::Tensor> keepAlive,
                                         std::function<void()> copyBack = nullptr);
-  // An operation on one tensor that it reads and overwrites (all-reduce, broadcast, reduce).
-  using InPlaceCall = std::function<trncclResult_t(void* buffer, size_t count, trncclDataType_t, trncclStream_t)>;
-  c10::intrusive_ptr<c10d::Work> inPlace(c10d::OpType type, const char* name, std::vector<at::Tensor>& tensors,
-                                         const InPlaceCall& call);
+  // All-reduce, broadcast or reduce (`type`): one tensor, read and overwritten.
+  c10::intrusive_ptr<c10d::Work> inPlace(c10d::OpType type, std::vector<at::Tensor>& tensors, trncclRedOp_t op,
+                                         int root);
+  // An operation from `input` into `output` (each staged contiguous if it is not).
+  using PairCall = std::function<trncclResult_t(const void* in, void* out, trncclDataType_t, trncclStream_t)>;
+  c10::intrusive_ptr<c10d::Work> outOfPlace(c10d::OpType type, const char* name, const at::Tensor& input,
+                                            at::Tensor& output, std::vector<at::Tensor> results, const PairCall& call);
+  c10::intrusive_ptr<c10d::Work> reduceScatter(c10d::OpType type, const at::Tensor& input, at::Tensor& output,
+                                               std::vector<at::Tensor> results, const c10d::ReduceScatterOptions& opts);
   void completeInOrder();  // the completion thread
   void drain();            // waits until every queued Work completed
   void startCompletionThread();

@@ -57,7 +57,10 @@ inline at::Tensor& single(std::vector<at::Tensor>& tensors, const char* what) {
   return tensors[0];
 }
 
-inline void checkSameType(const at::Tensor& a, const char* aWhat, const at::Tensor& b, const char* bWhat) {
+// Two tensors of one operation: each valid, and of the same dtype.
+inline void checkPair(const at::Tensor& a, const char* aWhat, const at::Tensor& b, const char* bWhat) {
+  checkTensor(a, aWhat);
+  checkTensor(b, bWhat);
   TORCH_CHECK(a.scalar_type() == b.scalar_type(), "trnccl: ", aWhat, " has dtype ", a.scalar_type(), " but ",
               bWhat, " has ", b.scalar_type());
 }

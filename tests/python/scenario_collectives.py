@@ -156,8 +156,37 @@ def check_async(rank, world):
     dist.barrier()
 
 
+def expect_refused(call, *words):
+    """`call` raises at once (on every rank alike: nothing reached the peers),
+    naming what was wrong."""
+    try:
+        call()
+    except RuntimeError as e:
+        assert all(w in str(e) for w in words), f"the error does not say {words}: {e}"
+        return
+    raise AssertionError(f"not refused; expected an error saying {words}")
+
+
+def check_bad_arguments(rank, world):
+    expect_refused(lambda: dist.all_reduce(torch.ones(3, dtype=torch.bool)), "tensors", "dtype")
+    expect_refused(lambda: dist.all_reduce(torch.ones(3), op=dist.ReduceOp.BAND), "reduce op")
+    expect_refused(lambda: dist.all_gather([torch.empty(3)] * (world + 1), torch.ones(3)), "tensor_list",
+                   "one per rank")
+    expect_refused(lambda: dist.all_gather_into_tensor(torch.empty(world * 3 + 1), torch.ones(3)), "output_tensor",
+                   "elements")
+    expect_refused(lambda: dist.all_gather_into_tensor(torch.empty(world * 3), torch.ones(3, dtype=torch.int32)),
+                   "dtype")
+    expect_refused(lambda: dist.reduce_scatter_tensor(torch.empty(3), torch.ones(world * 3 + 1)), "input",
+                   "elements")
+    uneven = [world + 1] + [1] * (world - 1)
+    expect_refused(lambda: dist.all_to_all_single(torch.empty(2 * world), torch.ones(2 * world),
+                                                  output_split_sizes=uneven, input_split_sizes=uneven),
+                   "split")
+    dist.barrier()  # the group still works
+
+
 def collectives(rank, world):
-    for check in (check_all_reduce, check_all_gather, check_reduce_scatter, check_rooted, check_all_to_all,
+    for check in (check_bad_arguments, check_all_reduce, check_all_gather, check_reduce_scatter, check_rooted, check_all_to_all,
                   check_send_recv, check_non_contiguous, check_async):
         check(rank, world)
 
