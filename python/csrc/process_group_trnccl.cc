@@ -327,23 +327,69 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::reduceScatter(c10d::OpType ty
                     });
 }
 
+namespace {
+
+// Elements each rank's block holds: `splits` gives rows per rank (empty: equal
+// blocks) of a tensor of `rows` rows of `rowElems` elements.
+std::vector<size_t> blockCounts(const std::vector<int64_t>& splits, const char* what, int64_t rows,
+                                int64_t rowElems, int ranks) {
+  if (splits.empty()) {
+    TORCH_CHECK(rows % ranks == 0, "trnccl: ", what, " is empty (equal splits) but ", rows,
+                " rows do not divide among ", ranks, " ranks");
+    return std::vector<size_t>(ranks, static_cast<size_t>(rows / ranks * rowElems));
+  }
+  TORCH_CHECK(static_cast<int>(splits.size()) == ranks, "trnccl: ", what, " holds ", splits.size(),
+              " sizes, expected one per rank (", ranks, ")");
+  int64_t total = 0;
+  std::vector<size_t> counts;
+  for (int64_t split : splits) {
+    TORCH_CHECK(split >= 0, "trnccl: ", what, " holds a negative size ", split);
+    total += split;
+    counts.push_back(static_cast<size_t>(split * rowElems));
+  }
+  TORCH_CHECK(total == rows, "trnccl: ", what, " adds up to ", total, " rows, the tensor has ", rows);
+  return counts;
+}
+
+int64_t rowsOf(const at::Tensor& t) { return t.dim() == 0 ? 1 : t.size(0); }
+
+}  // namespace
+
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::alltoall_base(at::Tensor& output, at::Tensor& input,
                                                                  std::vector<int64_t>& outputSplits,
                                                                  std::vector<int64_t>& inputSplits,
                                                                  const c10d::AllToAllOptions&) {
   checkPair(input, "input", output, "output");
-  checkNumel(output, "output", input.numel(), "as many as the input");
-  TORCH_CHECK(input.numel() % size_ == 0, "trnccl: input has ", input.numel(),
-              " elements, not a multiple of the world size ", size_);
-  const int64_t block = input.numel() / size_;
-  const int64_t row = input.dim() > 0 && input.size(0) > 0 ? input.numel() / input.size(0) : 1;
-  for (auto [splits, what] : {std::pair{&inputSplits, "input_split_sizes"}, {&outputSplits, "output_split_sizes"}})
-    for (int64_t rows : *splits)
-      TORCH_CHECK(rows * row == block, "trnccl: ", what, " must be empty or equal splits (", block / row,
-                  " rows per rank), got ", rows);
-  return outOfPlace(c10d::OpType::ALLTOALL_BASE, "trncclAlltoAll", input, output, {output},
+  const int64_t rowElems = rowsOf(input) > 0 ? input.numel() / rowsOf(input) : 0;
+  const int64_t outRowElems = rowsOf(output) > 0 ? output.numel() / rowsOf(output) : 0;
+  TORCH_CHECK(rowElems == outRowElems || input.numel() == 0 || output.numel() == 0, "trnccl: input rows hold ",
+              rowElems, " elements, output rows ", outRowElems);
+  const std::vector<size_t> sends = blockCounts(inputSplits, "input_split_sizes", rowsOf(input), rowElems, size_);
+  const std::vector<size_t> recvs =
+      blockCounts(outputSplits, "output_split_sizes", rowsOf(output), outRowElems, size_);
+  const bool equal = std::all_of(sends.begin(), sends.end(), [&](size_t n) { return n == sends[0]; }) && sends == recvs;
+  if (equal)
+    return outOfPlace(c10d::OpType::ALLTOALL_BASE, "trncclAlltoAll", input, output, {output},
+                      [&](const void* in, void* out, trncclDataType_t type, trncclStream_t s) {
+                        return trncclAlltoAll(in, out, sends[0], type, comm_, s);
+                      });
+  // Uneven blocks: a send to and a receive from every rank, fused in a group.
+  const size_t elementBytes = input.element_size();
+  return outOfPlace(c10d::OpType::ALLTOALL_BASE, "trncclSend/trncclRecv (all_to_all)", input, output, {output},
                     [&](const void* in, void* out, trncclDataType_t type, trncclStream_t s) {
-                      return trncclAlltoAll(in, out, static_cast<size_t>(block), type, comm_, s);
+                      trncclResult_t first = trncclGroupStart();
+                      size_t sent = 0, received = 0;
+                      for (int p = 0; p < size_ && first == trncclSuccess; ++p) {
+                        if (sends[p] > 0)
+                          first = trncclSend(static_cast<const char*>(in) + sent * elementBytes, sends[p], type, p,
+                                             comm_, s);
+                        if (recvs[p] > 0 && first == trncclSuccess)
+                          first = trncclRecv(static_cast<char*>(out) + received * elementBytes, recvs[p], type, p,
+                                             comm_, s);
+                        sent += sends[p], received += recvs[p];
+                      }
+                      const trncclResult_t ended = trncclGroupEnd();
+                      return first != trncclSuccess ? first : ended;
                     });
 }
 

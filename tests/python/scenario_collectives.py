@@ -99,6 +99,23 @@ def check_all_to_all(rank, world):
         expect_equal(out, xs[:, rank].reshape(-1), f"all_to_all_single {dtype}")
 
 
+def check_all_to_all_uneven(rank, world):
+    """Rank r sends split(r, p) rows of 2 elements to rank p (some none)."""
+    def split(r, p):
+        return (r + 2 * p) % 3
+
+    def block(r, p, dtype):
+        return (torch.arange(split(r, p) * 2) + 10 * r + 3 * p).to(dtype).reshape(-1, 2) % 100
+
+    for dtype in (torch.float32, torch.int64, torch.bfloat16):
+        mine = torch.cat([block(rank, p, dtype) for p in range(world)])
+        expected = torch.cat([block(p, rank, dtype) for p in range(world)])
+        out = torch.full_like(expected, -1)
+        dist.all_to_all_single(out, mine, output_split_sizes=[split(p, rank) for p in range(world)],
+                               input_split_sizes=[split(rank, p) for p in range(world)])
+        expect_equal(out, expected, f"all_to_all_single with uneven splits, {dtype}")
+
+
 def check_send_recv(rank, world):
     """A ring: each rank sends to the next and receives from the previous."""
     for dtype in DTYPES:
@@ -178,16 +195,16 @@ def check_bad_arguments(rank, world):
                    "dtype")
     expect_refused(lambda: dist.reduce_scatter_tensor(torch.empty(3), torch.ones(world * 3 + 1)), "input",
                    "elements")
-    uneven = [world + 1] + [1] * (world - 1)
+    too_many = [world + 2] + [1] * (world - 1)  # adds up to more rows than the tensor has
     expect_refused(lambda: dist.all_to_all_single(torch.empty(2 * world), torch.ones(2 * world),
-                                                  output_split_sizes=uneven, input_split_sizes=uneven),
-                   "split")
+                                                  output_split_sizes=too_many, input_split_sizes=too_many),
+                   "split_sizes", "adds up to")
     dist.barrier()  # the group still works
 
 
 def collectives(rank, world):
-    for check in (check_bad_arguments, check_all_reduce, check_all_gather, check_reduce_scatter, check_rooted, check_all_to_all,
-                  check_send_recv, check_non_contiguous, check_async):
+    for check in (check_bad_arguments, check_all_reduce, check_all_gather, check_reduce_scatter, check_rooted,
+                  check_all_to_all, check_all_to_all_uneven, check_send_recv, check_non_contiguous, check_async):
         check(rank, world)
 
 
