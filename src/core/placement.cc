@@ -3,43 +3,16 @@
 #include <algorithm>
 #include <set>
 
+#include "algorithms/network_model.h"
 #include "base/error.h"
-#include "core/network_model.h"
-#include "topology/grid.h"
 
 namespace trnccl::core {
-namespace {
-
-// The grid the ranks form when they all sit on one instance and fill a
-// sub-grid of its NeuronCores (rows and columns compressed to the ones
-// used), so a communicator split along a row or a column still has one.
-void findGrid(const topo::Topology& t, const std::vector<topo::CoreLocation>& cores, algo::RankLayout& layout) {
-  std::set<int> xs, ys;
-  for (const auto& c : cores) {
-    if (c.node != cores[0].node) return;
-    const topo::GridPoint p = topo::gridPoint(t, c);
-    xs.insert(p.x), ys.insert(p.y);
-  }
-  const int width = static_cast<int>(xs.size()), height = static_cast<int>(ys.size());
-  if (static_cast<size_t>(width) * height != cores.size()) return;
-  std::vector<int> grid(cores.size(), -1);
-  for (size_t r = 0; r < cores.size(); ++r) {
-    const topo::GridPoint p = topo::gridPoint(t, cores[r]);
-    const int x = static_cast<int>(std::distance(xs.begin(), xs.find(p.x)));
-    const int y = static_cast<int>(std::distance(ys.begin(), ys.find(p.y)));
-    if (grid[y * width + x] != -1) return;
-    grid[y * width + x] = static_cast<int>(r);
-  }
-  layout.gridX = width, layout.gridY = height, layout.grid = std::move(grid);
-}
-
-}  // namespace
 
 Placement::Placement(const Config& config, int nranks, const std::vector<int>* inheritedCores,
                      const std::vector<int>& hostOf) {
   if (config.topology.empty()) {
     if (std::any_of(hostOf.begin(), hostOf.end(), [](int h) { return h > 0; })) layout_.instanceOf = hostOf;
-    network_ = hostNetwork(nranks);
+    network_ = algo::hostNetwork(nranks);
     return;
   }
   try {
@@ -63,12 +36,8 @@ Placement::Placement(const Config& config, int nranks, const std::vector<int>* i
                                            ", but they run on different hosts: give each host its own "
                                            "instance (e.g. '" + t.name + ":N') or reorder the ranks");
   fabric_ = std::make_unique<topo::Fabric>(t);
-  std::set<int> nodes;
-  for (const auto& c : cores_) nodes.insert(c.node);
-  if (nodes.size() > 1)
-    for (const auto& c : cores_) layout_.instanceOf.push_back(c.node);
-  findGrid(t, cores_, layout_);
-  network_ = fabricNetwork(t, *fabric_, cores_, !config.emulateLinks);
+  layout_ = algo::topologyLayout(t, cores_);
+  network_ = algo::fabricNetwork(t, *fabric_, cores_, !config.emulateLinks);
 }
 
 Placement::~Placement() = default;

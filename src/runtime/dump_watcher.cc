@@ -17,13 +17,17 @@ namespace trnccl::runtime {
 namespace {
 
 int signalPipe[2] = {-1, -1};
+struct sigaction previousAction {};  // the application's handler, still called
 
-void onSignal(int) {
+void onSignal(int signal, siginfo_t* info, void* context) {
   const int saved = errno;
   const char byte = 1;
   // A full pipe already holds a pending request: dropping this one is fine.
   [[maybe_unused]] const ssize_t n = write(signalPipe[1], &byte, 1);
   errno = saved;
+  if (previousAction.sa_flags & SA_SIGINFO) previousAction.sa_sigaction(signal, info, context);
+  else if (previousAction.sa_handler != SIG_DFL && previousAction.sa_handler != SIG_IGN)
+    previousAction.sa_handler(signal);
 }
 
 // Created once, never destroyed: the watcher thread lives as long as the
@@ -40,10 +44,10 @@ struct Watcher {
     fcntl(signalPipe[1], F_SETFL, O_NONBLOCK);
     std::thread([this] { run(); }).detach();
     struct sigaction action {};
-    action.sa_handler = onSignal;
+    action.sa_sigaction = onSignal;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    if (sigaction(SIGUSR1, &action, nullptr) != 0)
+    action.sa_flags = SA_RESTART | SA_SIGINFO;
+    if (sigaction(SIGUSR1, &action, &previousAction) != 0)
       throwError(trncclSystemError, std::string("SIGUSR1 dumps: sigaction: ") + std::strerror(errno));
     started = true;
   }

@@ -1,8 +1,9 @@
 // SIGUSR1 makes every communicator of the process dump its flight recorder.
 // The signal handler only writes a byte to a pipe (async-signal-safe); a
 // watcher thread reads it and runs the dumps. The handler is installed when
-// the first communicator that dumps (TRNCCL_TRACE_DIR set) registers, and the
-// previous disposition of SIGUSR1 is left alone otherwise.
+// the first communicator that dumps (TRNCCL_TRACE_DIR set) registers, and
+// SIGUSR1 is left alone otherwise; a handler the application had installed
+// is still called after ours.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 // loadTopology: finds a topology file by name or path, reads it and applies
 // the ":N" instance count.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,11 +32,22 @@ std::vector<fs::path> searchDirs() {
   return dirs;
 }
 
+// Topology files are a few KiB; anything past this is not one (/dev/zero,
+// a log file named by mistake) and is refused instead of read forever.
+constexpr size_t kMaxTopologyFileBytes = 16 << 20;
+
 std::string readFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   std::string text;
   int err = fd < 0 ? errno : 0;
-  for (char buf[65536]; err == 0;) {
+  struct stat st;
+  if (err == 0 && ::fstat(fd, &st) != 0) err = errno;
+  if (err == 0 && !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throwError(trncclInvalidArgument, "topology file '" + path + "' is not a regular file");
+  }
+  for (char buf[65536]; err == 0 && text.size() <= kMaxTopologyFileBytes;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) err = errno;
@@ -46,6 +58,9 @@ std::string readFile(const std::string& path) {
   if (err != 0) {
     throwError(trncclInvalidArgument, "cannot read topology file '" + path + "': " + std::strerror(err));
   }
+  if (text.size() > kMaxTopologyFileBytes)
+    throwError(trncclInvalidArgument, "topology file '" + path + "' is larger than " +
+                                          std::to_string(kMaxTopologyFileBytes >> 20) + " MiB: not a topology file");
   return text;
 }
 

@@ -1,6 +1,7 @@
 // The shipped topology files against DESIGN.md's hardware table, and how
 // loadTopology finds and reads files.
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -202,7 +203,15 @@ TEST_CASE("unknown names and unreadable files are refused", "[topology][files]")
                     Catch::Contains("cannot read topology file '/nonexistent/dir/x.json'") &&
                         Catch::Contains("No such file"));
   TempDir dir;
-  CHECK_THROWS_WITH(loadTopology(dir.path + "/"), Catch::Contains("Is a directory"));
+  CHECK_THROWS_WITH(loadTopology(dir.path + "/"), Catch::Contains("is not a regular file"));
+  // Neither endless devices nor FIFOs are read (or waited on) forever.
+  CHECK_THROWS_WITH(loadTopology("/dev/zero"), Catch::Contains("'/dev/zero' is not a regular file"));
+  const std::string fifo = dir.path + "/fifo.json";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(loadTopology(fifo), Catch::Contains("is not a regular file"));
+  const std::string huge = dir.path + "/huge.json";
+  std::filesystem::resize_file(dir.write("huge.json", "{"), 17 << 20);
+  CHECK_THROWS_WITH(loadTopology(huge), Catch::Contains("larger than 16 MiB"));
   const std::string broken = dir.write("broken.json", "{\n  \"name\": \"x\",\n  \"chips\": 4,,\n}");
   CHECK_THROWS_WITH(loadTopology(broken),
                     Catch::StartsWith(broken + ": malformed JSON") && Catch::Contains("line 3"));

@@ -94,13 +94,20 @@ TEST_CASE("chrome trace: ranks that are threads of one process share one file wi
   TempDir dir;
   const std::string path = dir.path() + "/all.json";
   ScopedEnv trace("TRNCCL_TRACE", path.c_str());
-  const colltest::ThreadJob job = colltest::runOnThreads(2, [](trncclComm_t comm, int) {
+  // An all-reduce, then rank 0 sends to rank 1 (a send/recv group).
+  const colltest::ThreadJob job = colltest::runOnThreads(2, [](trncclComm_t comm, int rank) {
     std::vector<float> data(5000, 1.0f);
-    return static_cast<int>(trncclAllReduce(data.data(), data.data(), data.size(), trncclFloat32, trncclSum, comm,
-                                            nullptr));
+    int failures = trncclAllReduce(data.data(), data.data(), data.size(), trncclFloat32, trncclSum, comm, nullptr);
+    failures += rank == 0 ? trncclSend(data.data(), data.size(), trncclFloat32, 1, comm, nullptr)
+                          : trncclRecv(data.data(), data.size(), trncclFloat32, 0, comm, nullptr);
+    return failures;
   });
   REQUIRE(job.results == std::vector<int>{0, 0});
-  checkTraceFile(readJson(path), 2, 1);
+  const json file = readJson(path);
+  checkTraceFile(file, 2, 2);
+  size_t groups = 0;
+  for (const json& e : file["traceEvents"]) groups += e.value("name", "") == "send/recv group" ? 1 : 0;
+  CHECK(groups == 2);
 }
 
 TEST_CASE("trnccl-trace merge: an input that is not a trace is an error naming it", "[trace][chrome]") {

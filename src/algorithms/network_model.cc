@@ -1,8 +1,12 @@
-#include "core/network_model.h"
+#include "algorithms/network_model.h"
+
+#include <set>
 
 #include <string>
 
-namespace trnccl::core {
+#include "topology/grid.h"
+
+namespace trnccl::algo {
 namespace {
 
 // The device's vector engine on a 2-input fp32 reduction, in output bytes/s.
@@ -29,7 +33,7 @@ class HostPorts {
   int count() const { return static_cast<int>(names_.size()); }
   bool owns(int link) const { return link >= first_ && link < first_ + count(); }
   const std::string& name(int link) const { return names_.at(link - first_); }
-  void addPath(int from, int to, algo::Path& path) const {
+  void addPath(int from, int to, Path& path) const {
     path.links.push_back(first_ + 2 * from);
     path.links.push_back(first_ + 2 * to + 1);
     path.latencySec += kHostMessageLatencySec;
@@ -40,7 +44,7 @@ class HostPorts {
   std::vector<std::string> names_;
 };
 
-class FabricNetwork : public algo::Network {
+class FabricNetwork : public Network {
  public:
   FabricNetwork(const topo::Topology& topology, const topo::Fabric& fabric, const std::vector<topo::CoreLocation>& cores,
                 bool throughHost)
@@ -55,9 +59,9 @@ class FabricNetwork : public algo::Network {
     return host_.owns(link) ? kHostPortBytesPerSec : fabric_.link(link).bytesPerSec;
   }
   const std::string& linkName(int link) const override { return host_.owns(link) ? host_.name(link) : names_.at(link); }
-  algo::Path path(int from, int to) const override {
+  Path path(int from, int to) const override {
     topo::Route route = fabric_.route(cores_.at(from), cores_.at(to));
-    algo::Path path{std::move(route.links), route.latencySec};
+    Path path{std::move(route.links), route.latencySec};
     if (host_.count() > 0) host_.addPath(from, to, path);
     return path;
   }
@@ -71,14 +75,14 @@ class FabricNetwork : public algo::Network {
   HostPorts host_;
 };
 
-class HostNetwork : public algo::Network {
+class HostNetwork : public Network {
  public:
   explicit HostNetwork(int nranks) : reduceRate_(reduceRate(device::trainium())), host_(nranks, 0) {}
   int linkCount() const override { return host_.count(); }
   double linkBytesPerSec(int) const override { return kHostPortBytesPerSec; }
   const std::string& linkName(int link) const override { return host_.name(link); }
-  algo::Path path(int from, int to) const override {
-    algo::Path path;
+  Path path(int from, int to) const override {
+    Path path;
     host_.addPath(from, to, path);
     return path;
   }
@@ -91,11 +95,37 @@ class HostNetwork : public algo::Network {
 
 }  // namespace
 
-std::unique_ptr<algo::Network> fabricNetwork(const topo::Topology& topology, const topo::Fabric& fabric,
+std::unique_ptr<Network> fabricNetwork(const topo::Topology& topology, const topo::Fabric& fabric,
                                              const std::vector<topo::CoreLocation>& cores, bool throughHost) {
   return std::make_unique<FabricNetwork>(topology, fabric, cores, throughHost);
 }
 
-std::unique_ptr<algo::Network> hostNetwork(int nranks) { return std::make_unique<HostNetwork>(nranks); }
+std::unique_ptr<Network> hostNetwork(int nranks) { return std::make_unique<HostNetwork>(nranks); }
 
-}  // namespace trnccl::core
+RankLayout topologyLayout(const topo::Topology& t, const std::vector<topo::CoreLocation>& cores) {
+  RankLayout layout;
+  std::set<int> nodes, xs, ys;
+  for (const auto& c : cores) nodes.insert(c.node);
+  if (nodes.size() > 1) {
+    for (const auto& c : cores) layout.instanceOf.push_back(c.node);
+    return layout;
+  }
+  for (const auto& c : cores) {
+    const topo::GridPoint p = topo::gridPoint(t, c);
+    xs.insert(p.x), ys.insert(p.y);
+  }
+  const int width = static_cast<int>(xs.size()), height = static_cast<int>(ys.size());
+  if (static_cast<size_t>(width) * height != cores.size()) return layout;
+  std::vector<int> grid(cores.size(), -1);
+  for (size_t r = 0; r < cores.size(); ++r) {
+    const topo::GridPoint p = topo::gridPoint(t, cores[r]);
+    const int x = static_cast<int>(std::distance(xs.begin(), xs.find(p.x)));
+    const int y = static_cast<int>(std::distance(ys.begin(), ys.find(p.y)));
+    if (grid[y * width + x] != -1) return layout;
+    grid[y * width + x] = static_cast<int>(r);
+  }
+  layout.gridX = width, layout.gridY = height, layout.grid = std::move(grid);
+  return layout;
+}
+
+}  // namespace trnccl::algo

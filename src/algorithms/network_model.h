@@ -7,20 +7,28 @@
 #include <vector>
 
 #include "algorithms/cost_model.h"
+#include "algorithms/layout.h"
 #include "topology/fabric.h"
 
-namespace trnccl::core {
+namespace trnccl::algo {
 
 // Routes between ranks over the topology's fabric. Keeps references to both.
 // `throughHost`: the bytes really move through this host's shared memory (the
 // links are not emulated), so every message also crosses its sender's and
 // receiver's host ports: an algorithm that suits the modelled links but not
 // the host that carries the data does not win.
-std::unique_ptr<algo::Network> fabricNetwork(const topo::Topology& topology, const topo::Fabric& fabric,
+std::unique_ptr<Network> fabricNetwork(const topo::Topology& topology, const topo::Fabric& fabric,
                                              const std::vector<topo::CoreLocation>& cores, bool throughHost);
 
 // A host without a topology: each rank reads and writes shared memory
 // through its own port (one link out, one in), as the shm transport does.
-std::unique_ptr<algo::Network> hostNetwork(int nranks);
+std::unique_ptr<Network> hostNetwork(int nranks);
 
-}  // namespace trnccl::core
+// The layout algorithms see for ranks on `cores` of `t`: the instance of each
+// rank when they span several, and the grid they form when they all sit on
+// one instance and fill a sub-grid of its NeuronCores (rows and columns
+// compressed to the ones used), so a communicator split along a row or a
+// column still has one.
+RankLayout topologyLayout(const topo::Topology& t, const std::vector<topo::CoreLocation>& cores);
+
+}  // namespace trnccl::algo

@@ -1,0 +1,259 @@
+#include "sim/event_engine.h"
+
+#include <algorithm>
+#include <limits>
+#include <queue>
+#include <unordered_map>
+
+#include "base/datatype.h"
+#include "base/error.h"
+
+namespace trnccl::sim {
+namespace {
+
+// A message: from, to and tag packed into one key.
+uint64_t messageKey(int from, int to, uint32_t tag) {
+  return (static_cast<uint64_t>(from) << 44) | (static_cast<uint64_t>(to) << 24) | (tag & (algo::kTagSpace - 1));
+}
+
+struct Message {
+  double arrival = -1;  // -1: not yet arrived
+  int waitingRank = -1, waitingChannel = -1;
+};
+
+struct Flow {
+  const algo::Path* path = nullptr;
+  uint64_t message = 0;
+  double remaining = 0, rate = 0, since = 0;
+  uint32_t version = 0;
+};
+
+struct Link {
+  double bytesPerSec = 0;
+  std::vector<int> flows;
+};
+
+enum class EventKind : uint8_t { Proceed, Send, FlowDone };
+
+struct Event {
+  double time;
+  EventKind kind;
+  int a, b;  // Proceed/Send: rank, channel; FlowDone: flow, version
+  bool operator>(const Event& o) const { return time > o.time; }
+};
+
+struct ChannelState {
+  size_t step = 0;
+  bool done = false;
+};
+
+struct RankState {
+  size_t phase = 0;
+  int channelsLeft = 0;
+  std::vector<ChannelState> channels;
+  double reduceSeconds = 0;
+};
+
+class Engine {
+ public:
+  Engine(const std::vector<algo::Schedule>& all, const algo::Network& net) : all_(all), net_(net) {
+    for (int l = 0; l < net.linkCount(); ++l) links_.push_back({net.linkBytesPerSec(l), {}});
+    outcome_.linkBytes.assign(links_.size(), 0);
+    ranks_.resize(all.size());
+  }
+
+  EventOutcome run() {
+    for (size_t r = 0; r < all_.size(); ++r) startPhase(static_cast<int>(r), 0);
+    while (!events_.empty()) {
+      const Event e = events_.top();
+      events_.pop();
+      now_ = e.time;
+      if (e.kind == EventKind::Proceed) proceed(e.a, e.b);
+      else if (e.kind == EventKind::Send) send(e.a, e.b);
+      else if (flows_[e.a].version == static_cast<uint32_t>(e.b)) finishFlow(e.a);
+    }
+    checkAllFinished();
+    outcome_.seconds = finished_;
+    outcome_.bound = bound();
+    return std::move(outcome_);
+  }
+
+ private:
+  const algo::Step& stepOf(int rank, int channel) const {
+    const RankState& rs = ranks_[rank];
+    return all_[rank].phases[rs.phase].channels[channel].steps[rs.channels[channel].step];
+  }
+
+  void startPhase(int rank, size_t phase) {
+    RankState& rs = ranks_[rank];
+    const algo::Schedule& s = all_[rank];
+    rs.phase = phase;
+    if (phase == s.phases.size()) {
+      finished_ = std::max(finished_, now_);
+      return;
+    }
+    const auto& channels = s.phases[phase].channels;
+    rs.channels.assign(channels.size(), {});
+    rs.channelsLeft = static_cast<int>(channels.size());
+    for (size_t c = 0; c < channels.size(); ++c) startStep(rank, static_cast<int>(c));
+  }
+
+  // The channel's current step, or the channel's end.
+  void startStep(int rank, int channel) {
+    RankState& rs = ranks_[rank];
+    ChannelState& cs = rs.channels[channel];
+    if (cs.step == all_[rank].phases[rs.phase].channels[channel].steps.size()) {
+      cs.done = true;
+      if (--rs.channelsLeft == 0) startPhase(rank, rs.phase + 1);
+      return;
+    }
+    const algo::Step& step = stepOf(rank, channel);
+    if (step.recvPeer < 0) return proceed(rank, channel);
+    Message& m = messages_[messageKey(step.recvPeer, rank, step.recvTag)];
+    if (m.arrival >= 0) {
+      push({std::max(now_, m.arrival), EventKind::Proceed, rank, channel});
+    } else {
+      m.waitingRank = rank, m.waitingChannel = channel;
+    }
+  }
+
+  // The step's input is here: reduce, then send (or move on).
+  void proceed(int rank, int channel) {
+    const algo::Step& step = stepOf(rank, channel);
+    if (step.recvPeer >= 0) messages_.erase(messageKey(step.recvPeer, rank, step.recvTag));
+    double reduce = 0;
+    if (step.reduce) {
+      const size_t inputs = step.srcs.size() + (step.recvPeer >= 0 ? 1 : 0);
+      const double bytes = static_cast<double>(step.count * typeSize(all_[rank].type));
+      reduce = static_cast<double>(std::max<size_t>(1, inputs - 1)) * bytes / net_.reduceBytesPerSec();
+      ranks_[rank].reduceSeconds += reduce;
+    }
+    if (reduce > 0 || step.sendPeer >= 0) {
+      push({now_ + reduce, EventKind::Send, rank, channel});
+    } else {
+      advance(rank, channel);
+    }
+  }
+
+  void send(int rank, int channel) {
+    const algo::Step& step = stepOf(rank, channel);
+    if (step.sendPeer >= 0) startFlow(rank, step);
+    advance(rank, channel);
+  }
+
+  void advance(int rank, int channel) {
+    ++ranks_[rank].channels[channel].step;
+    startStep(rank, channel);
+  }
+
+  const algo::Path& pathOf(int from, int to) {
+    auto [it, fresh] = paths_.try_emplace((static_cast<uint64_t>(from) << 32) | static_cast<uint32_t>(to));
+    if (fresh) it->second = net_.path(from, to);
+    return it->second;
+  }
+
+  void startFlow(int rank, const algo::Step& step) {
+    ++outcome_.transfers;
+    const uint64_t key = messageKey(rank, step.sendPeer, step.sendTag);
+    const algo::Path& path = pathOf(rank, step.sendPeer);
+    const double bytes = static_cast<double>(step.count * typeSize(all_[rank].type));
+    if (bytes == 0 || path.links.empty()) return arrive(key, now_ + path.latencySec);
+    int id;
+    if (freeFlows_.empty()) {
+      id = static_cast<int>(flows_.size());
+      flows_.emplace_back();
+    } else {
+      id = freeFlows_.back();
+      freeFlows_.pop_back();
+    }
+    Flow& f = flows_[id];
+    f.path = &path, f.message = key, f.remaining = bytes, f.rate = 0, f.since = now_;
+    for (int l : path.links) {
+      links_[l].flows.push_back(id);
+      outcome_.linkBytes[l] += bytes;
+    }
+    reshare(path.links);
+  }
+
+  void finishFlow(int id) {
+    Flow& f = flows_[id];
+    ++f.version;  // no event of it is current any more
+    for (int l : f.path->links) {
+      auto& on = links_[l].flows;
+      on.erase(std::find(on.begin(), on.end(), id));
+    }
+    freeFlows_.push_back(id);
+    arrive(f.message, now_ + f.path->latencySec);
+    reshare(f.path->links);
+  }
+
+  // Transfers on `changed` links get new shares (and new finish times).
+  void reshare(const std::vector<int>& changed) {
+    for (int l : changed)
+      for (int id : links_[l].flows) {
+        Flow& f = flows_[id];
+        double rate = std::numeric_limits<double>::infinity();
+        for (int m : f.path->links)
+          rate = std::min(rate, links_[m].bytesPerSec / static_cast<double>(links_[m].flows.size()));
+        if (rate == f.rate) continue;
+        f.remaining = std::max(0.0, f.remaining - f.rate * (now_ - f.since));
+        f.since = now_;
+        f.rate = rate;
+        push({now_ + f.remaining / rate, EventKind::FlowDone, id, static_cast<int>(++f.version)});
+      }
+  }
+
+  void arrive(uint64_t key, double when) {
+    Message& m = messages_[key];
+    m.arrival = when;
+    if (m.waitingRank >= 0) push({when, EventKind::Proceed, m.waitingRank, m.waitingChannel});
+  }
+
+  void push(const Event& e) { events_.push(e); }
+
+  void checkAllFinished() const {
+    for (size_t r = 0; r < all_.size(); ++r) {
+      const RankState& rs = ranks_[r];
+      if (rs.phase == all_[r].phases.size()) continue;
+      for (size_t c = 0; c < rs.channels.size(); ++c)
+        if (!rs.channels[c].done)
+          throwError(trncclInternalError, "simulation: rank " + std::to_string(r) + " never finished phase " +
+                                              std::to_string(rs.phase) + " channel " + std::to_string(c) + " step " +
+                                              std::to_string(rs.channels[c].step) + " (a receive nobody sends)");
+    }
+  }
+
+  std::string bound() const {
+    if (finished_ <= 0) return "";
+    double busiest = 0, reduce = 0;
+    int link = -1;
+    for (size_t l = 0; l < links_.size(); ++l) {
+      const double busy = outcome_.linkBytes[l] / links_[l].bytesPerSec;
+      if (busy > busiest) busiest = busy, link = static_cast<int>(l);
+    }
+    for (const RankState& rs : ranks_) reduce = std::max(reduce, rs.reduceSeconds);
+    if (link >= 0 && busiest >= 0.5 * finished_ && busiest >= reduce) return "link " + net_.linkName(link);
+    if (reduce >= 0.5 * finished_) return "vector engine";
+    return "latency";
+  }
+
+  const std::vector<algo::Schedule>& all_;
+  const algo::Network& net_;
+  std::vector<Link> links_;
+  std::vector<RankState> ranks_;
+  std::vector<Flow> flows_;
+  std::vector<int> freeFlows_;
+  std::unordered_map<uint64_t, Message> messages_;
+  std::unordered_map<uint64_t, algo::Path> paths_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  double now_ = 0, finished_ = 0;
+  EventOutcome outcome_;
+};
+
+}  // namespace
+
+EventOutcome runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net) {
+  return Engine(allRanks, net).run();
+}
+
+}  // namespace trnccl::sim

@@ -1,0 +1,72 @@
+#include "sim/knobs.h"
+
+#include <charconv>
+
+#include "base/error.h"
+
+namespace trnccl::sim {
+namespace {
+
+const char* const kKnownKnobs = "link.bandwidth, link.latency, efa.gbps, efa.latency, nodes";
+
+// A positive number, all of `text`.
+double positive(const std::string& text, const std::string& knob) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || !(value > 0))
+    throwError(trncclInvalidArgument, "--set " + knob + "='" + text + "': expected a positive number");
+  return value;
+}
+
+// "2x" sets a scale, "96" an absolute value.
+void scaleOrValue(const std::string& text, const std::string& knob, double& scale, std::optional<double>& value) {
+  if (!text.empty() && text.back() == 'x') {
+    scale = positive(text.substr(0, text.size() - 1), knob);
+    value.reset();
+  } else {
+    value = positive(text, knob);
+    scale = 1;
+  }
+}
+
+}  // namespace
+
+void setKnob(Knobs& knobs, const std::string& assignment) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string::npos)
+    throwError(trncclInvalidArgument, "--set '" + assignment + "': expected name=value (knobs: " + kKnownKnobs + ")");
+  const std::string name = assignment.substr(0, eq), value = assignment.substr(eq + 1);
+  if (name == "link.bandwidth") {
+    scaleOrValue(value, name, knobs.linkBandwidthScale, knobs.linkBandwidthGBs);
+  } else if (name == "link.latency") {
+    scaleOrValue(value, name, knobs.linkLatencyScale, knobs.linkLatencyUs);
+  } else if (name == "efa.gbps") {
+    knobs.efaGbps = positive(value, name);
+  } else if (name == "efa.latency") {
+    knobs.efaLatencyUs = positive(value, name);
+  } else if (name == "nodes") {
+    const double n = positive(value, name);
+    if (n != static_cast<int>(n) || n > topo::kMaxNodes)
+      throwError(trncclInvalidArgument, "--set nodes='" + value + "': expected a whole number from 1 to " +
+                                            std::to_string(topo::kMaxNodes));
+    knobs.nodes = static_cast<int>(n);
+  } else {
+    throwError(trncclInvalidArgument, "--set: unknown knob '" + name + "' (knobs: " + kKnownKnobs + ")");
+  }
+}
+
+void applyKnobs(const Knobs& knobs, topo::Topology& t) {
+  for (topo::Link& link : t.links) {
+    link.bytesPerSec = knobs.linkBandwidthGBs ? *knobs.linkBandwidthGBs * 1e9 : link.bytesPerSec * knobs.linkBandwidthScale;
+    link.latencySec = knobs.linkLatencyUs ? *knobs.linkLatencyUs * 1e-6 : link.latencySec * knobs.linkLatencyScale;
+  }
+  if (knobs.efaGbps) {
+    if (t.nics.empty())
+      throwError(trncclInvalidArgument, "--set efa.gbps: topology '" + t.name + "' has no EFA NICs");
+    for (topo::Nic& nic : t.nics) nic.bytesPerSec = *knobs.efaGbps * 1e9 / 8 / static_cast<double>(t.nics.size());
+  }
+  if (knobs.efaLatencyUs) t.efaLatencySec = *knobs.efaLatencyUs * 1e-6;
+  if (knobs.nodes) t.nodes = *knobs.nodes;
+}
+
+}  // namespace trnccl::sim

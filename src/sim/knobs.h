@@ -1,0 +1,30 @@
+// What-if knobs (`--set name=value`) applied to a topology before it is
+// simulated, so a user asks "what if NeuronLink were twice as fast" without
+// editing a file.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "topology/topology.h"
+
+namespace trnccl::sim {
+
+struct Knobs {
+  double linkBandwidthScale = 1;  // link.bandwidth=2x, or link.bandwidth=GB/s (absolute)
+  std::optional<double> linkBandwidthGBs;
+  double linkLatencyScale = 1;    // link.latency=0.5x, or link.latency=us
+  std::optional<double> linkLatencyUs;
+  std::optional<double> efaGbps;  // efa.gbps=3200: each instance's EFA total, split over its NICs
+  std::optional<double> efaLatencyUs;
+  std::optional<int> nodes;       // nodes=64
+};
+
+// Applies one "name=value" to `knobs`. Throws Error(InvalidArgument) naming
+// the knob and listing the known ones.
+void setKnob(Knobs& knobs, const std::string& assignment);
+
+// The topology as the knobs make it.
+void applyKnobs(const Knobs& knobs, topo::Topology& topology);
+
+}  // namespace trnccl::sim

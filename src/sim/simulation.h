@@ -1,0 +1,45 @@
+// One prediction: a collective call on a machine, with an algorithm (or the
+// tuner's choice, "auto"), by one of the two engines over the same schedules:
+//  - analytical: the tuner's alpha-beta cost model with link loads
+//    (algorithms/cost_model.h), fast at any size;
+//  - event-driven: every transfer moves over its links (event_engine.h),
+//    congestion-aware, costlier.
+#pragma once
+
+#include <string>
+
+#include "algorithms/schedule.h"
+#include "sim/machine.h"
+
+namespace trnccl::sim {
+
+enum class Engine { Analytical, EventDriven, Auto };
+const char* engineName(Engine e);  // "analytical", "event"
+// Throws Error(InvalidArgument) naming --engine.
+Engine parseEngine(const std::string& name);
+
+struct Call {
+  algo::Collective collective = algo::Collective::AllReduce;
+  size_t count = 0;  // the API's count argument
+  trncclDataType_t type = trncclFloat32;
+  trncclRedOp_t op = trncclSum;
+  std::string algorithm = "auto";  // a name of Tuner::algorithmNames(), or "auto"
+  Engine engine = Engine::Auto;
+};
+
+struct Prediction {
+  std::string algorithm;  // the one that ran (the tuner's pick for "auto")
+  Engine engine = Engine::Analytical;
+  double seconds = 0;
+  std::string bound;  // "link chip3->chip7", "latency", "vector engine"
+};
+
+// Auto picks the event-driven engine while the schedules of all ranks hold at
+// most this many steps.
+inline constexpr size_t kEventEngineMaxSteps = size_t{4} << 20;
+
+// Throws Error(InvalidArgument) when the algorithm is unknown or cannot run
+// the call on this machine (naming why).
+Prediction simulate(const Machine& machine, const Call& call);
+
+}  // namespace trnccl::sim

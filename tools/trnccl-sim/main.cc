@@ -1,0 +1,39 @@
+// trnccl-sim: predicts what a collective costs on a topology nobody has on
+// their desk, from the very schedules the runtime executes.
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "options.h"
+#include "output.h"
+#include "plot.h"
+#include "sweep.h"
+
+int main(int argc, char** argv) {
+  using namespace trnccl;
+  try {
+    const simtool::Options options = simtool::parseOptions(std::vector<std::string>(argv + 1, argv + argc));
+    if (options.help) {
+      std::printf("%s\n", simtool::usageText().c_str());
+      return 0;
+    }
+    const std::vector<simtool::Row> rows = simtool::sweep(options);
+    const std::string text = simtool::formatRows(options, rows);
+    if (options.out.empty()) {
+      std::fputs(text.c_str(), stdout);
+    } else {
+      std::ofstream out(options.out);
+      if (!(out << text)) throwError(trncclSystemError, "--out: cannot write '" + options.out + "'");
+    }
+    if (!options.plot.empty()) simtool::plot(rows, options.plot);
+    return 0;
+  } catch (const simtool::UsageError& e) {
+    std::fprintf(stderr, "trnccl-sim: %s\n%s\n", e.what(), simtool::usageText().c_str());
+    return 2;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "trnccl-sim: %s\n", e.what());
+    return e.code() == trncclInvalidArgument ? 2 : 1;
+  }
+}

@@ -1,0 +1,112 @@
+#include "options.h"
+
+#include <charconv>
+
+#include "logic/datatypes.h"
+#include "logic/sizes.h"
+
+namespace trnccl::simtool {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char by) {
+  std::vector<std::string> parts;
+  size_t from = 0;
+  while (true) {
+    const size_t at = text.find(by, from);
+    parts.push_back(text.substr(from, at - from));
+    if (at == std::string::npos) return parts;
+    from = at + 1;
+  }
+}
+
+int parseCount(const std::string& flag, const std::string& text) {
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 0)
+    throw UsageError(flag + " '" + text + "': expected a whole number >= 0");
+  return value;
+}
+
+// "allreduce" or nccl-tests' "all_reduce".
+perf::Collective parseCollective(std::string name) {
+  if (name == "allreduce") name = "all_reduce";
+  if (name == "allgather") name = "all_gather";
+  if (name == "reducescatter") name = "reduce_scatter";
+  if (name == "sendrecv") throw UsageError("--coll sendrecv: the simulator models collectives only");
+  return perf::parse_collective(name);
+}
+
+// "8:4G:x2" (nccl-tests' -b -e -f), "1K:64K:+1K" (-i), or one size.
+std::vector<size_t> parseSizes(const std::string& text) {
+  const std::vector<std::string> parts = split(text, ':');
+  if (parts.size() == 1) return {perf::parse_size(parts[0])};
+  if (parts.size() != 3 || parts[2].size() < 2 || (parts[2][0] != 'x' && parts[2][0] != '+'))
+    throw UsageError("--sizes '" + text + "': expected MIN:MAX:xFACTOR, MIN:MAX:+STEP or one size");
+  const size_t step = perf::parse_size(parts[2].substr(1));
+  return parts[2][0] == 'x' ? perf::size_sweep(perf::parse_size(parts[0]), perf::parse_size(parts[1]), step, 0)
+                            : perf::size_sweep(perf::parse_size(parts[0]), perf::parse_size(parts[1]), 1, step);
+}
+
+}  // namespace
+
+std::string usageText() {
+  return "usage: trnccl-sim [--topo SPEC[,SPEC...]] [--coll allreduce] [--algo ring,torus2d,auto]\n"
+         "                  [--dtype float] [--op sum] [--sizes 8:4G:x2] [--ranks N] [--rank-order core]\n"
+         "                  [--engine auto|event|analytical] [--set KNOB=VALUE]... [--compare KNOB[,KNOB]]...\n"
+         "                  [--format table|csv|json] [--out FILE] [--plot FILE.png|FILE.svg]\n"
+         "knobs: link.bandwidth=2x|GBps, link.latency=0.5x|us, efa.gbps=N, efa.latency=us, nodes=N";
+}
+
+Options parseOptions(const std::vector<std::string>& args) {
+  Options o;
+  std::vector<std::string> topologies{"trn1.32xlarge"};
+  std::vector<std::string> sets;
+  std::vector<std::vector<std::string>> compares;
+  std::string sizes = "8:4G:x2";
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    if (flag == "-h" || flag == "--help") {
+      o.help = true;
+      continue;
+    }
+    if (i + 1 == args.size()) throw UsageError(flag.rfind("--", 0) == 0 ? flag + " needs a value" : "unknown argument '" + flag + "'");
+    const std::string& value = args[++i];
+    if (flag == "--topo") topologies = split(value, ',');
+    else if (flag == "--coll") o.collective = parseCollective(value);
+    else if (flag == "--algo") o.algorithms = split(value, ',');
+    else if (flag == "--dtype") o.type = perf::parse_types(value).at(0);
+    else if (flag == "--op") o.op = perf::parse_ops(value).at(0);
+    else if (flag == "--sizes") sizes = value;
+    else if (flag == "--ranks") o.ranks = parseCount(flag, value);
+    else if (flag == "--rank-order") o.rankOrder = value;
+    else if (flag == "--engine") o.engine = sim::parseEngine(value);
+    else if (flag == "--set") sets.push_back(value);
+    else if (flag == "--compare") compares.push_back(split(value, ','));
+    else if (flag == "--format") o.format = value;
+    else if (flag == "--out") o.out = value;
+    else if (flag == "--plot") o.plot = value;
+    else throw UsageError("unknown argument '" + flag + "'");
+  }
+  if (o.format != "table" && o.format != "csv" && o.format != "json")
+    throw UsageError("--format '" + o.format + "': expected table, csv or json");
+  if (!o.plot.empty() && !o.plot.ends_with(".png") && !o.plot.ends_with(".svg"))
+    throw UsageError("--plot '" + o.plot + "': expected a .png or .svg file");
+  o.sizes = parseSizes(sizes);
+  // Each topology as given, then once per --compare with its knobs on top.
+  for (const std::string& topology : topologies) {
+    Variant base{topology, topology, {}};
+    for (const std::string& s : sets) sim::setKnob(base.knobs, s);
+    o.variants.push_back(base);
+    for (const auto& knobs : compares) {
+      Variant v = base;
+      for (const std::string& k : knobs) {
+        sim::setKnob(v.knobs, k);
+        v.label += " " + k;
+      }
+      o.variants.push_back(v);
+    }
+  }
+  return o;
+}
+
+}  // namespace trnccl::simtool

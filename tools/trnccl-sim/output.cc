@@ -1,0 +1,61 @@
+#include "output.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "logic/datatypes.h"
+
+namespace trnccl::simtool {
+namespace {
+
+std::string printf(const char* format, auto... values) {
+  char line[512];
+  std::snprintf(line, sizeof line, format, values...);
+  return line;
+}
+
+std::string table(const Options& o, const std::vector<Row>& rows) {
+  std::string text = printf("# trnccl-sim: %s, %s %s\n", std::string(perf::collective_name(o.collective)).c_str(),
+                            std::string(perf::type_name(o.type)).c_str(), std::string(perf::op_name(o.op)).c_str());
+  text += printf("# %-28s %5s %-10s %-12s %12s %12s %10s %8s %8s  %s\n", "machine", "ranks", "algo", "chosen", "size(B)",
+                 "count", "time(us)", "algbw", "busbw", "bound (engine)");
+  for (const Row& r : rows)
+    text += printf("  %-28s %5d %-10s %-12s %12zu %12zu %10.2f %8.2f %8.2f  %s (%s)\n", r.machine.c_str(), r.ranks,
+                   r.requested.c_str(), r.prediction.algorithm.c_str(), r.bytes, r.count, r.prediction.seconds * 1e6,
+                   r.algbw, r.busbw, r.prediction.bound.empty() ? "-" : r.prediction.bound.c_str(),
+                   sim::engineName(r.prediction.engine));
+  return text;
+}
+
+std::string csv(const std::vector<Row>& rows) {
+  std::string text = "machine,ranks,algo,chosen,engine,bytes,count,time_us,algbw_gbps,busbw_gbps,bound\n";
+  for (const Row& r : rows)
+    text += printf("\"%s\",%d,%s,%s,%s,%zu,%zu,%.4f,%.4f,%.4f,\"%s\"\n", r.machine.c_str(), r.ranks, r.requested.c_str(),
+                   r.prediction.algorithm.c_str(), sim::engineName(r.prediction.engine), r.bytes, r.count,
+                   r.prediction.seconds * 1e6, r.algbw, r.busbw, r.prediction.bound.c_str());
+  return text;
+}
+
+std::string json(const Options& o, const std::vector<Row>& rows) {
+  nlohmann::json out;
+  out["collective"] = perf::collective_name(o.collective);
+  out["type"] = perf::type_name(o.type);
+  out["op"] = perf::op_name(o.op);
+  out["rows"] = nlohmann::json::array();
+  for (const Row& r : rows)
+    out["rows"].push_back({{"machine", r.machine}, {"ranks", r.ranks}, {"algo", r.requested},
+                           {"chosen", r.prediction.algorithm}, {"engine", sim::engineName(r.prediction.engine)},
+                           {"bytes", r.bytes}, {"count", r.count}, {"time_us", r.prediction.seconds * 1e6},
+                           {"algbw_gbps", r.algbw}, {"busbw_gbps", r.busbw}, {"bound", r.prediction.bound}});
+  return out.dump(2) + "\n";
+}
+
+}  // namespace
+
+std::string formatRows(const Options& o, const std::vector<Row>& rows) {
+  if (o.format == "csv") return csv(rows);
+  if (o.format == "json") return json(o, rows);
+  return table(o, rows);
+}
+
+}  // namespace trnccl::simtool

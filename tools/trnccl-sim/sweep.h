@@ -1,0 +1,22 @@
+// Runs every machine variant x algorithm x size of the command line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "options.h"
+
+namespace trnccl::simtool {
+
+struct Row {
+  std::string machine;    // the variant's label
+  int ranks = 0;
+  std::string requested;  // the --algo entry
+  sim::Prediction prediction;
+  size_t bytes = 0, count = 0;
+  double algbw = 0, busbw = 0;  // GB/s, nccl-tests' definitions
+};
+
+std::vector<Row> sweep(const Options& options);
+
+}  // namespace trnccl::simtool
