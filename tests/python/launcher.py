@@ -30,14 +30,14 @@ def run_job(scenario, world_size, init="file", limit_s=120, extra_env=None):
     """Runs `scenario` on `world_size` ranks rendezvousing by `init`
     ("file", "env" or "tcp"); returns each rank's output, asserting all passed."""
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, WORLD_SIZE=str(world_size), TRNCCL_TEST_SCENARIO=scenario)
+        env = dict(os.environ, WORLD_SIZE=str(world_size), PG_TEST_SCENARIO=scenario)
         env.update(extra_env or {})
         if init == "file":
-            env["TRNCCL_TEST_INIT"] = "file://" + os.path.join(tmp, "rendezvous")
+            env["PG_TEST_INIT"] = "file://" + os.path.join(tmp, "rendezvous")
         elif init == "tcp":
-            env["TRNCCL_TEST_INIT"] = f"tcp://127.0.0.1:{free_port()}"
+            env["PG_TEST_INIT"] = f"tcp://127.0.0.1:{free_port()}"
         elif init == "env":
-            env.update(TRNCCL_TEST_INIT="env://", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()))
+            env.update(PG_TEST_INIT="env://", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()))
         else:
             raise ValueError(f"init {init!r}")
         procs = []
@@ -52,7 +52,7 @@ def run_torchrun(scenario, nproc, limit_s=120):
     --redirects/--tee 1 (stdout): their default "0", and "3", break torch
     1.13's torchrun under Python 3.11, which iterates neither zero-valued nor
     composite enum.IntFlag members."""
-    env = dict(os.environ, TRNCCL_TEST_SCENARIO=scenario, TRNCCL_TEST_INIT="env://")
+    env = dict(os.environ, PG_TEST_SCENARIO=scenario, PG_TEST_INIT="env://")
     with tempfile.TemporaryDirectory() as logs:
         proc = subprocess.Popen([PYTHON, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={nproc}",
                                  "--redirects", "1", "--tee", "1", "--log_dir", logs, RANK_MAIN],

@@ -1,5 +1,5 @@
 """One rank of a test job: joins the "trnccl" process group the way the job
-says (TRNCCL_TEST_INIT), then runs the scenario TRNCCL_TEST_SCENARIO names.
+says (PG_TEST_INIT), then runs the scenario PG_TEST_SCENARIO names.
 RANK and WORLD_SIZE come from the launcher or from torchrun."""
 import datetime
 import importlib
@@ -20,10 +20,10 @@ SCENARIOS = {
 
 
 def main():
-    scenario = os.environ["TRNCCL_TEST_SCENARIO"]
+    scenario = os.environ["PG_TEST_SCENARIO"]
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    timeout = datetime.timedelta(seconds=float(os.environ.get("TRNCCL_TEST_PG_TIMEOUT_S", "120")))
-    dist.init_process_group("trnccl", init_method=os.environ["TRNCCL_TEST_INIT"], rank=rank, world_size=world,
+    timeout = datetime.timedelta(seconds=float(os.environ.get("PG_TEST_TIMEOUT_S", "120")))
+    dist.init_process_group("trnccl", init_method=os.environ["PG_TEST_INIT"], rank=rank, world_size=world,
                             timeout=timeout)
     module = importlib.import_module(SCENARIOS[scenario])
     getattr(module, scenario)(rank, world)
