@@ -1,5 +1,7 @@
 """Every collective of the trnccl backend against torch's own computation of
 the same result, for every dtype the backend takes, contiguous and not."""
+import datetime
+
 import torch
 import torch.distributed as dist
 from torch.testing import assert_close
@@ -172,6 +174,27 @@ def check_async(rank, world):
         expect_equal(tensors[i], xs.sum(0) * (i + 1), f"async all_reduce {i}")
     dist.barrier()
 
+    # A receive whose sender has not sent yet: not completed, and a wait with a
+    # timeout raises; the sender goes on once told (through the store, since
+    # every collective on the group would queue behind the receive).
+    store = dist.distributed_c10d._get_default_store()
+    if rank == 0:
+        got = torch.zeros(5)
+        work = dist.irecv(got, src=world - 1)
+        assert not work.is_completed(), "a receive completed before anything was sent"
+        try:
+            work.wait(timeout=datetime.timedelta(milliseconds=200))
+            raise AssertionError("wait(timeout) returned before anything was sent")
+        except RuntimeError as e:
+            assert "timed out" in str(e).lower(), f"wait(timeout) raised {e}"
+        store.set("async: rank 0 waited", "1")
+        work.wait()
+        expect_equal(got, torch.arange(5.0), "the receive after a timed-out wait")
+    elif rank == world - 1:
+        store.wait(["async: rank 0 waited"])
+        dist.send(torch.arange(5.0), dst=0)
+    dist.barrier()
+
 
 def expect_refused(call, *words):
     """`call` raises at once (on every rank alike: nothing reached the peers),
@@ -212,6 +235,8 @@ def smoke(rank, world):
     """What a launcher test needs: the group formed and carries an all-reduce."""
     assert dist.get_backend() == "trnccl"
     assert (dist.get_rank(), dist.get_world_size()) == (rank, world)
+    transport = dist.distributed_c10d._get_default_group().transport
+    assert transport == "shm", f"ranks on one host talk over shared memory, not {transport!r}"
     t = torch.full((1000,), float(rank + 1))
     dist.all_reduce(t)
     expect_equal(t, torch.full((1000,), world * (world + 1) / 2), "all_reduce")
