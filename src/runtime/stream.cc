@@ -40,7 +40,11 @@ void Stream::enqueue(std::function<void()> work) {
   workArrived_.notify();
 }
 
+// The predicate of run()'s wait: Signal::wait may evaluate it again after it
+// was true once (before sleeping, then on its next turn), so an operation
+// already taken is kept, not replaced by the next one in the queue.
 bool Stream::takeWork(std::function<void()>& work) {
+  if (work) return true;
   std::lock_guard<std::mutex> lock(mutex_);
   if (queue_.empty()) return false;
   work = std::move(queue_.front());

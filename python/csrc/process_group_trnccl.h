@@ -1,0 +1,135 @@
+// ProcessGroupTrnccl: PyTorch's c10d ProcessGroup over trnccl's public C API.
+// Every operation is queued on a trnccl stream of its own and returns at once;
+// a completion thread synchronizes those streams in issue order (the order in
+// which trnccl runs a communicator's operations) and completes each Work and
+// its Future, so DDP overlaps gradient all-reduce with the backward pass.
+#pragma once
+
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "trnccl/trnccl.h"
+
+namespace trnccl_torch {
+
+// Streams reused across operations (a trnccl stream owns a thread). A stream is
+// handed out only when everything queued on it has been synchronized.
+class StreamPool {
+ public:
+  StreamPool() = default;
+  ~StreamPool();
+  StreamPool(const StreamPool&) = delete;
+  StreamPool& operator=(const StreamPool&) = delete;
+  trncclStream_t acquire();
+  void release(trncclStream_t stream);
+
+ private:
+  std::mutex mutex_;
+  std::vector<trncclStream_t> idle_;
+  std::vector<trncclStream_t> all_;
+};
+
+class WorkTrnccl : public c10d::Work {
+ public:
+  // `outputs` are what the Future and result() give; `keepAlive` holds every
+  // buffer the queued call reads or writes; `copyBack` moves staged results
+  // into the caller's (non-contiguous or scattered) tensors once it succeeded.
+  WorkTrnccl(int rank, c10d::OpType type, trncclStream_t stream, std::vector<at::Tensor> outputs,
+             std::vector<at::Tensor> keepAlive, std::function<void()> copyBack);
+
+  std::vector<at::Tensor> result() override;
+  c10::intrusive_ptr<c10::ivalue::Future> getFuture() override;
+
+  trncclStream_t stream() const { return stream_; }
+  // Called by the completion thread once the stream is synchronized.
+  void complete(trncclResult_t result, const std::string& message);
+
+ private:
+  trncclStream_t stream_;
+  std::vector<at::Tensor> outputs_;
+  std::vector<at::Tensor> keepAlive_;
+  std::function<void()> copyBack_;
+  c10::intrusive_ptr<c10::ivalue::Future> future_;
+};
+
+class ProcessGroupTrnccl : public c10d::ProcessGroup {
+ public:
+  // A communicator of its own: rank 0 publishes trnccl's unique id in `store`,
+  // the other ranks read it there.
+  ProcessGroupTrnccl(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
+                     std::chrono::milliseconds timeout);
+  // A communicator split from `parent` (trncclCommSplit); every rank of the
+  // parent calls this, and `rank` orders the ranks of the new one.
+  ProcessGroupTrnccl(ProcessGroupTrnccl& parent, int rank, int size, std::chrono::milliseconds timeout);
+  ~ProcessGroupTrnccl() override;
+
+  const std::string getBackendName() const override { return "trnccl"; }
+  std::string transportName() const;
+
+  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
+                                           const c10d::BroadcastOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
+                                           const c10d::AllreduceOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
+                                           std::vector<at::Tensor>& inputs,
+                                           const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
+                                                 const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor>& outputs,
+                                                std::vector<std::vector<at::Tensor>>& inputs,
+                                                const c10d::ReduceScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
+                                                      const c10d::ReduceScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input,
+                                               std::vector<int64_t>& outputSplits,
+                                               std::vector<int64_t>& inputSplits,
+                                               const c10d::AllToAllOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dstRank, int tag) override;
+  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int srcRank, int tag) override;
+  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
+
+ private:
+  using Call = std::function<trncclResult_t(trncclStream_t)>;
+  // Queues `call` on a stream and returns its Work (throws what trnccl says
+  // when the call is refused).
+  c10::intrusive_ptr<c10d::Work> launch(c10d::OpType type, const char* name, const Call& call,
+                                        std::vector<at::Tensor> outputs, std::vector<at::Tensor> keepAlive,
+                                        std::function<void()> copyBack = nullptr);
+  // All-reduce, broadcast or reduce (`type`): one tensor, read and overwritten.
+  c10::intrusive_ptr<c10d::Work> inPlace(c10d::OpType type, std::vector<at::Tensor>& tensors, trncclRedOp_t op,
+                                         int root);
+  // An operation from `input` into `output` (each staged contiguous if it is not).
+  using PairCall = std::function<trncclResult_t(const void* in, void* out, trncclDataType_t, trncclStream_t)>;
+  c10::intrusive_ptr<c10d::Work> outOfPlace(c10d::OpType type, const char* name, const at::Tensor& input,
+                                            at::Tensor& output, std::vector<at::Tensor> results, const PairCall& call);
+  c10::intrusive_ptr<c10d::Work> reduceScatter(c10d::OpType type, const at::Tensor& input, at::Tensor& output,
+                                               std::vector<at::Tensor> results, const c10d::ReduceScatterOptions& opts);
+  void completeInOrder();  // the completion thread
+  void drain();            // waits until every queued Work completed
+  void startCompletionThread();
+
+  trncclComm_t comm_ = nullptr;
+  StreamPool streams_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<c10::intrusive_ptr<WorkTrnccl>> pending_;
+  size_t inFlight_ = 0;  // queued and not yet completed
+  // Completed Works are released by the next launch() or the destructor, never
+  // by the completion thread: dropping the last reference to a tensor Python
+  // also sees takes the GIL, which the thread destroying the group may hold
+  // while it waits for the completion thread.
+  std::vector<c10::intrusive_ptr<WorkTrnccl>> finished_;
+  bool stopping_ = false;
+  std::thread completer_;
+};
+
+}  // namespace trnccl_torch
