@@ -6,7 +6,6 @@
 #include <unordered_set>
 
 #include "base/datatype.h"
-#include "sim/event_engine.h"
 
 namespace trnccl::sim {
 
@@ -19,7 +18,8 @@ uint64_t slotKey(size_t phase, size_t step, int link) {
 
 }  // namespace
 
-algo::Prediction runAnalytical(const std::vector<algo::Schedule>& all, const algo::Network& net) {
+Outcome runAnalytical(const std::vector<algo::Schedule>& all, const algo::Network& net,
+                      const std::vector<double>& entrySec) {
   // Steps of one index (in one phase, over every channel and rank) run
   // together: their bytes load the links at once, and the rank pairs they
   // connect share each link they cross equally.
@@ -70,12 +70,13 @@ algo::Prediction runAnalytical(const std::vector<algo::Schedule>& all, const alg
       rate = std::min(rate, net.linkBytesPerSec(l) / std::max<uint32_t>(1, sharers[slotKey(phase, step, l)]));
     return rate;
   };
-  EventOutcome chain = runEvents(all, net, Sharing::Static, &shareOfStep);
+  Outcome chain = runEvents(all, net, entrySec, Sharing::Static, &shareOfStep);
   if (loadSeconds > chain.seconds) {
     const auto worst = std::max_element(busiest.begin(), busiest.end()) - busiest.begin();
-    return {loadSeconds, "link " + net.linkName(static_cast<int>(worst))};
+    chain.seconds = loadSeconds;
+    chain.bound = "link " + net.linkName(static_cast<int>(worst));
   }
-  return {chain.seconds, std::move(chain.bound)};
+  return chain;
 }
 
 }  // namespace trnccl::sim

@@ -12,15 +12,20 @@
 // The prediction is the larger of the two, so it never undercuts either the
 // latency chain or the busiest link. It differs from the event engine where
 // contention stretches the chain itself (a late message delays what follows).
+// A rank that enters late (entrySec) delays the chain from its first step; the
+// link loads take every rank as present. The bytes per link are the
+// schedules' own, as the event engine counts them.
 #pragma once
 
 #include <vector>
 
 #include "algorithms/cost_model.h"
 #include "algorithms/schedule.h"
+#include "sim/event_engine.h"
 
 namespace trnccl::sim {
 
-algo::Prediction runAnalytical(const std::vector<algo::Schedule>& allRanks, const algo::Network& net);
+Outcome runAnalytical(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
+                      const std::vector<double>& entrySec = {});
 
 }  // namespace trnccl::sim

@@ -43,12 +43,12 @@ struct Link {
   std::vector<int> flows;  // Fair: the transfers on it now
 };
 
-enum class EventKind : uint8_t { Proceed, Send, FlowDone };
+enum class EventKind : uint8_t { Start, Proceed, Send, FlowDone };
 
 struct Event {
   double time;
   EventKind kind;
-  int a, b;  // Proceed/Send: rank, channel; FlowDone: flow, version
+  int a, b;  // Start: rank; Proceed/Send: rank, channel; FlowDone: flow, version
   bool operator>(const Event& o) const { return time > o.time; }
 };
 
@@ -66,20 +66,27 @@ struct RankState {
 
 class Engine {
  public:
-  Engine(const std::vector<algo::Schedule>& all, const algo::Network& net, Sharing sharing, const StaticRate* rate)
-      : all_(all), net_(net), sharing_(sharing), staticRate_(rate) {
+  Engine(const std::vector<algo::Schedule>& all, const algo::Network& net, const std::vector<double>& entry,
+         Sharing sharing, const StaticRate* rate)
+      : all_(all), net_(net), entry_(entry), sharing_(sharing), staticRate_(rate) {
     for (int l = 0; l < net.linkCount(); ++l) links_.push_back({net.linkBytesPerSec(l), {}});
     outcome_.linkBytes.assign(links_.size(), 0);
     ranks_.resize(all.size());
+    entry_.resize(all.size(), 0);
   }
 
-  EventOutcome run() {
-    for (size_t r = 0; r < all_.size(); ++r) startPhase(static_cast<int>(r), 0);
+  Outcome run() {
+    // Ranks on time start before any event; late ones when they enter.
+    for (size_t r = 0; r < all_.size(); ++r) {
+      if (entry_[r] > 0) push({entry_[r], EventKind::Start, static_cast<int>(r), 0});
+      else startPhase(static_cast<int>(r), 0);
+    }
     while (!events_.empty()) {
       const Event e = events_.top();
       events_.pop();
       now_ = e.time;
-      if (e.kind == EventKind::Proceed) proceed(e.a, e.b);
+      if (e.kind == EventKind::Start) startPhase(e.a, 0);
+      else if (e.kind == EventKind::Proceed) proceed(e.a, e.b);
       else if (e.kind == EventKind::Send) send(e.a, e.b);
       else if (flows_[e.a].version == static_cast<uint32_t>(e.b)) finishFlow(e.a);
     }
@@ -258,6 +265,8 @@ class Engine {
     }
   }
 
+  // The largest of the busiest link's busy time, a rank's reductions and the
+  // latest entry, when it is at least half the time (ties in that order).
   std::string bound() const {
     if (finished_ <= 0) return "";
     double busiest = 0, reduce = 0;
@@ -267,13 +276,18 @@ class Engine {
       if (busy > busiest) busiest = busy, link = static_cast<int>(l);
     }
     for (const RankState& rs : ranks_) reduce = std::max(reduce, rs.reduceSeconds);
-    if (link >= 0 && busiest >= 0.5 * finished_ && busiest >= reduce) return "link " + net_.linkName(link);
-    if (reduce >= 0.5 * finished_) return "vector engine";
-    return "latency";
+    const auto latest = std::max_element(entry_.begin(), entry_.end());
+    const double late = latest == entry_.end() ? 0 : *latest;
+    const double most = std::max({busiest, reduce, late});
+    if (most < 0.5 * finished_) return "latency";
+    if (link >= 0 && busiest == most) return "link " + net_.linkName(link);
+    if (reduce == most) return "vector engine";
+    return "straggler rank " + std::to_string(latest - entry_.begin());
   }
 
   const std::vector<algo::Schedule>& all_;
   const algo::Network& net_;
+  std::vector<double> entry_;  // when each rank enters
   Sharing sharing_;
   const StaticRate* staticRate_;
   std::vector<Link> links_;
@@ -285,14 +299,14 @@ class Engine {
   std::unordered_map<uint64_t, PairQueue> pairs_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   double now_ = 0, finished_ = 0;
-  EventOutcome outcome_;
+  Outcome outcome_;
 };
 
 }  // namespace
 
-EventOutcome runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net, Sharing sharing,
-                       const StaticRate* staticRate) {
-  return Engine(allRanks, net, sharing, staticRate).run();
+Outcome runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
+                  const std::vector<double>& entrySec, Sharing sharing, const StaticRate* staticRate) {
+  return Engine(allRanks, net, entrySec, sharing, staticRate).run();
 }
 
 }  // namespace trnccl::sim

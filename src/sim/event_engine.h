@@ -1,7 +1,8 @@
 // The event-driven engine: moves every transfer of every rank's schedule over
 // the links of its route, in simulated time.
-//  - Each rank runs its phases in order; a phase's channels run at once; a
-//    channel's steps run one after another.
+//  - Each rank enters at its entry time (0 unless it straggles), then runs
+//    its phases in order; a phase's channels run at once; a channel's steps
+//    run one after another.
 //  - A step that receives waits for its message (matched by sender, receiver
 //    and tag, as the executor matches it), then reduces on the vector engine
 //    ((inputs - 1) passes of its bytes, at least one), then posts its send and
@@ -24,11 +25,13 @@
 
 namespace trnccl::sim {
 
-struct EventOutcome {
+// What a run of either engine found.
+struct Outcome {
   double seconds = 0;  // when the last rank finished
-  // What bounded the run: "link NAME" when the busiest link was busy for at
-  // least half the time, else "vector engine" when some rank reduced for at
-  // least half of it, else "latency".
+  // What bounded the run, the largest of these when it is at least half the
+  // time: "link NAME" (the busiest link's busy time), "vector engine" (the
+  // most a rank reduced), "straggler rank R" (the latest entry); else
+  // "latency".
   std::string bound;
   size_t transfers = 0;
   std::vector<double> linkBytes;  // bytes that crossed each link
@@ -44,9 +47,11 @@ enum class Sharing { Fair, Static };
 // `step` of phase `phase` over `path`.
 using StaticRate = std::function<double(int rank, size_t phase, size_t step, const algo::Path& path)>;
 
-// Throws Error(InternalError) on a schedule that can never finish (a receive
-// nobody sends), naming the rank and step.
-EventOutcome runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
-                       Sharing sharing = Sharing::Fair, const StaticRate* staticRate = nullptr);
+// `entrySec`: when each rank enters the collective (empty, or missing ranks:
+// at 0). Throws Error(InternalError) on a schedule that can never finish (a
+// receive nobody sends), naming the rank and step.
+Outcome runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
+                  const std::vector<double>& entrySec = {}, Sharing sharing = Sharing::Fair,
+                  const StaticRate* staticRate = nullptr);
 
 }  // namespace trnccl::sim

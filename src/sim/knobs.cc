@@ -67,6 +67,7 @@ void applyKnobs(const Knobs& knobs, topo::Topology& t) {
   }
   if (knobs.efaLatencyUs) t.efaLatencySec = *knobs.efaLatencyUs * 1e-6;
   if (knobs.nodes) t.nodes = *knobs.nodes;
+  removeFailedLinks(knobs.failedLinks, t);
 }
 
 }  // namespace trnccl::sim

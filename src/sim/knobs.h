@@ -1,11 +1,14 @@
-// What-if knobs (`--set name=value`) applied to a topology before it is
-// simulated, so a user asks "what if NeuronLink were twice as fast" without
+// What-if knobs (`--set name=value`, and the links `--fail-link` takes out)
+// applied to a topology before it is simulated, so a user asks "what if
+// NeuronLink were twice as fast" or "what if this link failed" without
 // editing a file.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "sim/failed_links.h"
 #include "topology/topology.h"
 
 namespace trnccl::sim {
@@ -18,6 +21,7 @@ struct Knobs {
   std::optional<double> efaGbps;  // efa.gbps=3200: each instance's EFA total, split over its NICs
   std::optional<double> efaLatencyUs;
   std::optional<int> nodes;       // nodes=64
+  std::vector<ChipPair> failedLinks;  // --fail-link 3-7
 };
 
 // Applies one "name=value" to `knobs`. Throws Error(InvalidArgument) naming

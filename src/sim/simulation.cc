@@ -28,6 +28,7 @@ Prediction simulate(const Machine& machine, const Call& call) {
     throwError(trncclInvalidArgument, machine.describe() + ": the simulator builds every rank's schedule (and the "
                                       "tuner every candidate's), so it takes at most " + std::to_string(kMaxRanks) +
                                       " ranks");
+  const std::vector<double> entry = entryTimes(call.stragglers, machine.ranks());
   const algo::Tuner tuner(algo::AlgorithmFilter(call.algorithm, "--algo", algo::Tuner::algorithmNames()),
                           machine.network(), &machine.layout());
   algo::CollectiveArgs args;
@@ -57,13 +58,9 @@ Prediction simulate(const Machine& machine, const Call& call) {
   p.engine = call.engine != Engine::Auto ? call.engine
              : steps <= kEventEngineMaxSteps ? Engine::EventDriven
                                               : Engine::Analytical;
-  if (p.engine == Engine::EventDriven) {
-    EventOutcome o = runEvents(all, machine.network());
-    p.seconds = o.seconds, p.bound = std::move(o.bound);
-  } else {
-    algo::Prediction o = runAnalytical(all, machine.network());
-    p.seconds = o.seconds, p.bound = std::move(o.bound);
-  }
+  Outcome o = p.engine == Engine::EventDriven ? runEvents(all, machine.network(), entry)
+                                               : runAnalytical(all, machine.network(), entry);
+  p.seconds = o.seconds, p.bound = std::move(o.bound), p.linkBytes = std::move(o.linkBytes);
   return p;
 }
 

@@ -10,6 +10,7 @@
 
 #include "algorithms/schedule.h"
 #include "sim/machine.h"
+#include "sim/stragglers.h"
 
 namespace trnccl::sim {
 
@@ -25,13 +26,15 @@ struct Call {
   trncclRedOp_t op = trncclSum;
   std::string algorithm = "auto";  // a name of Tuner::algorithmNames(), or "auto"
   Engine engine = Engine::Auto;
+  std::vector<Straggler> stragglers;  // ranks that enter late
 };
 
 struct Prediction {
   std::string algorithm;  // the one that ran (the tuner's pick for "auto")
   Engine engine = Engine::Analytical;
   double seconds = 0;
-  std::string bound;  // "link chip3->chip7", "latency", "vector engine"
+  std::string bound;  // "link chip3->chip7", "latency", "vector engine", "straggler rank 5"
+  std::vector<double> linkBytes;  // per link of the machine's network: the bytes that crossed it
 };
 
 // Auto picks the event-driven engine while the schedules of all ranks hold at
@@ -43,8 +46,8 @@ inline constexpr size_t kEventEngineMaxSteps = size_t{4} << 20;
 inline constexpr int kMaxRanks = 4096;
 
 // Throws Error(InvalidArgument) when the machine has more than kMaxRanks
-// ranks, or the algorithm is unknown or cannot run
-// the call on this machine (naming why).
+// ranks, or the algorithm is unknown or cannot run the call on this machine,
+// or a straggler's rank is not on it (naming why).
 Prediction simulate(const Machine& machine, const Call& call);
 
 }  // namespace trnccl::sim

@@ -69,10 +69,18 @@ void Fabric::checkLocation(CoreLocation where) const {
   }
 }
 
+std::vector<int> Fabric::chipPath(int from, int to) const {
+  if (topology_.torus.empty()) return graph_.shortestPath(from, to);
+  std::vector<int> chips = torusPath(topology_.torus, from, to);
+  for (int at = from; int chip : chips) {
+    if (!directedByChips_.contains({at, chip})) return graph_.shortestPath(from, to);
+    at = chip;
+  }
+  return chips;
+}
+
 void Fabric::appendChipPath(int node, int from, int to, std::vector<int>& links) const {
-  const std::vector<int> chips =
-      topology_.torus.empty() ? graph_.shortestPath(from, to) : torusPath(topology_.torus, from, to);
-  for (int chip : chips) {
+  for (int chip : chipPath(from, to)) {
     links.push_back(nodeBase(node) + directedByChips_.at({from, chip}));
     from = chip;
   }

@@ -41,7 +41,9 @@ class Fabric {
   //  - same chip: the chip's on-chip link;
   //  - same instance: a shortest NeuronLink path (dimension order on a torus,
   //    the shorter way round, ties toward +; breadth-first with the lowest
-  //    chip first for listed links);
+  //    chip first for listed links, and on a torus whose dimension-order
+  //    route crosses a link the topology lacks, such as one the simulator's
+  //    --fail-link took out);
   //  - other instance: NeuronLink to the NIC nearest the source chip (several
   //    equally near: spread by NeuronCore index), its out link, the same NIC's
   //    in link on the destination instance, NeuronLink to the destination chip.
@@ -49,6 +51,8 @@ class Fabric {
 
  private:
   void checkLocation(CoreLocation where) const;
+  // The chips a route from chip `from` to chip `to` visits after `from`.
+  std::vector<int> chipPath(int from, int to) const;
   // Appends the NeuronLink hops from chip `from` to chip `to` of `node`.
   void appendChipPath(int node, int from, int to, std::vector<int>& links) const;
   int nodeBase(int node) const { return node * linksPerNode_; }

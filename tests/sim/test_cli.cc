@@ -1,30 +1,11 @@
 // trnccl-sim as a user runs it: its outputs, its plots and its errors.
 #include <catch2/catch.hpp>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "tests/command_run.h"
+#include "tests/sim/sim_command.h"
 
-using trnccl::test::runCommand;
-
-namespace {
-
-const std::string kSim = TRNCCL_SIM_PATH;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string tempPath(const std::string& name) {
-  return "/tmp/trnccl-sim-test-" + std::to_string(getpid()) + "-" + name;
-}
-
-}  // namespace
+using namespace trnccl::test;
 
 TEST_CASE("trnccl-sim prints a row per algorithm and size, with the tuner's pick for auto", "[sim][cli]") {
   const auto run = runCommand(kSim + " --topo trn1.32xlarge --ranks 16 --rank-order chip --algo ring,torus2d,auto"
@@ -32,10 +13,7 @@ TEST_CASE("trnccl-sim prints a row per algorithm and size, with the tuner's pick
   REQUIRE(run.status == 0);
   CHECK_THAT(run.output, Catch::Contains("# trnccl-sim: all_reduce, float sum"));
   CHECK_THAT(run.output, Catch::Contains("busbw"));
-  size_t rows = 0;
-  std::istringstream lines(run.output);
-  for (std::string line; std::getline(lines, line);) rows += !line.empty() && line[0] != '#';
-  CHECK(rows == 3 * 3);  // 64 KiB, 2 MiB, 64 MiB
+  CHECK(dataLines(run.output).size() == 3 * 3);  // 64 KiB, 2 MiB, 64 MiB
   CHECK_THAT(run.output, Catch::Contains("torus2d      ") && Catch::Contains("(event)"));
 }
 

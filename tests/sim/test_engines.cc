@@ -51,22 +51,53 @@ algo::Step receiveFrom(int peer, uint32_t tag, size_t count) {
 
 }  // namespace
 
+// A ring of n ranks on n links (rank r sends to r + 1 over link "l<r>").
+struct HandRing {
+  static constexpr int n = 4;
+  static constexpr double B = 10e9, a = 2e-6, R = 50e9;
+  static constexpr size_t count = 4 << 20;  // floats
+  static constexpr double block = count / n * 4.0;
+  // 2(n-1) hops of alpha + block/B and (n-1) reductions of a block.
+  static constexpr double seconds = 2 * (n - 1) * (a + block / B) + (n - 1) * block / R;
+  HandNetwork net;
+  std::vector<algo::Schedule> all = ringAllReduce(n, count);
+  HandRing() {
+    for (int r = 0; r < n; ++r) net.route(r, (r + 1) % n, {net.addLink("l" + std::to_string(r), B)}, a);
+    net.reduceRate = R;
+  }
+};
+
 TEST_CASE("sim: a 4-rank ring all-reduce takes 2(n-1) hops of alpha + block/B and (n-1) reductions in both engines",
           "[sim]") {
-  constexpr int n = 4;
-  constexpr double B = 10e9, a = 2e-6, R = 50e9;
-  HandNetwork net;
-  for (int r = 0; r < n; ++r) net.route(r, (r + 1) % n, {net.addLink("l" + std::to_string(r), B)}, a);
-  net.reduceRate = R;
-  const size_t count = 4 << 20;
-  const double block = count / n * 4.0;
-  const double expected = 2 * (n - 1) * (a + block / B) + (n - 1) * block / R;
-  const auto all = ringAllReduce(n, count);
-  const sim::EventOutcome events = sim::runEvents(all, net);
-  CHECK(events.seconds == Approx(expected).epsilon(1e-9));
+  const HandRing ring;
+  constexpr int n = HandRing::n;
+  const sim::Outcome events = sim::runEvents(ring.all, ring.net);
+  CHECK(events.seconds == Approx(HandRing::seconds).epsilon(1e-9));
   CHECK(events.transfers == static_cast<size_t>(n * 2 * (n - 1)));
-  CHECK(events.linkBytes[0] == Approx(2 * (n - 1) * block));
-  CHECK(sim::runAnalytical(all, net).seconds == Approx(expected).epsilon(1e-9));
+  const sim::Outcome analytical = sim::runAnalytical(ring.all, ring.net);
+  CHECK(analytical.seconds == Approx(HandRing::seconds).epsilon(1e-9));
+  // Every link carries 2(n-1) blocks: 2(n-1)/n of the data, in both engines.
+  for (const sim::Outcome* o : {&events, &analytical})
+    for (int l = 0; l < n; ++l) CHECK(o->linkBytes.at(l) == 2.0 * (n - 1) / n * HandRing::count * 4);
+}
+
+TEST_CASE("sim: a rank that enters a ring late delays it by exactly that much in both engines", "[sim]") {
+  // Every rank's last step ends a chain of 2(n-1) hops that starts at some
+  // rank's first send, all of the same length: a late rank's chain ends late
+  // by its delay, and no other chain grows past it.
+  const HandRing ring;
+  for (const double late : {7e-6, 3 * HandRing::seconds}) {
+    CAPTURE(late);
+    const std::vector<double> entry{0, 0, late, 0};
+    const sim::Outcome events = sim::runEvents(ring.all, ring.net, entry);
+    const sim::Outcome analytical = sim::runAnalytical(ring.all, ring.net, entry);
+    CHECK(events.seconds == Approx(HandRing::seconds + late).epsilon(1e-9));
+    CHECK(analytical.seconds == Approx(HandRing::seconds + late).epsilon(1e-9));
+    // The delay is the bound once it is most of the time.
+    const std::string bound = late > HandRing::seconds ? "straggler rank 2" : "link l0";
+    CHECK(events.bound == bound);
+    CHECK(analytical.bound == bound);
+  }
 }
 
 TEST_CASE("sim: two transfers on one link share it fairly, and the longer one speeds up when the other ends",
@@ -84,7 +115,7 @@ TEST_CASE("sim: two transfers on one link share it fairly, and the longer one sp
   const double bytes = 4.0 * S;
   // Event-driven: both at B/2 until the first ends at 2 bytes/B; the other
   // then has 2 bytes left alone at B.
-  const sim::EventOutcome events = sim::runEvents(all, net);
+  const sim::Outcome events = sim::runEvents(all, net);
   CHECK(events.seconds == Approx(4 * bytes / B + a).epsilon(1e-9));
   CHECK(events.bound == "link shared");
   // Analytical: shares are fixed per step index, so the longer one moves at

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "links.h"
 #include "options.h"
 #include "output.h"
 #include "plot.h"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
       if (!(out << text)) throwError(trncclSystemError, "--out: cannot write '" + options.out + "'");
     }
     if (!options.plot.empty()) simtool::plot(rows, options.plot);
+    if (!options.links.empty()) simtool::writeLinks(rows, options.links);
     return 0;
   } catch (const simtool::UsageError& e) {
     std::fprintf(stderr, "trnccl-sim: %s\n%s\n", e.what(), simtool::usageText().c_str());

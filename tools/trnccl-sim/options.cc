@@ -66,17 +66,23 @@ std::string usageText() {
   return "usage: trnccl-sim [--topo SPEC[,SPEC...]] [--coll allreduce] [--algo ring,torus2d,auto]\n"
          "                  [--dtype float] [--op sum] [--sizes 8:4G:x2] [--ranks N] [--rank-order core]\n"
          "                  [--engine auto|event|analytical] [--set KNOB=VALUE]... [--compare KNOB[,KNOB]]...\n"
-         "                  [--format table|csv|json] [--out FILE] [--plot FILE.png|FILE.svg]\n"
+         "                  [--straggler RANK:+TIME[,...]]... [--fail-link CHIP-CHIP]...\n"
+         "                  [--format table|csv|json] [--out FILE] [--plot FILE.png|FILE.svg] [--links FILE.csv]\n"
          "       trnccl-sim --validate PERF.json [--engine ...]   (trnccl-perf -J, with TRNCCL_EMULATE_LINKS=1)\n"
          "       trnccl-sim --workload compute_ms=100,grad=1G,bucket=25M,overlap=1,dtype=bf16 [--topo T]\n"
          "                  [--instances 1,4,16,64]\n"
-         "knobs: link.bandwidth=2x|GBps, link.latency=0.5x|us, efa.gbps=N, efa.latency=us, nodes=N";
+         "knobs: link.bandwidth=2x|GBps, link.latency=0.5x|us, efa.gbps=N, efa.latency=us, nodes=N\n"
+         "--straggler 5:+50us   rank 5 enters the collective 50 us late (TIME in ns, us, ms or s)\n"
+         "--fail-link 3-7       the NeuronLink between chips 3 and 7 of every instance is down: traffic\n"
+         "                      routes around it\n"
+         "--links FILE.csv      per link of every row: bytes carried, busy time and utilisation";
 }
 
 Options parseOptions(const std::vector<std::string>& args) {
   Options o;
   std::vector<std::string> topologies{"trn1.32xlarge"};
   std::vector<std::string> sets;
+  std::vector<sim::ChipPair> failedLinks;
   std::vector<std::vector<std::string>> compares;
   std::string sizes = "8:4G:x2";
   for (size_t i = 0; i < args.size(); ++i) {
@@ -97,10 +103,16 @@ Options parseOptions(const std::vector<std::string>& args) {
     else if (flag == "--rank-order") o.rankOrder = value;
     else if (flag == "--engine") o.engine = sim::parseEngine(value);
     else if (flag == "--set") sets.push_back(value);
+    else if (flag == "--straggler") {
+      const std::vector<sim::Straggler> late = sim::parseStragglers(value);
+      o.stragglers.insert(o.stragglers.end(), late.begin(), late.end());
+    }
+    else if (flag == "--fail-link") failedLinks.push_back(sim::parseFailedLink(value));
     else if (flag == "--compare") compares.push_back(split(value, ','));
     else if (flag == "--format") o.format = value;
     else if (flag == "--out") o.out = value;
     else if (flag == "--plot") o.plot = value;
+    else if (flag == "--links") o.links = value;
     else if (flag == "--validate") o.validate = value;
     else if (flag == "--workload") o.workload = value;
     else if (flag == "--instances") {
@@ -113,11 +125,15 @@ Options parseOptions(const std::vector<std::string>& args) {
     throw UsageError("--format '" + o.format + "': expected table, csv or json");
   if (!o.plot.empty() && !o.plot.ends_with(".png") && !o.plot.ends_with(".svg"))
     throw UsageError("--plot '" + o.plot + "': expected a .png or .svg file");
+  const bool whatIf = !o.stragglers.empty() || !failedLinks.empty() || !o.links.empty();
+  if (whatIf && (!o.validate.empty() || !o.workload.empty()))
+    throw UsageError("--straggler, --fail-link and --links apply to sweeps, not to --validate or --workload");
   o.sizes = parseSizes(sizes);
   // Each topology as given, then once per --compare with its knobs on top.
   for (const std::string& topology : topologies) {
     Variant base{topology, topology, {}};
     for (const std::string& s : sets) sim::setKnob(base.knobs, s);
+    base.knobs.failedLinks = failedLinks;
     o.variants.push_back(base);
     for (const auto& knobs : compares) {
       Variant v = base;

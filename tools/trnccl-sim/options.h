@@ -8,6 +8,7 @@
 #include "logic/usage_error.h"
 #include "sim/knobs.h"
 #include "sim/simulation.h"
+#include "sim/stragglers.h"
 
 namespace trnccl::simtool {
 
@@ -30,16 +31,19 @@ struct Options {
   trncclRedOp_t op = trncclSum;
   std::vector<size_t> sizes;
   sim::Engine engine = sim::Engine::Auto;
+  std::vector<sim::Straggler> stragglers;  // --straggler, for every row
   std::string format = "table";  // table, csv, json
   std::string out;               // empty: stdout
   std::string plot;              // .png or .svg
+  std::string links;             // --links: a CSV of every link's bytes per row
   std::string validate;          // a trnccl-perf -J file
   std::string workload;          // --workload fields
   std::vector<int> instances{1, 4, 16, 64};  // --instances, for --workload
   bool help = false;
 };
 
-// Throws UsageError for a bad command line; a bad knob is Error(InvalidArgument).
+// Throws UsageError for a bad command line; a bad knob, --straggler or
+// --fail-link is Error(InvalidArgument).
 Options parseOptions(const std::vector<std::string>& args);
 std::string usageText();
 

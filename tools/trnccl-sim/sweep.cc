@@ -9,7 +9,8 @@ std::vector<Row> sweep(const Options& o) {
   std::vector<Row> rows;
   const size_t typeBytes = perf::type_size(o.type);
   for (const Variant& v : o.variants) {
-    const sim::Machine machine(v.topology, v.knobs, o.ranks, o.rankOrder);
+    const auto on = std::make_shared<const sim::Machine>(v.topology, v.knobs, o.ranks, o.rankOrder);
+    const sim::Machine& machine = *on;
     for (const std::string& algorithm : o.algorithms)
       for (size_t bytes : o.sizes) {
         const perf::Layout layout = perf::layout_for(o.collective, bytes, typeBytes, machine.ranks());
@@ -20,7 +21,8 @@ std::vector<Row> sweep(const Options& o) {
         call.op = o.op;
         call.algorithm = algorithm;
         call.engine = o.engine;
-        Row row{v.label, machine.ranks(), algorithm, sim::simulate(machine, call),
+        call.stragglers = o.stragglers;
+        Row row{v.label, on, machine.ranks(), algorithm, sim::simulate(machine, call),
                 perf::row_bytes(layout, typeBytes), layout.count, 0, 0};
         const perf::Bandwidth bw =
             perf::bandwidth(o.collective, layout, typeBytes, machine.ranks(), row.prediction.seconds);

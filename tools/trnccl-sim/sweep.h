@@ -1,6 +1,7 @@
 // Runs every machine variant x algorithm x size of the command line.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@ namespace trnccl::simtool {
 
 struct Row {
   std::string machine;    // the variant's label
+  std::shared_ptr<const sim::Machine> on;  // its links, for prediction.linkBytes
   int ranks = 0;
   std::string requested;  // the --algo entry
   sim::Prediction prediction;
