@@ -64,7 +64,7 @@ TEST_CASE("parse_args reads every flag, short and long", "[perf][options]") {
   CHECK(l.collective == Collective::sendrecv);
 }
 
-TEST_CASE("-d takes nccl-tests' type names and the short ones", "[perf][options]") {
+TEST_CASE("parse_args: -d takes nccl-tests' type names and the short ones", "[perf][options]") {
   CHECK(parse({"all_reduce", "-d", "bf16"}).types == std::vector<trncclDataType_t>{trncclBfloat16});
   CHECK(parse({"all_reduce", "-d", "fp16"}).types == std::vector<trncclDataType_t>{trncclFloat16});
   CHECK(parse({"all_reduce", "-d", "fp32"}).types == std::vector<trncclDataType_t>{trncclFloat32});
