@@ -41,8 +41,12 @@ std::string humanBytes(size_t bytes) {
 
 }  // namespace
 
-Tuner::Tuner(AlgorithmFilter filter, const Network& network, const RankLayout* layout)
-    : algorithms_(makeAlgorithms()), filter_(std::move(filter)), network_(network), layout_(layout) {}
+Tuner::Tuner(AlgorithmFilter filter, const Network& network, const RankLayout* layout, Predictor predictor)
+    : algorithms_(makeAlgorithms()),
+      filter_(std::move(filter)),
+      network_(network),
+      layout_(layout),
+      predictor_(std::move(predictor)) {}
 
 Tuner::~Tuner() = default;
 
@@ -82,8 +86,7 @@ const Algorithm& Tuner::decide(const CollectiveArgs& args) const {
   if (bytes > 0) at.count = std::max<size_t>(1, (size_t{1} << log2Floor(bytes)) / typeSize(args.type));
   at.layout = layout_;
 
-  const Algorithm* best = nullptr;
-  double bestSeconds = 0;
+  std::vector<const Algorithm*> candidates;
   std::string reasons;
   for (const auto& a : algorithms_) {
     if (!filter_.allows(args.collective, a->name())) continue;
@@ -92,8 +95,14 @@ const Algorithm& Tuner::decide(const CollectiveArgs& args) const {
       reasons += (reasons.empty() ? "" : "; ") + why;
       continue;
     }
-    const double seconds = predict(*a, at).seconds;
-    if (best == nullptr || seconds < bestSeconds) best = a.get(), bestSeconds = seconds;
+    candidates.push_back(a.get());
+  }
+  // A single candidate (a forced algorithm) wins without being priced.
+  const Algorithm* best = candidates.size() == 1 ? candidates[0] : nullptr;
+  double bestSeconds = 0;
+  for (const Algorithm* a : candidates.size() > 1 ? candidates : std::vector<const Algorithm*>{}) {
+    const double seconds = (predictor_ ? predictor_(*a, at) : predict(*a, at)).seconds;
+    if (best == nullptr || seconds < bestSeconds) best = a, bestSeconds = seconds;
   }
   if (best == nullptr)
     throwError(trncclInvalidUsage, std::string("no allowed algorithm can run ") + collectiveName(args.collective) +

@@ -6,6 +6,7 @@
 // power-of-two size bucket; every rank computes the same ones.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,8 +22,11 @@ namespace trnccl::algo {
 
 class Tuner {
  public:
+  // How a candidate is priced: by default predict() below.
+  using Predictor = std::function<Prediction(const Algorithm&, const CollectiveArgs&)>;
+
   // `network` and `layout` (may be null) must outlive the tuner.
-  Tuner(AlgorithmFilter filter, const Network& network, const RankLayout* layout);
+  Tuner(AlgorithmFilter filter, const Network& network, const RankLayout* layout, Predictor predictor = nullptr);
   ~Tuner();
 
   // Every algorithm there is, by name (for the filter and messages).
@@ -44,6 +48,7 @@ class Tuner {
   AlgorithmFilter filter_;
   const Network& network_;
   const RankLayout* layout_;
+  Predictor predictor_;
   mutable std::mutex mutex_;
   using Bucket = std::tuple<Collective, trncclDataType_t, int, int>;  // collective, type, log2(bytes), root
   mutable std::map<Bucket, const Algorithm*> decisions_;

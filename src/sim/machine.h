@@ -26,6 +26,7 @@ class Machine {
   const topo::Topology& topology() const { return topology_; }
   const topo::Fabric& fabric() const { return *fabric_; }
   int ranks() const { return static_cast<int>(cores_.size()); }
+  const std::vector<topo::CoreLocation>& cores() const { return cores_; }  // per rank
   const algo::RankLayout& layout() const { return layout_; }
   const algo::Network& network() const { return *network_; }
   // "trn1.32xlarge x 2 instances, 64 ranks"

@@ -1,10 +1,13 @@
 #include "sim/simulation.h"
 
+#include <limits>
+
 #include "algorithms/algorithm_filter.h"
 #include "algorithms/tuner.h"
 #include "base/error.h"
 #include "sim/analytical_engine.h"
 #include "sim/event_engine.h"
+#include "sim/folding.h"
 
 namespace trnccl::sim {
 
@@ -12,25 +15,45 @@ const char* engineName(Engine e) {
   switch (e) {
     case Engine::Analytical: return "analytical";
     case Engine::EventDriven: return "event";
+    case Engine::Folded: return "folded";
     case Engine::Auto: return "auto";
   }
   return "?";
 }
 
 Engine parseEngine(const std::string& name) {
-  for (Engine e : {Engine::Analytical, Engine::EventDriven, Engine::Auto})
+  for (Engine e : {Engine::Analytical, Engine::EventDriven, Engine::Folded, Engine::Auto})
     if (name == engineName(e)) return e;
-  throwError(trncclInvalidArgument, "--engine '" + name + "': expected analytical, event or auto");
+  throwError(trncclInvalidArgument, "--engine '" + name + "': expected analytical, event, folded or auto");
 }
 
-Prediction simulate(const Machine& machine, const Call& call) {
+namespace {
+
+// The engine `call` asks for, or auto's choice before any schedule is built;
+// Auto stays Auto while it depends on the schedules' size.
+Engine engineFor(const Machine& machine, const Call& call, bool foldable) {
+  if (call.engine == Engine::Folded) {
+    if (!foldable)
+      throwError(trncclInvalidArgument, "--engine folded: " + machine.describe() +
+                                            " cannot be folded onto one instance (it needs several instances with "
+                                            "the same NeuronCores in the same rank order)");
+    if (!call.stragglers.empty())
+      throwError(trncclInvalidArgument, "--straggler: a late rank makes its instance unlike the others, so the "
+                                        "folded engine cannot price it (use --engine event or analytical)");
+    return Engine::Folded;
+  }
+  if (call.engine == Engine::Auto && foldable && call.stragglers.empty() && machine.ranks() > kFoldAboveRanks)
+    return Engine::Folded;
   if (machine.ranks() > kMaxRanks)
-    throwError(trncclInvalidArgument, machine.describe() + ": the simulator builds every rank's schedule (and the "
-                                      "tuner every candidate's), so it takes at most " + std::to_string(kMaxRanks) +
-                                      " ranks");
-  const std::vector<double> entry = entryTimes(call.stragglers, machine.ranks());
-  const algo::Tuner tuner(algo::AlgorithmFilter(call.algorithm, "--algo", algo::Tuner::algorithmNames()),
-                          machine.network(), &machine.layout());
+    throwError(trncclInvalidArgument, machine.describe() + ": the " +
+                                          (call.engine == Engine::Auto ? "analytical and event" : engineName(call.engine)) +
+                                          " engines build every rank's schedule (and the tuner every candidate's), so "
+                                          "they take at most " + std::to_string(kMaxRanks) + " ranks" +
+                                          (foldable ? "; --engine folded takes any number of alike instances" : ""));
+  return call.engine;
+}
+
+algo::CollectiveArgs argsOf(const Machine& machine, const Call& call) {
   algo::CollectiveArgs args;
   args.collective = call.collective;
   args.nranks = machine.ranks();
@@ -38,12 +61,49 @@ Prediction simulate(const Machine& machine, const Call& call) {
   args.type = call.type;
   args.op = call.op;
   args.layout = &machine.layout();
-  const algo::Algorithm* algorithm = nullptr;
+  return args;
+}
+
+const algo::Algorithm& choose(const algo::Tuner& tuner, const algo::CollectiveArgs& args) {
   try {
-    algorithm = &tuner.choose(args);
+    return tuner.choose(args);
   } catch (const Error& e) {
     throwError(trncclInvalidArgument, std::string(e.what()));
   }
+}
+
+Prediction simulateFolded(const Machine& machine, const Call& call, const Folding& folding) {
+  const std::unique_ptr<algo::Network> folded = foldedNetwork(machine.network(), folding);
+  // A candidate that treats instances unalike cannot be folded: it loses
+  // (and when nothing else can run, pricing it below says why).
+  const algo::Tuner::Predictor predictor = [&](const algo::Algorithm& a, const algo::CollectiveArgs& args) {
+    algo::CollectiveArgs each = args;
+    each.maxStepElements = 0;  // as the tuner prices candidates
+    try {
+      return predictFolded(a, each, *folded, folding).prediction;
+    } catch (const Error&) {
+      return algo::Prediction{std::numeric_limits<double>::infinity(), ""};
+    }
+  };
+  const algo::Tuner tuner(algo::AlgorithmFilter(call.algorithm, "--algo", algo::Tuner::algorithmNames()),
+                          machine.network(), &machine.layout(), predictor);
+  const algo::CollectiveArgs args = argsOf(machine, call);
+  const algo::Algorithm& algorithm = choose(tuner, args);
+  FoldedPrediction o = predictFolded(algorithm, args, *folded, folding);
+  return {algorithm.name(), Engine::Folded, o.prediction.seconds, o.prediction.bound, std::move(o.linkBytes)};
+}
+
+}  // namespace
+
+Prediction simulate(const Machine& machine, const Call& call) {
+  const std::optional<Folding> folding = foldingOf(machine);
+  const Engine engine = engineFor(machine, call, folding.has_value());
+  const std::vector<double> entry = entryTimes(call.stragglers, machine.ranks());
+  if (engine == Engine::Folded) return simulateFolded(machine, call, *folding);
+  const algo::Tuner tuner(algo::AlgorithmFilter(call.algorithm, "--algo", algo::Tuner::algorithmNames()),
+                          machine.network(), &machine.layout());
+  algo::CollectiveArgs args = argsOf(machine, call);
+  const algo::Algorithm* algorithm = &choose(tuner, args);
   // Every rank's schedule, as every rank of a job would build it.
   std::vector<algo::Schedule> all;
   all.reserve(static_cast<size_t>(args.nranks));
@@ -55,7 +115,7 @@ Prediction simulate(const Machine& machine, const Call& call) {
   }
   Prediction p;
   p.algorithm = algorithm->name();
-  p.engine = call.engine != Engine::Auto ? call.engine
+  p.engine = engine != Engine::Auto ? engine
              : steps <= kEventEngineMaxSteps ? Engine::EventDriven
                                               : Engine::Analytical;
   Outcome o = p.engine == Engine::EventDriven ? runEvents(all, machine.network(), entry)

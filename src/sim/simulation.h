@@ -1,9 +1,11 @@
 // One prediction: a collective call on a machine, with an algorithm (or the
-// tuner's choice, "auto"), by one of the two engines over the same schedules:
+// tuner's choice, "auto"), by one of three engines over the same schedules:
 //  - analytical: alpha-beta along the schedules' dependencies, bounded by
 //    the link loads (analytical_engine.h), with no contention to track;
 //  - event-driven: every transfer moves over its links (event_engine.h),
-//    congestion-aware, costlier.
+//    congestion-aware, costlier;
+//  - folded: for jobs of many alike instances, the tuner's cost model over
+//    the first instance's schedules, standing for all (folding.h).
 #pragma once
 
 #include <string>
@@ -14,8 +16,8 @@
 
 namespace trnccl::sim {
 
-enum class Engine { Analytical, EventDriven, Auto };
-const char* engineName(Engine e);  // "analytical", "event"
+enum class Engine { Analytical, EventDriven, Folded, Auto };
+const char* engineName(Engine e);  // "analytical", "event", "folded"
 // Throws Error(InvalidArgument) naming --engine.
 Engine parseEngine(const std::string& name);
 
@@ -34,20 +36,27 @@ struct Prediction {
   Engine engine = Engine::Analytical;
   double seconds = 0;
   std::string bound;  // "link chip3->chip7", "latency", "vector engine", "straggler rank 5"
-  std::vector<double> linkBytes;  // per link of the machine's network: the bytes that crossed it
+  // Per link of the machine's network, the bytes that crossed it; folded:
+  // per link of the first instance only (every instance's carry the same).
+  std::vector<double> linkBytes;
 };
 
 // Auto picks the event-driven engine while the schedules of all ranks hold at
 // most this many steps.
 inline constexpr size_t kEventEngineMaxSteps = size_t{4} << 20;
 
-// Every rank's schedule is built in memory: beyond this many ranks a mesh
-// candidate alone would need gigabytes.
+// The analytical and event engines build every rank's schedule (and the
+// tuner every candidate's): beyond this many ranks a mesh candidate alone
+// would need gigabytes.
 inline constexpr int kMaxRanks = 4096;
 
-// Throws Error(InvalidArgument) when the machine has more than kMaxRanks
-// ranks, or the algorithm is unknown or cannot run the call on this machine,
-// or a straggler's rank is not on it (naming why).
+// Auto folds a job of alike instances with more ranks than this.
+inline constexpr int kFoldAboveRanks = 1024;
+
+// Throws Error(InvalidArgument) when the engine cannot take the machine
+// (more than kMaxRanks ranks unfolded; folding instances that differ, or
+// with stragglers), or the algorithm is unknown or cannot run the call on
+// this machine, or a straggler's rank is not on it (naming why).
 Prediction simulate(const Machine& machine, const Call& call);
 
 }  // namespace trnccl::sim

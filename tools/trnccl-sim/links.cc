@@ -13,7 +13,8 @@ void writeLinks(const std::vector<Row>& rows, const std::string& file) {
   char line[512];
   for (const Row& r : rows) {
     const algo::Network& net = r.on->network();
-    for (int l = 0; l < net.linkCount(); ++l) {
+    // Folded rows carry the first instance's links only.
+    for (int l = 0; l < static_cast<int>(r.prediction.linkBytes.size()); ++l) {
       const double bytes = r.prediction.linkBytes.at(static_cast<size_t>(l));
       const double busy = bytes / net.linkBytesPerSec(l);
       const double utilisation = r.prediction.seconds > 0 ? busy / r.prediction.seconds : 0;

@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
                  stdout);
       return 0;
     }
-    const std::vector<simtool::Row> rows = simtool::sweep(options);
+    std::vector<std::string> skipped;
+    const std::vector<simtool::Row> rows = simtool::sweep(options, skipped);
     const std::string text = simtool::formatRows(options, rows);
     if (options.out.empty()) {
       std::fputs(text.c_str(), stdout);
@@ -43,7 +44,8 @@ int main(int argc, char** argv) {
     }
     if (!options.plot.empty()) simtool::plot(rows, options.plot);
     if (!options.links.empty()) simtool::writeLinks(rows, options.links);
-    return 0;
+    for (const std::string& why : skipped) std::fprintf(stderr, "trnccl-sim: left out %s\n", why.c_str());
+    return skipped.empty() ? 0 : 1;
   } catch (const simtool::UsageError& e) {
     std::fprintf(stderr, "trnccl-sim: %s\n%s\n", e.what(), simtool::usageText().c_str());
     return 2;

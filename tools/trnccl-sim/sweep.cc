@@ -1,12 +1,16 @@
 #include "sweep.h"
 
+#include <optional>
+
+#include "base/error.h"
 #include "logic/datatypes.h"
 #include "sim/machine.h"
 
 namespace trnccl::simtool {
 
-std::vector<Row> sweep(const Options& o) {
+std::vector<Row> sweep(const Options& o, std::vector<std::string>& skipped) {
   std::vector<Row> rows;
+  std::optional<Error> first;
   const size_t typeBytes = perf::type_size(o.type);
   for (const Variant& v : o.variants) {
     const auto on = std::make_shared<const sim::Machine>(v.topology, v.knobs, o.ranks, o.rankOrder);
@@ -22,14 +26,23 @@ std::vector<Row> sweep(const Options& o) {
         call.algorithm = algorithm;
         call.engine = o.engine;
         call.stragglers = o.stragglers;
-        Row row{v.label, on, machine.ranks(), algorithm, sim::simulate(machine, call),
-                perf::row_bytes(layout, typeBytes), layout.count, 0, 0};
+        const size_t rowBytes = perf::row_bytes(layout, typeBytes);
+        sim::Prediction prediction;
+        try {
+          prediction = sim::simulate(machine, call);
+        } catch (const Error& e) {
+          if (!first) first = e;
+          skipped.push_back(v.label + " " + algorithm + " " + std::to_string(rowBytes) + " B: " + e.what());
+          continue;
+        }
+        Row row{v.label, on, machine.ranks(), algorithm, std::move(prediction), rowBytes, layout.count, 0, 0};
         const perf::Bandwidth bw =
             perf::bandwidth(o.collective, layout, typeBytes, machine.ranks(), row.prediction.seconds);
         row.algbw = bw.algbw, row.busbw = bw.busbw;
         rows.push_back(std::move(row));
       }
   }
+  if (rows.empty() && first) throw *first;
   return rows;
 }
 

@@ -19,6 +19,9 @@ struct Row {
   double algbw = 0, busbw = 0;  // GB/s, nccl-tests' definitions
 };
 
-std::vector<Row> sweep(const Options& options);
+// A row the engine cannot price (an algorithm the folded engine cannot fold
+// at one size) is left out and its error added to `skipped`; when no row is
+// left, the first error is thrown.
+std::vector<Row> sweep(const Options& options, std::vector<std::string>& skipped);
 
 }  // namespace trnccl::simtool

@@ -1,0 +1,144 @@
+#include "sim/folding.h"
+
+#include "base/datatype.h"
+#include "base/error.h"
+
+namespace trnccl::sim {
+namespace {
+
+class FoldedNetwork : public algo::Network {
+ public:
+  FoldedNetwork(const algo::Network& net, const Folding& folding) : net_(net), folding_(folding) {}
+  int linkCount() const override { return net_.linkCount(); }
+  double linkBytesPerSec(int link) const override { return net_.linkBytesPerSec(link); }
+  const std::string& linkName(int link) const override { return net_.linkName(link); }
+  algo::Path path(int fromRank, int toRank) const override {
+    algo::Path path = net_.path(fromRank, toRank);
+    for (int& link : path.links) link %= folding_.linksPerInstance;
+    return path;
+  }
+  double reduceBytesPerSec() const override { return net_.reduceBytesPerSec(); }
+
+ private:
+  const algo::Network& net_;
+  Folding folding_;
+};
+
+}  // namespace
+
+std::optional<Folding> foldingOf(const Machine& machine) {
+  const int instances = machine.topology().nodes;
+  const int perInstance = machine.ranks() / instances;
+  const int links = machine.fabric().linkCount();
+  if (instances < 2 || perInstance * instances != machine.ranks() || links % instances != 0) return std::nullopt;
+  const auto& cores = machine.cores();
+  for (int r = 0; r < machine.ranks(); ++r) {
+    topo::CoreLocation first = cores[static_cast<size_t>(r % perInstance)];
+    first.node = r / perInstance;
+    if (cores[static_cast<size_t>(r)] != first) return std::nullopt;
+  }
+  return Folding{instances, perInstance, links / instances};
+}
+
+std::unique_ptr<algo::Network> foldedNetwork(const algo::Network& net, const Folding& folding) {
+  return std::make_unique<FoldedNetwork>(net, folding);
+}
+
+namespace {
+
+// The folded network's routes, each asked for once.
+class Routes {
+ public:
+  explicit Routes(const algo::Network& folded) : folded_(folded) {}
+  const std::vector<int>& links(int from, int to) {
+    auto [it, fresh] = cache_.try_emplace((uint64_t{static_cast<uint32_t>(from)} << 32) | static_cast<uint32_t>(to));
+    if (fresh) it->second = folded_.path(from, to).links;
+    return it->second;
+  }
+
+ private:
+  const algo::Network& folded_;
+  std::unordered_map<uint64_t, std::vector<int>> cache_;
+};
+
+// Bytes per link of what `s` receives: every message into instance 0, which
+// by the folding is also every message out of it.
+void addReceivedBytes(const algo::Schedule& s, Routes& routes, std::vector<double>& linkBytes) {
+  const double elementBytes = static_cast<double>(typeSize(s.type));
+  for (const algo::Phase& phase : s.phases)
+    for (const algo::Channel& channel : phase.channels)
+      for (const algo::Step& step : channel.steps) {
+        if (step.recvPeer < 0 || step.count == 0) continue;
+        for (int link : routes.links(step.recvPeer, s.rank))
+          linkBytes[static_cast<size_t>(link)] += static_cast<double>(step.count) * elementBytes;
+      }
+}
+
+// Whether the messages of steps `x` of rank `a` and `y` of rank `b` cross the
+// same folded links.
+bool sameRoutes(const algo::Step& x, int a, const algo::Step& y, int b, Routes& routes) {
+  if ((x.recvPeer < 0) != (y.recvPeer < 0) || (x.sendPeer < 0) != (y.sendPeer < 0)) return false;
+  if (x.recvPeer >= 0 && routes.links(x.recvPeer, a) != routes.links(y.recvPeer, b)) return false;
+  return x.sendPeer < 0 || routes.links(a, x.sendPeer) == routes.links(b, y.sendPeer);
+}
+
+bool countsAlike(size_t a, size_t b) { return a + 1 >= b && b + 1 >= a; }
+
+// Whether `last` does what `first` does: step by step, messages over the
+// same folded links, reductions alike, counts within one element.
+bool alike(const algo::Schedule& first, const algo::Schedule& last, Routes& routes) {
+  if (first.phases.size() != last.phases.size()) return false;
+  for (size_t p = 0; p < first.phases.size(); ++p) {
+    const auto &a = first.phases[p].channels, &b = last.phases[p].channels;
+    if (a.size() != b.size()) return false;
+    for (size_t c = 0; c < a.size(); ++c) {
+      if (a[c].steps.size() != b[c].steps.size()) return false;
+      for (size_t k = 0; k < a[c].steps.size(); ++k) {
+        const algo::Step &x = a[c].steps[k], &y = b[c].steps[k];
+        if (!sameRoutes(x, first.rank, y, last.rank, routes) || x.reduce != y.reduce ||
+            x.srcs.size() != y.srcs.size() || !countsAlike(x.count, y.count))
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The instances checked against the first: its neighbour, the middle one
+// and the last (where an algorithm's wrap-around or extra ranks show).
+std::vector<int> probedInstances(int instances) {
+  std::vector<int> probes;
+  for (int i : {1, instances / 2, instances - 1})
+    if (i > 0 && (probes.empty() || probes.back() != i)) probes.push_back(i);
+  return probes;
+}
+
+}  // namespace
+
+FoldedPrediction predictFolded(const algo::Algorithm& algorithm, algo::CollectiveArgs args,
+                               const algo::Network& folded, const Folding& folding) {
+  std::vector<algo::Schedule> firstInstance;
+  firstInstance.reserve(static_cast<size_t>(folding.ranksPerInstance));
+  FoldedPrediction result;
+  result.linkBytes.assign(static_cast<size_t>(folding.linksPerInstance), 0);
+  Routes routes(folded);
+  const std::vector<int> probes = probedInstances(folding.instances);
+  for (int r = 0; r < folding.ranksPerInstance; ++r) {
+    args.rank = r;
+    firstInstance.push_back(algorithm.build(args));
+    for (int instance : probes) {
+      args.rank = instance * folding.ranksPerInstance + r;
+      if (!alike(firstInstance.back(), algorithm.build(args), routes))
+        throwError(trncclInvalidArgument,
+                   std::string(algorithm.name()) + " on " + std::to_string(args.nranks) +
+                       " ranks does not treat the instances alike (rank " + std::to_string(args.rank) +
+                       " does not do what rank " + std::to_string(r) +
+                       " does over the same links), so the folded engine cannot price it");
+    }
+    addReceivedBytes(firstInstance.back(), routes, result.linkBytes);
+  }
+  result.prediction = algo::predict(firstInstance, folded);
+  return result;
+}
+
+}  // namespace trnccl::sim

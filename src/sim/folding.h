@@ -1,0 +1,59 @@
+// Folding a job of many alike instances onto its first one, so the
+// simulator prices 65,536 ranks without building 65,536 schedules.
+//
+// When every instance has the same NeuronCores in the same rank order, and an
+// algorithm treats instances alike (ring, bidirectional ring, 2D torus, RDH
+// and the hierarchical ones do: instance i's ranks do what instance 0's do,
+// with every peer shifted by i instances), every instance's links carry what
+// instance 0's links carry. So the cost model (algo::predict: per phase, the
+// slowest rank-channel chain or the most loaded link) over the schedules of
+// instance 0's ranks alone, with every route's links moved onto instance 0's
+// copies of them, is the cost model over all ranks: a message into instance
+// 0 from instance i crosses instance i's NIC out link, which stands for
+// instance 0's own outgoing traffic through that NIC. Built schedules: four
+// instances' (three to check the algorithm treats them alike); memory: one
+// instance's steps.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "algorithms/algorithm.h"
+#include "algorithms/cost_model.h"
+#include "sim/machine.h"
+
+namespace trnccl::sim {
+
+struct Folding {
+  int instances = 0;
+  int ranksPerInstance = 0;
+  int linksPerInstance = 0;  // the fabric numbers its links instance by instance
+};
+
+// The folding of `machine`, or none when it has one instance or its
+// instances differ (a rank order that places them differently).
+std::optional<Folding> foldingOf(const Machine& machine);
+
+// `net`'s routes with every link moved onto its copy in instance 0.
+std::unique_ptr<algo::Network> foldedNetwork(const algo::Network& net, const Folding& folding);
+
+struct FoldedPrediction {
+  algo::Prediction prediction;
+  std::vector<double> linkBytes;  // per link of instance 0 (links 0 to linksPerInstance - 1)
+};
+
+// The cost model's prediction for `args` (every rank of the job) from
+// instance 0's schedules on `folded` (foldedNetwork()), and the bytes each of
+// instance 0's links carries (each instance's carry the same). Whether the
+// algorithm treats the instances alike is checked on three instances (the
+// second, the middle and the last): each of their ranks must do, step by step, what the first instance's rank of the
+// same place does, its messages crossing the same folded links (block sizes
+// may differ by one element). Throws Error(InvalidArgument) naming the
+// algorithm when they do not (RDH on a rank count that is not a power of
+// two: its extra ranks are the first ones).
+FoldedPrediction predictFolded(const algo::Algorithm& algorithm, algo::CollectiveArgs args,
+                               const algo::Network& folded, const Folding& folding);
+
+}  // namespace trnccl::sim
