@@ -65,12 +65,12 @@ struct Chain {
   double seconds() const { return latency + transfer + reduction; }
 };
 
-// Per link, the bytes the current phase puts on it. Only the links a phase
-// touched are scanned and reset, so a phase costs what it uses.
+// Per link, the bytes one phase puts on it. Only the links the phase
+// touched are scanned, so a phase costs what it uses.
 class LinkLoads {
  public:
   explicit LinkLoads(const std::vector<double>& secondsPerByte)
-      : secondsPerByte_(secondsPerByte), bytes_(secondsPerByte.size(), 0) {}
+      : secondsPerByte_(&secondsPerByte), bytes_(secondsPerByte.size(), 0) {}
 
   void add(const int* links, size_t count, double bytes) {
     if (bytes <= 0) return;
@@ -80,20 +80,18 @@ class LinkLoads {
     }
   }
 
-  // The most loaded link of the phase (-1: none) and its busy time; resets.
-  std::pair<int, double> takeBusiest() {
+  // The most loaded link (-1: none) and its busy time.
+  std::pair<int, double> busiest() const {
     std::pair<int, double> busiest{-1, 0.0};
     for (int link : touched_) {
-      const double seconds = bytes_[link] * secondsPerByte_[link];
+      const double seconds = bytes_[link] * (*secondsPerByte_)[link];
       if (seconds > busiest.second) busiest = {link, seconds};
-      bytes_[link] = 0;
     }
-    touched_.clear();
     return busiest;
   }
 
  private:
-  const std::vector<double>& secondsPerByte_;
+  const std::vector<double>* secondsPerByte_;
   std::vector<double> bytes_;
   std::vector<int> touched_;
 };
@@ -131,9 +129,7 @@ int phaseBound(const Chain& chain, std::pair<int, double> busiest) {
   return kLatency;
 }
 
-}  // namespace
-
-Prediction predict(const std::vector<Schedule>& allRanks, const Network& net) {
+std::vector<double> secondsPerByteOf(const Network& net) {
   std::vector<double> linkSecondsPerByte(static_cast<size_t>(std::max(net.linkCount(), 0)));
   for (size_t link = 0; link < linkSecondsPerByte.size(); ++link) {
     const double bytesPerSec = net.linkBytesPerSec(static_cast<int>(link));
@@ -142,48 +138,83 @@ Prediction predict(const std::vector<Schedule>& allRanks, const Network& net) {
                                           "' has no bandwidth (" + std::to_string(bytesPerSec) + " bytes/s)");
     linkSecondsPerByte[link] = 1 / bytesPerSec;
   }
+  return linkSecondsPerByte;
+}
+
+double secondsPerReducedByteOf(const Network& net) {
   const double reduceBytesPerSec = net.reduceBytesPerSec();
   if (!(reduceBytesPerSec > 0))
     throwError(trncclInternalError, "the network's vector engine reduces " + std::to_string(reduceBytesPerSec) +
                                         " bytes/s; it must be positive");
-  const double secondsPerReducedByte = 1 / reduceBytesPerSec;
-  Routes routes(net, linkSecondsPerByte);
-  LinkLoads loads(linkSecondsPerByte);
+  return 1 / reduceBytesPerSec;
+}
+
+}  // namespace
+
+// Per phase index: the longest rank-channel chain and the links' loads so far.
+struct CostModel::State {
+  explicit State(const Network& n)
+      : net(n),
+        linkSecondsPerByte(secondsPerByteOf(n)),
+        secondsPerReducedByte(secondsPerReducedByteOf(n)),
+        routes(n, linkSecondsPerByte) {}
+
+  const Network& net;
+  std::vector<double> linkSecondsPerByte;
+  double secondsPerReducedByte;
+  Routes routes;
+  std::vector<Chain> longest;
+  std::vector<LinkLoads> loads;
+};
+
+CostModel::CostModel(const Network& net) : state_(std::make_unique<State>(net)) {}
+CostModel::~CostModel() = default;
+
+void CostModel::add(const Schedule& s) {
+  State& st = *state_;
+  while (st.longest.size() < s.phases.size()) {
+    st.longest.emplace_back();
+    st.loads.emplace_back(st.linkSecondsPerByte);
+  }
+  const double elementBytes = static_cast<double>(typeSize(s.type));
+  for (size_t phase = 0; phase < s.phases.size(); ++phase)
+    for (const Channel& channel : s.phases[phase].channels) {
+      Chain chain;
+      for (const Step& step : channel.steps) {
+        const double bytes = static_cast<double>(step.count) * elementBytes;
+        if (step.recvPeer >= 0) {
+          const Route& route = st.routes.between(step.recvPeer, s.rank);
+          chain.latency += route.latency;
+          chain.transfer += bytes * route.secondsPerByte;
+          st.loads[phase].add(st.routes.links(route), route.linkCount, bytes);
+        }
+        if (step.reduce) {
+          const size_t inputs = step.srcs.size() + (step.recvPeer >= 0 ? 1 : 0);
+          chain.reduction += static_cast<double>(std::max<size_t>(inputs, 2) - 1) * bytes * st.secondsPerReducedByte;
+        }
+      }
+      if (chain.seconds() > st.longest[phase].seconds()) st.longest[phase] = chain;
+    }
+}
+
+Prediction CostModel::prediction() const {
+  const State& st = *state_;
   BoundTally tally;
   Prediction prediction;
-
-  size_t phases = 0;
-  for (const Schedule& s : allRanks) phases = std::max(phases, s.phases.size());
-  for (size_t phase = 0; phase < phases; ++phase) {
-    Chain longest;
-    for (const Schedule& s : allRanks) {
-      if (phase >= s.phases.size()) continue;
-      const double elementBytes = static_cast<double>(typeSize(s.type));
-      for (const Channel& channel : s.phases[phase].channels) {
-        Chain chain;
-        for (const Step& step : channel.steps) {
-          const double bytes = static_cast<double>(step.count) * elementBytes;
-          if (step.recvPeer >= 0) {
-            const Route& route = routes.between(step.recvPeer, s.rank);
-            chain.latency += route.latency;
-            chain.transfer += bytes * route.secondsPerByte;
-            loads.add(routes.links(route), route.linkCount, bytes);
-          }
-          if (step.reduce) {
-            const size_t inputs = step.srcs.size() + (step.recvPeer >= 0 ? 1 : 0);
-            chain.reduction += static_cast<double>(std::max<size_t>(inputs, 2) - 1) * bytes * secondsPerReducedByte;
-          }
-        }
-        if (chain.seconds() > longest.seconds()) longest = chain;
-      }
-    }
-    const std::pair<int, double> busiest = loads.takeBusiest();
-    const double seconds = std::max(longest.seconds(), busiest.second);
-    tally.add(phaseBound(longest, busiest), seconds);
+  for (size_t phase = 0; phase < st.longest.size(); ++phase) {
+    const std::pair<int, double> busiest = st.loads[phase].busiest();
+    const double seconds = std::max(st.longest[phase].seconds(), busiest.second);
+    tally.add(phaseBound(st.longest[phase], busiest), seconds);
     prediction.seconds += seconds;
   }
-  prediction.bound = tally.dominant(net);
+  prediction.bound = tally.dominant(st.net);
   return prediction;
+}
+
+Prediction predict(const std::vector<Schedule>& allRanks, const Network& net) {
+  CostModel model(net);
+  for (const Schedule& s : allRanks) model.add(s);
+  return model.prediction();
 }
 
 }  // namespace trnccl::algo

@@ -25,6 +25,7 @@
 // Element sizes come from each schedule's type.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,9 +57,27 @@ struct Prediction {
   std::string bound;  // "link chip3->chip7", "latency", "vector engine"
 };
 
-// `allRanks`: the schedules of every rank of one collective. Throws
-// Error(InternalError) when the network names a link it does not have, or
-// gives a link or the vector engine no throughput.
+// The model fed one rank's schedule at a time, so a caller need not hold
+// every rank's schedule at once. Throws Error(InternalError) when the network
+// names a link it does not have, or gives a link or the vector engine no
+// throughput.
+class CostModel {
+ public:
+  explicit CostModel(const Network& net);
+  ~CostModel();
+  CostModel(const CostModel&) = delete;
+  CostModel& operator=(const CostModel&) = delete;
+
+  void add(const Schedule& rank);
+  // Of the ranks added so far.
+  Prediction prediction() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// `allRanks`: the schedules of every rank of one collective (CostModel's errors).
 Prediction predict(const std::vector<Schedule>& allRanks, const Network& net);
 
 }  // namespace trnccl::algo

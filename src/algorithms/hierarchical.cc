@@ -1,7 +1,6 @@
 #include "algorithms/hierarchical.h"
 
 #include <algorithm>
-#include <map>
 #include <utility>
 
 #include "algorithms/ring.h"
@@ -11,12 +10,14 @@ namespace trnccl::algo {
 namespace {
 
 // The ranks of each instance: instances in id order, ranks in comm-rank order.
+// Instance ids are node numbers (small, not negative): bucketed by id in one
+// pass, as a 65,536-rank job builds this for every rank it simulates.
 std::vector<std::vector<int>> ranksByInstance(const RankLayout& layout) {
-  std::map<int, std::vector<int>> byId;
-  for (size_t r = 0; r < layout.instanceOf.size(); ++r) byId[layout.instanceOf[r]].push_back(static_cast<int>(r));
-  std::vector<std::vector<int>> instances;
-  for (auto& [id, ranks] : byId) instances.push_back(std::move(ranks));
-  return instances;
+  const auto& ids = layout.instanceOf;
+  std::vector<std::vector<int>> byId(ids.empty() ? 0 : static_cast<size_t>(*std::max_element(ids.begin(), ids.end())) + 1);
+  for (size_t r = 0; r < ids.size(); ++r) byId.at(static_cast<size_t>(ids[r])).push_back(static_cast<int>(r));
+  std::erase_if(byId, [](const std::vector<int>& ranks) { return ranks.empty(); });
+  return byId;
 }
 
 // The all-reduce among the ranks with one local index: one rank per instance.

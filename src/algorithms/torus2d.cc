@@ -30,8 +30,9 @@ struct Cells {
   // send buffer for reductions, the receive buffer for gathers), and its length.
   std::function<size_t(int a, int b)> offset, length;
   // A stripe's cells follow each other, so a first-dimension pass moves it as
-  // one piece; otherwise as B pieces of equal length.
+  // one piece of stripeLength(a) elements; otherwise as B pieces of equal length.
   bool adjacentStripes = false;
+  std::function<size_t(int a)> stripeLength;
   Span ownResult;  // where this rank's cell goes once reduced
   Span ownSource;  // where a gather reads this rank's cell (kNone: already in place)
 };
@@ -77,12 +78,10 @@ class ChannelPlan {
 
  private:
   int a() const { return first_.position; }
+  // Its B cells, summed (cells of a stripe are of equal length unless adjacent).
   size_t stripeLength(int r) const {
-    size_t n = 0;
-    for (int b = 0; b < second_.size(); ++b) n += cells_.length(r, b);
-    return n;
+    return cells_.adjacentStripes ? cells_.stripeLength(r) : second_.size() * cells_.length(r, 0);
   }
-
   // Block r of a first-dimension pass is stripe r: one piece, or B pieces
   // where piece p is cell (r, p).
   RingPass firstRing() const {
@@ -133,6 +132,7 @@ Cells cellsOf(const CollectiveArgs& args, const Grid& grid, bool rowsFirst, int 
     };
     cells.length = [=](int a, int b) { return blockSize(blockSize(partLength, A, a), B, b); };
     cells.adjacentStripes = true;
+    cells.stripeLength = [=](int a) { return blockSize(partLength, A, a); };
     cells.ownResult = Span{kRecv, cells.offset(first.position, second.position)};
     return cells;
   }

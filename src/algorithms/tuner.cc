@@ -57,16 +57,15 @@ std::vector<std::string> Tuner::algorithmNames() {
 }
 
 Prediction Tuner::predict(const Algorithm& algorithm, const CollectiveArgs& args) const {
-  std::vector<Schedule> schedules;
-  schedules.reserve(args.nranks);
+  CostModel model(network_);
   CollectiveArgs each = args;
   each.maxStepElements = 0;  // the model pipelines nothing: chunking only adds latency terms
   each.layout = layout_;
-  for (int r = 0; r < args.nranks; ++r) {
+  for (int r = 0; r < args.nranks; ++r) {  // one rank's schedule at a time
     each.rank = r;
-    schedules.push_back(algorithm.build(each));
+    model.add(algorithm.build(each));
   }
-  return algo::predict(schedules, network_);
+  return model.prediction();
 }
 
 const Algorithm& Tuner::choose(const CollectiveArgs& args) const {

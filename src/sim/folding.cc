@@ -117,27 +117,27 @@ std::vector<int> probedInstances(int instances) {
 
 FoldedPrediction predictFolded(const algo::Algorithm& algorithm, algo::CollectiveArgs args,
                                const algo::Network& folded, const Folding& folding) {
-  std::vector<algo::Schedule> firstInstance;
-  firstInstance.reserve(static_cast<size_t>(folding.ranksPerInstance));
+  algo::CostModel model(folded);
   FoldedPrediction result;
   result.linkBytes.assign(static_cast<size_t>(folding.linksPerInstance), 0);
   Routes routes(folded);
   const std::vector<int> probes = probedInstances(folding.instances);
   for (int r = 0; r < folding.ranksPerInstance; ++r) {
     args.rank = r;
-    firstInstance.push_back(algorithm.build(args));
+    const algo::Schedule first = algorithm.build(args);
     for (int instance : probes) {
       args.rank = instance * folding.ranksPerInstance + r;
-      if (!alike(firstInstance.back(), algorithm.build(args), routes))
+      if (!alike(first, algorithm.build(args), routes))
         throwError(trncclInvalidArgument,
                    std::string(algorithm.name()) + " on " + std::to_string(args.nranks) +
                        " ranks does not treat the instances alike (rank " + std::to_string(args.rank) +
                        " does not do what rank " + std::to_string(r) +
                        " does over the same links), so the folded engine cannot price it");
     }
-    addReceivedBytes(firstInstance.back(), routes, result.linkBytes);
+    addReceivedBytes(first, routes, result.linkBytes);
+    model.add(first);
   }
-  result.prediction = algo::predict(firstInstance, folded);
+  result.prediction = model.prediction();
   return result;
 }
 

@@ -11,8 +11,8 @@
 // copies of them, is the cost model over all ranks: a message into instance
 // 0 from instance i crosses instance i's NIC out link, which stands for
 // instance 0's own outgoing traffic through that NIC. Built schedules: four
-// instances' (three to check the algorithm treats them alike); memory: one
-// instance's steps.
+// instances' (three to check the algorithm treats them alike), one rank's at
+// a time: memory is one rank's schedule and the links' loads.
 #pragma once
 
 #include <memory>

@@ -65,7 +65,7 @@ algo::Collective simulatedCollective(perf::Collective c) {
 std::string usageText() {
   return "usage: trnccl-sim [--topo SPEC[,SPEC...]] [--coll allreduce] [--algo ring,torus2d,auto]\n"
          "                  [--dtype float] [--op sum] [--sizes 8:4G:x2] [--ranks N] [--rank-order core]\n"
-         "                  [--engine auto|event|analytical] [--set KNOB=VALUE]... [--compare KNOB[,KNOB]]...\n"
+         "                  [--engine auto|event|analytical|folded] [--set KNOB=VALUE]... [--compare KNOB[,KNOB]]...\n"
          "                  [--straggler RANK:+TIME[,...]]... [--fail-link CHIP-CHIP]...\n"
          "                  [--format table|csv|json] [--out FILE] [--plot FILE.png|FILE.svg] [--links FILE.csv]\n"
          "       trnccl-sim --validate PERF.json [--engine ...]   (trnccl-perf -J, with TRNCCL_EMULATE_LINKS=1)\n"
