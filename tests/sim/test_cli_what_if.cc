@@ -123,3 +123,25 @@ TEST_CASE("trnccl-sim names --straggler, --fail-link and --links in their errors
     CHECK_THAT(run.output, Catch::Contains(c.mentions));
   }
 }
+
+TEST_CASE("trnccl-sim folds 2,048 ranks onto one instance, and leaves out a row it cannot fold, saying why",
+          "[sim][cli]") {
+  // 1,024 trn1.2xlarge instances of 2 ranks: auto folds above 1,024 ranks.
+  const auto rows = predictedRows("--topo trn1.2xlarge:1024 --algo ring,hierarchical --sizes 1M");
+  REQUIRE(rows.size() == 2);
+  for (const auto& row : rows) {
+    CHECK(row.at("engine") == "folded");
+    CHECK(row.at("time_us").get<double>() > 0);
+  }
+  // RDH's extra ranks on 96 ranks are the first ones: the row is left out,
+  // the others are printed, and the status says something is missing.
+  const auto run = runCommand(kSim + " --topo trn1.32xlarge:3 --engine folded --algo ring,rdh --sizes 1M");
+  CAPTURE(run.output);
+  CHECK(run.status == 1);
+  CHECK_THAT(run.output, Catch::Contains("(folded)") &&
+                             Catch::Contains("left out trn1.32xlarge:3 rdh 1048576 B: rdh on 96 ranks does not treat "
+                                             "the instances alike"));
+  const auto unfoldable = runCommand(kSim + " --topo trn1.32xlarge --engine folded --sizes 1M");
+  CHECK(unfoldable.status == 2);
+  CHECK_THAT(unfoldable.output, Catch::Contains("--engine folded: trn1.32xlarge, 32 ranks cannot be folded"));
+}
