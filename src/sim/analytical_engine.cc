@@ -21,16 +21,15 @@ uint64_t slotKey(size_t phase, size_t step, int link) {
 Outcome runAnalytical(const std::vector<algo::Schedule>& all, const algo::Network& net,
                       const std::vector<double>& entrySec) {
   // Steps of one index (in one phase, over every channel and rank) run
-  // together: their bytes load the links at once, and the rank pairs they
-  // connect share each link they cross equally.
+  // together: the rank pairs they connect share each link they cross
+  // equally. Every byte a link carries crosses it at its rate, whenever it
+  // goes: the busiest link's bytes over its bandwidth bound the call below.
   std::unordered_map<uint64_t, algo::Path> paths;
   std::unordered_map<uint64_t, uint32_t> sharers;
   std::unordered_set<uint64_t> pairsSeen;
-  std::vector<double> load(static_cast<size_t>(net.linkCount()), 0.0), busiest(load.size(), 0.0);
-  std::vector<int> touched;
+  std::vector<double> load(static_cast<size_t>(net.linkCount()), 0.0);
   size_t phases = 0;
   for (const algo::Schedule& s : all) phases = std::max(phases, s.phases.size());
-  double loadSeconds = 0;
   for (size_t p = 0; p < phases; ++p)
     for (size_t k = 0;; ++k) {
       bool any = false;
@@ -45,7 +44,6 @@ Outcome runAnalytical(const std::vector<algo::Schedule>& all, const algo::Networ
           auto [it, fresh] = paths.try_emplace(key);
           if (fresh) it->second = net.path(s.rank, step.sendPeer);
           for (int l : it->second.links) {
-            if (load[l] == 0) touched.push_back(l);
             load[l] += static_cast<double>(step.count * typeSize(s.type));
             // A rank's messages to one peer queue behind each other (the
             // engines' per-peer order): a pair counts once per link.
@@ -54,15 +52,6 @@ Outcome runAnalytical(const std::vector<algo::Schedule>& all, const algo::Networ
         }
       }
       if (!any) break;
-      double most = 0;
-      for (int l : touched) {
-        const double t = load[l] / net.linkBytesPerSec(l);
-        most = std::max(most, t);
-        busiest[l] += t;
-        load[l] = 0;
-      }
-      touched.clear();
-      loadSeconds += most;
     }
   const StaticRate shareOfStep = [&](int, size_t phase, size_t step, const algo::Path& path) {
     double rate = std::numeric_limits<double>::infinity();
@@ -71,10 +60,13 @@ Outcome runAnalytical(const std::vector<algo::Schedule>& all, const algo::Networ
     return rate;
   };
   Outcome chain = runEvents(all, net, entrySec, Sharing::Static, &shareOfStep);
+  int worst = -1;
+  double loadSeconds = 0;
+  for (int l = 0; l < net.linkCount(); ++l)
+    if (const double t = load[l] / net.linkBytesPerSec(l); t > loadSeconds) loadSeconds = t, worst = l;
   if (loadSeconds > chain.seconds) {
-    const auto worst = std::max_element(busiest.begin(), busiest.end()) - busiest.begin();
     chain.seconds = loadSeconds;
-    chain.bound = "link " + net.linkName(static_cast<int>(worst));
+    chain.bound = "link " + net.linkName(worst);
   }
   return chain;
 }

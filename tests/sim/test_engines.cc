@@ -130,13 +130,33 @@ TEST_CASE("sim: a receive nobody sends is an internal error naming the rank and 
   CHECK_THROWS_WITH(sim::runEvents(all, net), Catch::Contains("rank 1 never finished phase 0 channel 0 step 0"));
 }
 
-// Both engines on every shipped topology, one instance and two. They agree
-// within 10% up to 4 MiB for every algorithm, and for the rings at every
-// size. At 64 MiB, where transfers of the 2D torus (and of RDH across a
-// ring) overlap in time on shared links, the analytical engine's shares,
-// fixed per step index, see less contention than the event engine finds:
-// up to 18% apart (docs/trnccl-sim.md, "How far the engines agree").
-TEST_CASE("sim: the engines agree on every shipped topology, within 10% up to 4 MiB and for rings", "[sim]") {
+// Both engines on every shipped topology, one instance and two, and on
+// 1,024 ranks. They agree within 10% but for two cases a little over, both
+// at 64 MiB where contention stretches the event engine's chains (or, for
+// the hierarchical one, overlaps its phases) beyond what the analytical
+// engine's per-step shares see: RDH across inf2.48xlarge's 12-chip ring
+// (10.2%) and hierarchical on 32 trn1.32xlarge (10.6%). Hence 11%.
+namespace {
+
+constexpr double kEnginesAgree = 0.11;
+
+void checkEnginesAgree(const sim::Machine& machine, const std::string& algorithm, size_t count) {
+  CAPTURE(machine.describe(), algorithm, count);
+  sim::Call call;
+  call.count = count;
+  call.algorithm = algorithm;
+  call.engine = sim::Engine::EventDriven;
+  const sim::Prediction events = sim::simulate(machine, call);
+  call.engine = sim::Engine::Analytical;
+  const sim::Prediction analytical = sim::simulate(machine, call);
+  CHECK(events.algorithm == analytical.algorithm);
+  CHECK(events.seconds > 0);
+  CHECK(std::abs(events.seconds - analytical.seconds) <= kEnginesAgree * analytical.seconds);
+}
+
+}  // namespace
+
+TEST_CASE("sim: the engines agree on every shipped topology", "[sim]") {
   std::vector<std::string> machines;
   for (const std::string& name : topo::shippedTopologyNames()) {
     machines.push_back(name);
@@ -147,19 +167,14 @@ TEST_CASE("sim: the engines agree on every shipped topology, within 10% up to 4 
     for (const std::string algorithm : {"ring", "bidir_ring", "torus2d", "rdh", "hierarchical", "auto"})
       for (size_t count : {size_t{16} << 10, size_t{1} << 20, size_t{16} << 20}) {
         if (algorithm == "hierarchical" && machine.layout().instances() == 1) continue;  // it needs instances
-        const bool ring = algorithm == "ring" || algorithm == "bidir_ring";
-        const double tolerance = count <= (size_t{1} << 20) || ring ? 0.10 : 0.20;
-        CAPTURE(name, algorithm, count);
-        sim::Call call;
-        call.count = count;
-        call.algorithm = algorithm;
-        call.engine = sim::Engine::EventDriven;
-        const sim::Prediction events = sim::simulate(machine, call);
-        call.engine = sim::Engine::Analytical;
-        const sim::Prediction analytical = sim::simulate(machine, call);
-        CHECK(events.algorithm == analytical.algorithm);
-        CHECK(events.seconds > 0);
-        CHECK(std::abs(events.seconds - analytical.seconds) <= tolerance * analytical.seconds);
+        checkEnginesAgree(machine, algorithm, count);
       }
   }
+}
+
+TEST_CASE("sim: the engines agree on 1024 ranks (32 trn1.32xlarge)", "[sim]") {
+  const sim::Machine machine("trn1.32xlarge:32", {});
+  REQUIRE(machine.ranks() == 1024);
+  for (const std::string algorithm : {"ring", "hierarchical", "torus2d"})
+    checkEnginesAgree(machine, algorithm, size_t{16} << 20);
 }
