@@ -14,7 +14,8 @@ namespace {
 // pass, as a 65,536-rank job builds this for every rank it simulates.
 std::vector<std::vector<int>> ranksByInstance(const RankLayout& layout) {
   const auto& ids = layout.instanceOf;
-  std::vector<std::vector<int>> byId(ids.empty() ? 0 : static_cast<size_t>(*std::max_element(ids.begin(), ids.end())) + 1);
+  const size_t idCount = ids.empty() ? 0 : static_cast<size_t>(*std::max_element(ids.begin(), ids.end())) + 1;
+  std::vector<std::vector<int>> byId(idCount);
   for (size_t r = 0; r < ids.size(); ++r) byId.at(static_cast<size_t>(ids[r])).push_back(static_cast<int>(r));
   std::erase_if(byId, [](const std::vector<int>& ranks) { return ranks.empty(); });
   return byId;

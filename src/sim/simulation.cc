@@ -44,12 +44,13 @@ Engine engineFor(const Machine& machine, const Call& call, bool foldable) {
   }
   if (call.engine == Engine::Auto && foldable && call.stragglers.empty() && machine.ranks() > kFoldAboveRanks)
     return Engine::Folded;
-  if (machine.ranks() > kMaxRanks)
-    throwError(trncclInvalidArgument, machine.describe() + ": the " +
-                                          (call.engine == Engine::Auto ? "analytical and event" : engineName(call.engine)) +
+  if (machine.ranks() > kMaxRanks) {
+    const std::string engines = call.engine == Engine::Auto ? "analytical and event" : engineName(call.engine);
+    throwError(trncclInvalidArgument, machine.describe() + ": the " + engines +
                                           " engines build every rank's schedule (and the tuner every candidate's), so "
                                           "they take at most " + std::to_string(kMaxRanks) + " ranks" +
                                           (foldable ? "; --engine folded takes any number of alike instances" : ""));
+  }
   return call.engine;
 }
 
@@ -81,7 +82,8 @@ Prediction simulateFolded(const Machine& machine, const Call& call, const Foldin
     each.maxStepElements = 0;  // as the tuner prices candidates
     try {
       return predictFolded(a, each, *folded, folding).prediction;
-    } catch (const Error&) {
+    } catch (const Error& e) {
+      if (e.code() != trncclInvalidArgument) throw;
       return algo::Prediction{std::numeric_limits<double>::infinity(), ""};
     }
   };

@@ -45,8 +45,8 @@ TEST_CASE("folding: one instance, or instances placed differently, do not fold",
 }
 
 TEST_CASE("folding: whenever it folds, it equals the cost model over every rank", "[sim][folding]") {
-  for (const char* topology :
-       {"trn1.2xlarge:6", "trn1.2xlarge:5", "trn1.32xlarge:3", "trn1n.32xlarge:2", "trn2.48xlarge:2", "trn1n.32xlarge:3"}) {
+  for (const char* topology : {"trn1.2xlarge:6", "trn1.2xlarge:5", "trn1.32xlarge:3", "trn1n.32xlarge:2",
+                               "trn2.48xlarge:2", "trn1n.32xlarge:3"}) {
     const sim::Machine m(topology, {});
     const auto folding = sim::foldingOf(m);
     REQUIRE(folding.has_value());
@@ -133,7 +133,8 @@ TEST_CASE("folding: 65,536 ranks (2,048 trn1.32xlarge) simulate; the unfolded en
   CHECK(p.algorithm == std::string("hierarchical"));
   CHECK(p.seconds > 0);
   call.engine = sim::Engine::EventDriven;
-  CHECK_THROWS_WITH(sim::simulate(m, call), Catch::Contains("at most 4096 ranks") && Catch::Contains("--engine folded"));
+  CHECK_THROWS_WITH(sim::simulate(m, call),
+                    Catch::Contains("at most 4096 ranks") && Catch::Contains("--engine folded"));
   call.engine = sim::Engine::Folded;
   call.stragglers = {{3, 1e-6, "3:+1us"}};
   CHECK_THROWS_WITH(sim::simulate(m, call), Catch::Contains("--straggler"));

@@ -18,8 +18,8 @@ std::string table(const Options& o, const std::vector<Row>& rows) {
   std::string text = printf("# trnccl-sim: %s, %s %s\n", std::string(perf::collective_name(o.collective)).c_str(),
                             std::string(perf::type_name(o.type)).c_str(), std::string(perf::op_name(o.op)).c_str());
   // Wide enough for "trn1.32xlarge:2048", "hierarchical_mesh" and 4 GiB.
-  text += printf("# %-28s %6s %-17s %-17s %12s %12s %12s %8s %8s  %s\n", "machine", "ranks", "algo", "chosen", "size(B)",
-                 "count", "time(us)", "algbw", "busbw", "bound (engine)");
+  text += printf("# %-28s %6s %-17s %-17s %12s %12s %12s %8s %8s  %s\n", "machine", "ranks", "algo", "chosen",
+                 "size(B)", "count", "time(us)", "algbw", "busbw", "bound (engine)");
   for (const Row& r : rows)
     text += printf("  %-28s %6d %-17s %-17s %12zu %12zu %12.2f %8.2f %8.2f  %s (%s)\n", r.machine.c_str(), r.ranks,
                    r.requested.c_str(), r.prediction.algorithm.c_str(), r.bytes, r.count, r.prediction.seconds * 1e6,
