@@ -5,8 +5,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "base/datatype.h"
-
 namespace trnccl::sim {
 
 namespace {
@@ -27,7 +25,6 @@ Outcome runAnalytical(const std::vector<algo::Schedule>& all, const algo::Networ
   std::unordered_map<uint64_t, algo::Path> paths;
   std::unordered_map<uint64_t, uint32_t> sharers;
   std::unordered_set<uint64_t> pairsSeen;
-  std::vector<double> load(static_cast<size_t>(net.linkCount()), 0.0);
   size_t phases = 0;
   for (const algo::Schedule& s : all) phases = std::max(phases, s.phases.size());
   for (size_t p = 0; p < phases; ++p)
@@ -44,7 +41,6 @@ Outcome runAnalytical(const std::vector<algo::Schedule>& all, const algo::Networ
           auto [it, fresh] = paths.try_emplace(key);
           if (fresh) it->second = net.path(s.rank, step.sendPeer);
           for (int l : it->second.links) {
-            load[l] += static_cast<double>(step.count * typeSize(s.type));
             // A rank's messages to one peer queue behind each other (the
             // engines' per-peer order): a pair counts once per link.
             if (pairsSeen.insert(slotKey(p, k, l) * 0x9E3779B97F4A7C15ull ^ key).second) ++sharers[slotKey(p, k, l)];
@@ -60,10 +56,12 @@ Outcome runAnalytical(const std::vector<algo::Schedule>& all, const algo::Networ
     return rate;
   };
   Outcome chain = runEvents(all, net, entrySec, Sharing::Static, &shareOfStep);
+  // The chain's transfers carried every byte of the schedules: its per-link
+  // bytes are the loads.
   int worst = -1;
   double loadSeconds = 0;
   for (int l = 0; l < net.linkCount(); ++l)
-    if (const double t = load[l] / net.linkBytesPerSec(l); t > loadSeconds) loadSeconds = t, worst = l;
+    if (const double t = chain.linkBytes[l] / net.linkBytesPerSec(l); t > loadSeconds) loadSeconds = t, worst = l;
   if (loadSeconds > chain.seconds) {
     chain.seconds = loadSeconds;
     chain.bound = "link " + net.linkName(worst);
