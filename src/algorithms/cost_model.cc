@@ -80,6 +80,10 @@ class LinkLoads {
     }
   }
 
+  void addTo(std::vector<double>& total) const {
+    for (int link : touched_) total[link] += bytes_[link];
+  }
+
   // The most loaded link (-1: none) and its busy time.
   std::pair<int, double> busiest() const {
     std::pair<int, double> busiest{-1, 0.0};
@@ -209,6 +213,12 @@ Prediction CostModel::prediction() const {
   }
   prediction.bound = tally.dominant(st.net);
   return prediction;
+}
+
+std::vector<double> CostModel::linkBytes() const {
+  std::vector<double> total(state_->linkSecondsPerByte.size(), 0.0);
+  for (const LinkLoads& phase : state_->loads) phase.addTo(total);
+  return total;
 }
 
 Prediction predict(const std::vector<Schedule>& allRanks, const Network& net) {

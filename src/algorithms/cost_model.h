@@ -71,6 +71,9 @@ class CostModel {
   void add(const Schedule& rank);
   // Of the ranks added so far.
   Prediction prediction() const;
+  // Per link of the network, the bytes of the messages the ranks added so
+  // far receive.
+  std::vector<double> linkBytes() const;
 
  private:
   struct State;

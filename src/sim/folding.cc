@@ -1,6 +1,5 @@
 #include "sim/folding.h"
 
-#include "base/datatype.h"
 #include "base/error.h"
 
 namespace trnccl::sim {
@@ -61,19 +60,6 @@ class Routes {
   std::unordered_map<uint64_t, std::vector<int>> cache_;
 };
 
-// Bytes per link of what `s` receives: every message into instance 0, which
-// by the folding is also every message out of it.
-void addReceivedBytes(const algo::Schedule& s, Routes& routes, std::vector<double>& linkBytes) {
-  const double elementBytes = static_cast<double>(typeSize(s.type));
-  for (const algo::Phase& phase : s.phases)
-    for (const algo::Channel& channel : phase.channels)
-      for (const algo::Step& step : channel.steps) {
-        if (step.recvPeer < 0 || step.count == 0) continue;
-        for (int link : routes.links(step.recvPeer, s.rank))
-          linkBytes[static_cast<size_t>(link)] += static_cast<double>(step.count) * elementBytes;
-      }
-}
-
 // Whether the messages of steps `x` of rank `a` and `y` of rank `b` cross the
 // same folded links.
 bool sameRoutes(const algo::Step& x, int a, const algo::Step& y, int b, Routes& routes) {
@@ -118,8 +104,6 @@ std::vector<int> probedInstances(int instances) {
 FoldedPrediction predictFolded(const algo::Algorithm& algorithm, algo::CollectiveArgs args,
                                const algo::Network& folded, const Folding& folding) {
   algo::CostModel model(folded);
-  FoldedPrediction result;
-  result.linkBytes.assign(static_cast<size_t>(folding.linksPerInstance), 0);
   Routes routes(folded);
   const std::vector<int> probes = probedInstances(folding.instances);
   for (int r = 0; r < folding.ranksPerInstance; ++r) {
@@ -134,11 +118,13 @@ FoldedPrediction predictFolded(const algo::Algorithm& algorithm, algo::Collectiv
                        " does not do what rank " + std::to_string(r) +
                        " does over the same links), so the folded engine cannot price it");
     }
-    addReceivedBytes(first, routes, result.linkBytes);
     model.add(first);
   }
-  result.prediction = model.prediction();
-  return result;
+  // What instance 0 receives, which by the folding is also what it sends;
+  // folded routes name instance 0's links only.
+  std::vector<double> linkBytes = model.linkBytes();
+  linkBytes.resize(static_cast<size_t>(folding.linksPerInstance));
+  return {model.prediction(), std::move(linkBytes)};
 }
 
 }  // namespace trnccl::sim
