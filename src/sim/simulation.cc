@@ -1,6 +1,8 @@
 #include "sim/simulation.h"
 
 #include <limits>
+#include <map>
+#include <utility>
 
 #include "algorithms/algorithm_filter.h"
 #include "algorithms/tuner.h"
@@ -75,13 +77,22 @@ const algo::Algorithm& choose(const algo::Tuner& tuner, const algo::CollectiveAr
 
 Prediction simulateFolded(const Machine& machine, const Call& call, const Folding& folding) {
   const std::unique_ptr<algo::Network> folded = foldedNetwork(machine.network(), folding);
+  // Each candidate priced once per count: the tuner prices at its bucket's
+  // first size, which is often the call's own, and the winner is not priced
+  // again below.
+  std::map<std::pair<const algo::Algorithm*, size_t>, FoldedPrediction> priced;
+  const auto price = [&](const algo::Algorithm& a, algo::CollectiveArgs args) -> FoldedPrediction& {
+    args.maxStepElements = 0;  // as the tuner prices candidates
+    auto it = priced.find({&a, args.count});
+    if (it == priced.end())
+      it = priced.emplace(std::pair{&a, args.count}, predictFolded(a, args, *folded, folding)).first;
+    return it->second;
+  };
   // A candidate that treats instances unalike cannot be folded: it loses
   // (and when nothing else can run, pricing it below says why).
   const algo::Tuner::Predictor predictor = [&](const algo::Algorithm& a, const algo::CollectiveArgs& args) {
-    algo::CollectiveArgs each = args;
-    each.maxStepElements = 0;  // as the tuner prices candidates
     try {
-      return predictFolded(a, each, *folded, folding).prediction;
+      return price(a, args).prediction;
     } catch (const Error& e) {
       if (e.code() != trncclInvalidArgument) throw;
       return algo::Prediction{std::numeric_limits<double>::infinity(), ""};
@@ -91,7 +102,7 @@ Prediction simulateFolded(const Machine& machine, const Call& call, const Foldin
                           machine.network(), &machine.layout(), predictor);
   const algo::CollectiveArgs args = argsOf(machine, call);
   const algo::Algorithm& algorithm = choose(tuner, args);
-  FoldedPrediction o = predictFolded(algorithm, args, *folded, folding);
+  FoldedPrediction& o = price(algorithm, args);
   return {algorithm.name(), Engine::Folded, o.prediction.seconds, o.prediction.bound, std::move(o.linkBytes)};
 }
 
