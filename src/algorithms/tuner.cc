@@ -96,12 +96,15 @@ const Algorithm& Tuner::decide(const CollectiveArgs& args) const {
     }
     candidates.push_back(a.get());
   }
-  // A single candidate (a forced algorithm) wins without being priced.
-  const Algorithm* best = candidates.size() == 1 ? candidates[0] : nullptr;
-  double bestSeconds = 0;
-  for (const Algorithm* a : candidates.size() > 1 ? candidates : std::vector<const Algorithm*>{}) {
-    const double seconds = (predictor_ ? predictor_(*a, at) : predict(*a, at)).seconds;
-    if (best == nullptr || seconds < bestSeconds) best = a, bestSeconds = seconds;
+  const Algorithm* best = nullptr;
+  if (candidates.size() == 1) {
+    best = candidates[0];  // a forced algorithm wins without being priced
+  } else {
+    double bestSeconds = 0;
+    for (const Algorithm* a : candidates) {
+      const double seconds = (predictor_ ? predictor_(*a, at) : predict(*a, at)).seconds;
+      if (best == nullptr || seconds < bestSeconds) best = a, bestSeconds = seconds;
+    }
   }
   if (best == nullptr)
     throwError(trncclInvalidUsage, std::string("no allowed algorithm can run ") + collectiveName(args.collective) +
