@@ -58,6 +58,7 @@ struct LinkEmulation {
   std::vector<double> linkBytesPerSec;   // per link id of the whole job
   std::vector<std::vector<int>> pathTo;  // per peer rank: link ids, in order
   std::vector<double> latencyTo;         // per peer rank: seconds (unscaled)
+  std::vector<double> issueTo;           // per peer rank: what issuing a message holds its path (unscaled s; empty: 0)
 };
 
 // What a transport holds (trncclCommMemStats).

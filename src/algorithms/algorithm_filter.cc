@@ -36,12 +36,13 @@ AlgorithmFilter::AlgorithmFilter(const std::string& spec, const std::string& sou
     if (!list.empty() && list[0] == '^') rule.exclude = true, list.erase(0, 1);
     for (const std::string& name : split(list, ',')) {
       if (name == "auto" && !rule.exclude) return Rule{};
+      if (name == "neuron" && !rule.exclude) return Rule{{}, false, true};
       bool ok = false;
       for (const auto& k : known) ok = ok || k == name;
       if (!ok) {
         std::string names;
         for (const auto& k : known) names += " " + k;
-        bad("unknown algorithm '" + name + "' (known: auto" + names + ")");
+        bad("unknown algorithm '" + name + "' (known: auto neuron" + names + ")");
       }
       rule.names.insert(name);
     }
@@ -63,9 +64,15 @@ AlgorithmFilter::AlgorithmFilter(const std::string& spec, const std::string& sou
   }
 }
 
-bool AlgorithmFilter::allows(Collective c, const std::string& algorithm) const {
+const AlgorithmFilter::Rule& AlgorithmFilter::ruleFor(Collective c) const {
   auto it = rules_.find(c);
-  const Rule& rule = it == rules_.end() ? defaultRule_ : it->second;
+  return it == rules_.end() ? defaultRule_ : it->second;
+}
+
+bool AlgorithmFilter::followsNeuron(Collective c) const { return ruleFor(c).neuron; }
+
+bool AlgorithmFilter::allows(Collective c, const std::string& algorithm) const {
+  const Rule& rule = ruleFor(c);
   if (rule.names.empty()) return true;
   return rule.names.count(algorithm) != rule.exclude;
 }

@@ -5,6 +5,7 @@
 //   "^mesh"                          anything but mesh
 //   "allreduce:torus2d;allgather:ring"  per collective; unnamed ones are unrestricted
 //   "auto" or ""                     no restriction
+//   "neuron"                         what AWS Neuron's runtime plays (neuron_profile.h)
 #pragma once
 
 #include <map>
@@ -23,13 +24,17 @@ class AlgorithmFilter {
   AlgorithmFilter(const std::string& spec, const std::string& source, const std::vector<std::string>& known);
 
   bool allows(Collective c, const std::string& algorithm) const;
+  // Whether `c` follows Neuron's choice ("neuron") instead of the cost model.
+  bool followsNeuron(Collective c) const;
   const std::string& spec() const { return spec_; }
 
  private:
   struct Rule {
     std::set<std::string> names;  // empty: all
     bool exclude = false;
+    bool neuron = false;
   };
+  const Rule& ruleFor(Collective c) const;
   std::map<Collective, Rule> rules_;
   Rule defaultRule_;
   std::string spec_;

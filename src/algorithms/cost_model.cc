@@ -19,6 +19,8 @@ struct Route {
   size_t firstLink = 0, linkCount = 0;
   double latency = 0;
   double secondsPerByte = 0;  // of the bottleneck link
+  int issueLink = -1;
+  double issueSeconds = 0;
 };
 
 // Asks the network for each (sender, receiver) path once per prediction, so
@@ -39,17 +41,22 @@ class Routes {
  private:
   Route resolve(int from, int to) {
     const Path path = net_.path(from, to);
-    Route route{links_.size(), path.links.size(), path.latencySec, 0};
+    Route route{links_.size(), path.links.size(), path.latencySec, 0, path.issueLink, path.issueSec};
     for (int link : path.links) {
-      if (link < 0 || link >= static_cast<int>(linkSecondsPerByte_.size()))
-        throwError(trncclInternalError, "the network's path from rank " + std::to_string(from) + " to rank " +
-                                            std::to_string(to) + " names link " + std::to_string(link) +
-                                            ", but the network has " +
-                                            std::to_string(linkSecondsPerByte_.size()) + " links");
+      checkLink(from, to, link);
       route.secondsPerByte = std::max(route.secondsPerByte, linkSecondsPerByte_[link]);
       links_.push_back(link);
     }
+    if (path.issueLink >= 0) checkLink(from, to, path.issueLink);
     return route;
+  }
+
+  void checkLink(int from, int to, int link) const {
+    if (link < 0 || link >= static_cast<int>(linkSecondsPerByte_.size()))
+      throwError(trncclInternalError, "the network's path from rank " + std::to_string(from) + " to rank " +
+                                          std::to_string(to) + " names link " + std::to_string(link) +
+                                          ", but the network has " + std::to_string(linkSecondsPerByte_.size()) +
+                                          " links");
   }
 
   const Network& net_;
@@ -65,18 +72,23 @@ struct Chain {
   double seconds() const { return latency + transfer + reduction; }
 };
 
-// Per link, the bytes one phase puts on it. Only the links the phase
-// touched are scanned, so a phase costs what it uses.
+// Per link, the bytes one phase puts on it and the time issuing its messages
+// holds it. Only the links the phase touched are scanned, so a phase costs
+// what it uses.
 class LinkLoads {
  public:
   explicit LinkLoads(const std::vector<double>& secondsPerByte)
-      : secondsPerByte_(&secondsPerByte), bytes_(secondsPerByte.size(), 0) {}
+      : secondsPerByte_(&secondsPerByte), bytes_(secondsPerByte.size(), 0), issueSeconds_(secondsPerByte.size(), 0) {}
 
-  void add(const int* links, size_t count, double bytes) {
-    if (bytes <= 0) return;
-    for (size_t i = 0; i < count; ++i) {
-      if (bytes_[links[i]] == 0) touched_.push_back(links[i]);
+  void add(const int* links, size_t count, double bytes, int issueLink, double issueSeconds) {
+    for (size_t i = 0; bytes > 0 && i < count; ++i) {
+      if (bytes_[links[i]] == 0 && issueSeconds_[links[i]] == 0) touched_.push_back(links[i]);
       bytes_[links[i]] += bytes;
+    }
+    // An empty message is issued too (its semaphore write).
+    if (issueLink >= 0 && issueSeconds > 0) {
+      if (bytes_[issueLink] == 0 && issueSeconds_[issueLink] == 0) touched_.push_back(issueLink);
+      issueSeconds_[issueLink] += issueSeconds;
     }
   }
 
@@ -88,7 +100,8 @@ class LinkLoads {
   std::pair<int, double> busiest() const {
     std::pair<int, double> busiest{-1, 0.0};
     for (int link : touched_) {
-      const double seconds = bytes_[link] * (*secondsPerByte_)[link];
+      // Issuing a message overlaps the bytes of those issued before it.
+      const double seconds = std::max(bytes_[link] * (*secondsPerByte_)[link], issueSeconds_[link]);
       if (seconds > busiest.second) busiest = {link, seconds};
     }
     return busiest;
@@ -96,7 +109,7 @@ class LinkLoads {
 
  private:
   const std::vector<double>* secondsPerByte_;
-  std::vector<double> bytes_;
+  std::vector<double> bytes_, issueSeconds_;
   std::vector<int> touched_;
 };
 
@@ -189,8 +202,8 @@ void CostModel::add(const Schedule& s) {
         if (step.recvPeer >= 0) {
           const Route& route = st.routes.between(step.recvPeer, s.rank);
           chain.latency += route.latency;
-          chain.transfer += bytes * route.secondsPerByte;
-          st.loads[phase].add(st.routes.links(route), route.linkCount, bytes);
+          chain.transfer += bytes * route.secondsPerByte + route.issueSeconds;
+          st.loads[phase].add(st.routes.links(route), route.linkCount, bytes, route.issueLink, route.issueSeconds);
         }
         if (step.reduce) {
           const size_t inputs = step.srcs.size() + (step.recvPeer >= 0 ? 1 : 0);
@@ -210,6 +223,10 @@ Prediction CostModel::prediction() const {
     const double seconds = std::max(st.longest[phase].seconds(), busiest.second);
     tally.add(phaseBound(st.longest[phase], busiest), seconds);
     prediction.seconds += seconds;
+  }
+  if (prediction.seconds > 0) {  // a call that moves nothing is not launched
+    tally.add(kLatency, st.net.launchSec());
+    prediction.seconds += st.net.launchSec();
   }
   prediction.bound = tally.dominant(st.net);
   return prediction;

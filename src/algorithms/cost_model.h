@@ -17,6 +17,10 @@
 //        and local copies are free;
 //    (b) every link's load: the bytes of all messages of the phase (all ranks,
 //        all channels) that cross the link, divided by its bandwidth.
+//  - Each message is issued by its path's issue link first: issueSec more in
+//    its chain; the link issues one message after another while the bytes
+//    of those issued before move, so its load is the larger of its bytes'
+//    time and its issue time. The call costs the network's launchSec once.
 //  - `bound` names what limited the prediction: per phase the dominating term
 //    ("link <name>" of the most loaded link when the link load or the beta part
 //    of the longest chain dominates, "latency" for its alpha part, "vector
@@ -37,6 +41,10 @@ namespace trnccl::algo {
 struct Path {
   std::vector<int> links;
   double latencySec = 0;
+  // The link that issues the message (its sender's DMA engines), which
+  // holds it issueSec besides its bytes, one message after another; -1: none.
+  int issueLink = -1;
+  double issueSec = 0;
 };
 
 // The network as the cost model sees it. The core implements it from the
@@ -50,6 +58,8 @@ class Network {
   virtual Path path(int fromRank, int toRank) const = 0;
   // Device vector engine throughput for a 2-input reduction, bytes of output per second.
   virtual double reduceBytesPerSec() const = 0;
+  // What each collective call costs besides its messages (its launch).
+  virtual double launchSec() const { return 0; }
 };
 
 struct Prediction {

@@ -15,6 +15,11 @@ struct RankLayout {
   std::vector<int> grid;
   // Per rank: the instance (node) it runs on. Empty: all on one instance.
   std::vector<int> instanceOf;
+  // With a grid: how many neighbouring columns are the NeuronCores of one
+  // chip (columns x with the same x / ranksPerChip share a chip, the first
+  // of them its primary core). 1 when each rank has a chip of its own or
+  // the chips' cores are not all in the communicator.
+  int ranksPerChip = 1;
 
   bool hasGrid() const { return !grid.empty(); }
   int instances() const;  // distinct instances (1 when instanceOf is empty)

@@ -51,6 +51,7 @@ class FabricNetwork : public Network {
       : fabric_(fabric),
         cores_(cores),
         reduceRate_(reduceRate(topology.device)),
+        launchSec_(topology.engine.launchSec),
         host_(throughHost ? static_cast<int>(cores.size()) : 0, fabric.linkCount()) {
     for (int l = 0; l < fabric.linkCount(); ++l) names_.push_back(fabric.link(l).name);
   }
@@ -59,9 +60,10 @@ class FabricNetwork : public Network {
     return host_.owns(link) ? kHostPortBytesPerSec : fabric_.link(link).bytesPerSec;
   }
   const std::string& linkName(int link) const override { return host_.owns(link) ? host_.name(link) : names_.at(link); }
+  double launchSec() const override { return launchSec_; }
   Path path(int from, int to) const override {
     topo::Route route = fabric_.route(cores_.at(from), cores_.at(to));
-    Path path{std::move(route.links), route.latencySec};
+    Path path{std::move(route.links), route.latencySec, route.issueLink, route.issueSec};
     if (host_.count() > 0) host_.addPath(from, to, path);
     return path;
   }
@@ -72,6 +74,7 @@ class FabricNetwork : public Network {
   const std::vector<topo::CoreLocation>& cores_;
   std::vector<std::string> names_;
   double reduceRate_;
+  double launchSec_;
   HostPorts host_;
 };
 
@@ -125,6 +128,11 @@ RankLayout topologyLayout(const topo::Topology& t, const std::vector<topo::CoreL
     grid[y * width + x] = static_cast<int>(r);
   }
   layout.gridX = width, layout.gridY = height, layout.grid = std::move(grid);
+  // Whole chips only: every used column of a chip, for every used chip.
+  const int perChip = t.coresPerChip;
+  bool wholeChips = perChip > 1 && width % perChip == 0;
+  for (int x : xs) wholeChips = wholeChips && xs.contains(x - x % perChip) && xs.contains(x - x % perChip + perChip - 1);
+  if (wholeChips) layout.ranksPerChip = perChip;
   return layout;
 }
 

@@ -5,7 +5,9 @@
 
 #include "algorithms/bidir_ring.h"
 #include "algorithms/hierarchical.h"
+#include "algorithms/kangaring.h"
 #include "algorithms/mesh.h"
+#include "algorithms/neuron_profile.h"
 #include "algorithms/rdh.h"
 #include "algorithms/ring.h"
 #include "algorithms/torus2d.h"
@@ -23,6 +25,7 @@ std::vector<std::unique_ptr<Algorithm>> makeAlgorithms() {
   all.push_back(std::make_unique<Torus2d>());
   all.push_back(std::make_unique<Rdh>());
   all.push_back(std::make_unique<Mesh>());
+  all.push_back(std::make_unique<KangaRing>());
   // Across instances: ring for bandwidth, RDH and mesh for latency.
   all.push_back(std::make_unique<Hierarchical>());
   all.push_back(std::make_unique<Hierarchical>(std::make_unique<Rdh>()));
@@ -97,9 +100,14 @@ const Algorithm& Tuner::decide(const CollectiveArgs& args) const {
     candidates.push_back(a.get());
   }
   const Algorithm* best = nullptr;
-  if (candidates.size() == 1) {
+  if (filter_.followsNeuron(args.collective)) {
+    const size_t bytes = at.count * typeSize(args.type) *
+                         (args.collective == Collective::AllReduce ? 1 : static_cast<size_t>(args.nranks));
+    best = neuronChoice(candidates, args.collective, bytes, layout_ ? layout_->instances() : 1);
+  }
+  if (best == nullptr && candidates.size() == 1) {
     best = candidates[0];  // a forced algorithm wins without being priced
-  } else {
+  } else if (best == nullptr) {
     double bestSeconds = 0;
     for (const Algorithm* a : candidates) {
       const double seconds = (predictor_ ? predictor_(*a, at) : predict(*a, at)).seconds;

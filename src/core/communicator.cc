@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <thread>
 
 #include "algorithms/mesh.h"
 #include "base/datatype.h"
@@ -356,7 +357,16 @@ void Communicator::runCollective(const CollectiveCall& c) {
   call.what = algo::collectiveName(a.collective);
   call.sequence = c.sequence;
   op.running(schedule.algorithm);
+  emulateLaunch(schedule);
   executor_.run(schedule, call);
+}
+
+// The modelled machine's launch of a collective that moves data, paced as
+// its links are: the cost model charges it once per call.
+void Communicator::emulateLaunch(const algo::Schedule& schedule) const {
+  if (!config_.emulateLinks || nranks_ == 1 || schedule.stepCount() == 0) return;
+  const double seconds = placement_->topology()->engine.launchSec * config_.emulateScale;
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }
 
 void Communicator::runP2P(const std::vector<P2PCall>& calls) {

@@ -106,6 +106,7 @@ class Communicator {
   template <class Body>
   void inTurn(uint64_t ticket, Body&& body);
   void runCollective(const CollectiveCall& call);
+  void emulateLaunch(const algo::Schedule& schedule) const;
   // TRNCCL_CHECK: every rank's fingerprint of the call; throws InvalidUsage
   // on every rank when they differ.
   void checkCall(const algo::CollectiveArgs& args, uint64_t sequence);

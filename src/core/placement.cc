@@ -56,11 +56,13 @@ transport::LinkEmulation Placement::emulation(int rank, double scale) const {
   const int n = static_cast<int>(cores_.size());
   e.pathTo.resize(n);
   e.latencyTo.assign(n, 0);
+  e.issueTo.assign(n, 0);
   for (int peer = 0; peer < n; ++peer) {
     if (peer == rank) continue;
     topo::Route route = fabric_->route(cores_[rank], cores_[peer]);
     e.pathTo[peer] = std::move(route.links);
     e.latencyTo[peer] = route.latencySec;
+    e.issueTo[peer] = route.issueSec;
   }
   return e;
 }

@@ -60,8 +60,11 @@ Outcome runAnalytical(const std::vector<algo::Schedule>& all, const algo::Networ
   // bytes are the loads.
   int worst = -1;
   double loadSeconds = 0;
-  for (int l = 0; l < net.linkCount(); ++l)
-    if (const double t = chain.linkBytes[l] / net.linkBytesPerSec(l); t > loadSeconds) loadSeconds = t, worst = l;
+  for (int l = 0; l < net.linkCount(); ++l) {
+    const double t = std::max(chain.linkBytes[l] / net.linkBytesPerSec(l), chain.linkIssueSeconds[l]);
+    if (t > loadSeconds) loadSeconds = t, worst = l;
+  }
+  if (loadSeconds > 0) loadSeconds += net.launchSec();
   if (loadSeconds > chain.seconds) {
     chain.seconds = loadSeconds;
     chain.bound = "link " + net.linkName(worst);

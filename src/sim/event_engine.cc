@@ -26,6 +26,7 @@ struct Flow {
   const algo::Path* path = nullptr;
   uint64_t message = 0;
   uint64_t pair = 0;  // sender and receiver
+  size_t phase = 0, step = 0;  // of the sender's step that sent it
   double remaining = 0, rate = 0, since = 0;
   uint32_t version = 0;
 };
@@ -40,15 +41,16 @@ struct PairQueue {
 
 struct Link {
   double bytesPerSec = 0;
+  double issueFree = 0;    // when it may issue its next message
   std::vector<int> flows;  // Fair: the transfers on it now
 };
 
-enum class EventKind : uint8_t { Start, Proceed, Send, FlowDone };
+enum class EventKind : uint8_t { Start, Proceed, Send, Issued, FlowDone };
 
 struct Event {
   double time;
   EventKind kind;
-  int a, b;  // Start: rank; Proceed/Send: rank, channel; FlowDone: flow, version
+  int a, b;  // Start: rank; Proceed/Send: rank, channel; Issued: flow; FlowDone: flow, version
   bool operator>(const Event& o) const { return time > o.time; }
 };
 
@@ -69,8 +71,9 @@ class Engine {
   Engine(const std::vector<algo::Schedule>& all, const algo::Network& net, const std::vector<double>& entry,
          Sharing sharing, const StaticRate* rate)
       : all_(all), net_(net), entry_(entry), sharing_(sharing), staticRate_(rate) {
-    for (int l = 0; l < net.linkCount(); ++l) links_.push_back({net.linkBytesPerSec(l), {}});
+    for (int l = 0; l < net.linkCount(); ++l) links_.push_back({net.linkBytesPerSec(l), 0, {}});
     outcome_.linkBytes.assign(links_.size(), 0);
+    outcome_.linkIssueSeconds.assign(links_.size(), 0);
     ranks_.resize(all.size());
     entry_.resize(all.size(), 0);
   }
@@ -88,10 +91,11 @@ class Engine {
       if (e.kind == EventKind::Start) startPhase(e.a, 0);
       else if (e.kind == EventKind::Proceed) proceed(e.a, e.b);
       else if (e.kind == EventKind::Send) send(e.a, e.b);
+      else if (e.kind == EventKind::Issued) queueFlow(e.a);
       else if (flows_[e.a].version == static_cast<uint32_t>(e.b)) finishFlow(e.a);
     }
     checkAllFinished();
-    outcome_.seconds = finished_;
+    outcome_.seconds = finished_ > 0 ? finished_ + net_.launchSec() : 0;  // a call that moves nothing is not launched
     outcome_.bound = bound();
     return std::move(outcome_);
   }
@@ -176,7 +180,7 @@ class Engine {
     const uint64_t key = messageKey(rank, step.sendPeer, step.sendTag);
     const algo::Path& path = pathOf(rank, step.sendPeer);
     const double bytes = static_cast<double>(step.count * typeSize(all_[rank].type));
-    if (bytes == 0 || path.links.empty()) return arrive(key, now_ + path.latencySec);
+    if (bytes == 0 || path.links.empty()) return arrive(key, issue(path) + path.latencySec);
     int id;
     if (freeFlows_.empty()) {
       id = static_cast<int>(flows_.size());
@@ -188,13 +192,34 @@ class Engine {
     Flow& f = flows_[id];
     f.path = &path, f.message = key, f.remaining = bytes, f.rate = 0, f.since = now_;
     f.pair = (static_cast<uint64_t>(rank) << 32) | static_cast<uint32_t>(step.sendPeer);
+    f.phase = ranks_[rank].phase, f.step = ranks_[rank].channels[channel].step;
     for (int l : path.links) outcome_.linkBytes[l] += bytes;
+    if (path.issueLink < 0) return queueFlow(id);
+    push({issue(path), EventKind::Issued, id, 0});
+  }
+
+  // When a message over `path` is issued: its issue link (the sender's DMA
+  // engines) issues one message after another, while the bytes of those
+  // issued before move.
+  double issue(const algo::Path& path) {
+    if (path.issueLink < 0) return now_;
+    Link& issuer = links_[path.issueLink];
+    issuer.issueFree = std::max(now_, issuer.issueFree) + path.issueSec;
+    outcome_.linkIssueSeconds[path.issueLink] += path.issueSec;
+    return issuer.issueFree;
+  }
+
+  // An issued message: on the wire, or behind its pair's earlier ones.
+  void queueFlow(int id) {
+    Flow& f = flows_[id];
+    const algo::Path& path = *f.path;
+    const double bytes = f.remaining;
+    const int rank = static_cast<int>(f.pair >> 32);
     PairQueue& queue = pairs_[f.pair];
     if (sharing_ == Sharing::Static) {
       double rate = std::numeric_limits<double>::infinity();
       for (int l : path.links) rate = std::min(rate, links_[l].bytesPerSec);
-      if (staticRate_ != nullptr)
-        rate = (*staticRate_)(rank, ranks_[rank].phase, ranks_[rank].channels[channel].step, path);
+      if (staticRate_ != nullptr) rate = (*staticRate_)(rank, f.phase, f.step, path);
       queue.busyUntil = std::max(now_, queue.busyUntil) + bytes / rate;
       push({queue.busyUntil, EventKind::FlowDone, id, static_cast<int>(++f.version)});
       return;

@@ -9,11 +9,15 @@
 //    the channel moves on (sends are asynchronous, as posted sends are).
 //  - A rank's messages to one peer go one at a time, in order (a transport's
 //    per-peer queue); the next starts when the last byte of one has left.
+//  - A message is first issued: its path's issue link (the sender's DMA
+//    engines) issues one message after another, each for the path's
+//    issueSec, while the bytes of those issued before move.
 //  - A transfer occupies every link of its route at once; links are shared
 //    fairly: each transfer gets, on every link it crosses, an equal share of
 //    that link, and moves at its smallest share; shares are recomputed when a
 //    transfer starts or ends on one of its links. Its message arrives the
 //    route's latency after its last byte left.
+//  - The call costs the network's launchSec once, after the last rank ends.
 #pragma once
 
 #include <functional>
@@ -34,7 +38,8 @@ struct Outcome {
   // "latency".
   std::string bound;
   size_t transfers = 0;
-  std::vector<double> linkBytes;  // bytes that crossed each link
+  std::vector<double> linkBytes;     // bytes that crossed each link
+  std::vector<double> linkIssueSeconds;  // what issuing messages held each link
 };
 
 // How transfers use the links. Fair shares them as above. Static decides

@@ -14,9 +14,11 @@ class FoldedNetwork : public algo::Network {
   algo::Path path(int fromRank, int toRank) const override {
     algo::Path path = net_.path(fromRank, toRank);
     for (int& link : path.links) link %= folding_.linksPerInstance;
+    if (path.issueLink >= 0) path.issueLink %= folding_.linksPerInstance;
     return path;
   }
   double reduceBytesPerSec() const override { return net_.reduceBytesPerSec(); }
+  double launchSec() const override { return net_.launchSec(); }
 
  private:
   const algo::Network& net_;

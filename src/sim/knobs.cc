@@ -7,16 +7,20 @@
 namespace trnccl::sim {
 namespace {
 
-const char* const kKnownKnobs = "link.bandwidth, link.latency, efa.gbps, efa.latency, nodes";
+const char* const kKnownKnobs =
+    "link.bandwidth, link.latency, efa.gbps, efa.latency, nodes, launch, dma.bandwidth, dma.message";
 
-// A positive number, all of `text`.
-double positive(const std::string& text, const std::string& knob) {
+// A number, all of `text`, above 0 (or at least 0).
+double number(const std::string& text, const std::string& knob, bool zeroAllowed) {
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !(value > 0))
-    throwError(trncclInvalidArgument, "--set " + knob + "='" + text + "': expected a positive number");
+  if (ec != std::errc() || end != text.data() + text.size() || !(value > 0 || (zeroAllowed && value == 0)))
+    throwError(trncclInvalidArgument, "--set " + knob + "='" + text + "': expected a " +
+                                          (zeroAllowed ? "non-negative" : "positive") + " number");
   return value;
 }
+
+double positive(const std::string& text, const std::string& knob) { return number(text, knob, false); }
 
 // "2x" sets a scale, "96" an absolute value.
 void scaleOrValue(const std::string& text, const std::string& knob, double& scale, std::optional<double>& value) {
@@ -51,6 +55,11 @@ void setKnob(Knobs& knobs, const std::string& assignment) {
                                             std::to_string(topo::kMaxNodes));
     knobs.nodes = static_cast<int>(n);
   } else {
+    for (size_t i = 0; i < topo::kEngineFigures.size(); ++i)
+      if (name == topo::kEngineFigures[i].knob) {
+        knobs.engine[i] = number(value, name, true);  // 0: not modelled, as in a topology file
+        return;
+      }
     throwError(trncclInvalidArgument, "--set: unknown knob '" + name + "' (knobs: " + kKnownKnobs + ")");
   }
 }
@@ -67,6 +76,12 @@ void applyKnobs(const Knobs& knobs, topo::Topology& t) {
   }
   if (knobs.efaLatencyUs) t.efaLatencySec = *knobs.efaLatencyUs * 1e-6;
   if (knobs.nodes) t.nodes = *knobs.nodes;
+  for (size_t i = 0; i < topo::kEngineFigures.size(); ++i)
+    if (knobs.engine[i]) {
+      const topo::EngineFigure& f = topo::kEngineFigures[i];
+      t.engine.*f.member = *knobs.engine[i] * f.perUnit;
+      t.engine.sources[i] = std::string("--set ") + f.knob;
+    }
   removeFailedLinks(knobs.failedLinks, t);
 }
 

@@ -4,6 +4,7 @@
 // editing a file.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,10 @@ struct Knobs {
   std::optional<double> efaGbps;  // efa.gbps=3200: each instance's EFA total, split over its NICs
   std::optional<double> efaLatencyUs;
   std::optional<int> nodes;       // nodes=64
+  // The collective engine's figures (topo::kEngineFigures, in their units):
+  // launch=30 (us), dma.bandwidth=200 (GB/s), dma.message=1 (us); 0: not
+  // modelled (launch=0,dma.bandwidth=0,dma.message=0: the links alone).
+  std::array<std::optional<double>, topo::kEngineFigures.size()> engine;
   std::vector<ChipPair> failedLinks;  // --fail-link 3-7
 };
 

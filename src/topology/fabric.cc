@@ -10,12 +10,14 @@ namespace trnccl::topo {
 
 // Within each instance's block of links: both directions of every NeuronLink
 // (2i: a->b, 2i+1: b->a), then one on-chip link per chip, then an out and an
-// in link per NIC.
+// in link per NIC, then (DMA engines modelled) one DMA link per chip.
 namespace {
 
 int onChipOffset(const Topology& t, int chip) { return 2 * static_cast<int>(t.links.size()) + chip; }
 int efaOutOffset(const Topology& t, int nic) { return onChipOffset(t, t.chips) + 2 * nic; }
 int efaInOffset(const Topology& t, int nic) { return efaOutOffset(t, nic) + 1; }
+bool modelsDma(const Topology& t) { return t.engine.dmaBytesPerSec > 0; }
+int dmaOffset(const Topology& t, int chip) { return efaOutOffset(t, static_cast<int>(t.nics.size())) + chip; }
 
 std::string chipName(int node, int chip) { return "node" + std::to_string(node) + " chip" + std::to_string(chip); }
 
@@ -25,7 +27,7 @@ Fabric::Fabric(const Topology& t)
     : topology_(t),
       graph_(t.chips, t.links),
       nearestNics_(static_cast<size_t>(t.chips)),
-      linksPerNode_(efaOutOffset(t, static_cast<int>(t.nics.size()))) {
+      linksPerNode_(modelsDma(t) ? dmaOffset(t, t.chips) : efaOutOffset(t, static_cast<int>(t.nics.size()))) {
   if (t.nodes > 1 && t.nics.empty()) {
     throwError(trncclInvalidArgument, t.name + ": " + std::to_string(t.nodes) + " instances but no EFA NICs join them");
   }
@@ -55,6 +57,8 @@ Fabric::Fabric(const Topology& t)
       links_.push_back({nic + " out", t.nics[n].bytesPerSec, t.efaLatencySec});
       links_.push_back({nic + " in", t.nics[n].bytesPerSec, 0});
     }
+    for (int chip = 0; modelsDma(t) && chip < t.chips; ++chip)
+      links_.push_back({chipName(node, chip) + " dma", t.engine.dmaBytesPerSec, 0, t.engine.dmaMessageSec});
   }
 }
 
@@ -82,8 +86,13 @@ std::vector<int> Fabric::chipPath(int from, int to) const {
 void Fabric::appendChipPath(int node, int from, int to, std::vector<int>& links) const {
   for (int chip : chipPath(from, to)) {
     links.push_back(nodeBase(node) + directedByChips_.at({from, chip}));
+    if (chip != to) appendDma(node, chip, links);
     from = chip;
   }
+}
+
+void Fabric::appendDma(int node, int chip, std::vector<int>& links) const {
+  if (modelsDma(topology_)) links.push_back(nodeBase(node) + dmaOffset(topology_, chip));
 }
 
 Route Fabric::route(CoreLocation from, CoreLocation to) const {
@@ -92,6 +101,8 @@ Route Fabric::route(CoreLocation from, CoreLocation to) const {
   if (from == to) throwError(trncclInvalidArgument, "route: from and to are the same NeuronCore");
   const Topology& t = topology_;
   Route r;
+  appendDma(from.node, from.chip, r.links);
+  if (!r.links.empty()) r.issueLink = r.links.front(), r.issueSec = links_[r.issueLink].messageSec;
   if (from.node == to.node && from.chip == to.chip) {
     r.links.push_back(nodeBase(from.node) + onChipOffset(t, from.chip));
   } else if (from.node == to.node) {
@@ -101,8 +112,10 @@ Route Fabric::route(CoreLocation from, CoreLocation to) const {
     const int nic = nearest[static_cast<size_t>(from.core) % nearest.size()];
     const int nicChip = t.nics[nic].chip;
     appendChipPath(from.node, from.chip, nicChip, r.links);
+    if (nicChip != from.chip) appendDma(from.node, nicChip, r.links);
     r.links.push_back(nodeBase(from.node) + efaOutOffset(t, nic));
     r.links.push_back(nodeBase(to.node) + efaInOffset(t, nic));
+    if (nicChip != to.chip) appendDma(to.node, nicChip, r.links);
     appendChipPath(to.node, nicChip, to.chip, r.links);
   }
   r.bytesPerSec = std::numeric_limits<double>::infinity();

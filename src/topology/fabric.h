@@ -15,19 +15,25 @@
 namespace trnccl::topo {
 
 // One direction of a link: "node0 chip3->chip7", "node0 chip3 cores" (between
-// the NeuronCores of chip 3), "node1 efa0 out", "node1 efa0 in".
+// the NeuronCores of chip 3), "node1 efa0 out", "node1 efa0 in", and, where
+// the topology models the chips' collective DMA engines, "node0 chip3 dma"
+// (they read each message the chip sends or forwards and write it to its
+// destination). All NeuronCores of a chip share them.
 struct DirectedLink {
   std::string name;
   double bytesPerSec = 0;
   double latencySec = 0;  // an EFA crossing's latency is counted once, on its out link
+  double messageSec = 0;  // what issuing a message holds the link for besides its bytes
 };
 
 // The links a transfer crosses, in order; latency is their sum and bandwidth
-// the bottleneck's.
+// the bottleneck's. The sender's DMA link (when modelled) issues it.
 struct Route {
   std::vector<int> links;
   double latencySec = 0;
   double bytesPerSec = 0;
+  int issueLink = -1;
+  double issueSec = 0;
 };
 
 class Fabric {
@@ -47,14 +53,22 @@ class Fabric {
   //  - other instance: NeuronLink to the NIC nearest the source chip (several
   //    equally near: spread by NeuronCore index), its out link, the same NIC's
   //    in link on the destination instance, NeuronLink to the destination chip.
+  // With DMA engines modelled, a message starts at its chip's DMA link (the
+  // engines that issue it, and write it into the destination's memory), and
+  // every chip it passes on the way (NeuronLink hops, the NIC's chip)
+  // forwards it through its own DMA link: NeuronLink-v2 does not route
+  // through a chip by itself.
   Route route(CoreLocation from, CoreLocation to) const;
 
  private:
   void checkLocation(CoreLocation where) const;
   // The chips a route from chip `from` to chip `to` visits after `from`.
   std::vector<int> chipPath(int from, int to) const;
-  // Appends the NeuronLink hops from chip `from` to chip `to` of `node`.
+  // Appends the NeuronLink hops from chip `from` to chip `to` of `node`, with
+  // the DMA forwarding of every chip in between.
   void appendChipPath(int node, int from, int to, std::vector<int>& links) const;
+  // Appends chip `chip`'s DMA link, where DMA engines are modelled.
+  void appendDma(int node, int chip, std::vector<int>& links) const;
   int nodeBase(int node) const { return node * linksPerNode_; }
 
   Topology topology_;

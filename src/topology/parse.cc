@@ -157,6 +157,23 @@ void readEfa(const JsonField& field, Topology& t) {
   t.efaLatencySec = field["latencySec"].asNonNegative();
 }
 
+// Each figure: {"value": number, "source": "where it comes from"}; a figure
+// without its source is refused, so no number enters the model unexplained.
+EngineModel readEngine(const JsonField& field) {
+  static_assert(kEngineFigures.size() == 3, "the figures allowed here are kEngineFigures'");
+  field.allowOnly({"launchSec", "dmaBytesPerSec", "dmaMessageSec"});
+  EngineModel model;
+  for (size_t i = 0; i < kEngineFigures.size(); ++i) {
+    const auto figure = field.find(kEngineFigures[i].key);
+    if (!figure) continue;
+    figure->allowOnly({"value", "source"});
+    model.*kEngineFigures[i].member = (*figure)["value"].asNonNegative();
+    model.sources[i] = (*figure)["source"].asString();
+    if (model.sources[i].empty()) (*figure)["source"].fail("empty: say where the figure comes from");
+  }
+  return model;
+}
+
 std::string parserMessage(const json::exception& e) {
   const std::string what = e.what();  // "[json.exception.parse_error.101] parse error at line 3, ..."
   const size_t start = what.find("] ");
@@ -173,7 +190,8 @@ Topology parseTopology(const std::string& jsonText, const std::string& fileName)
     throwError(trncclInvalidArgument, fileName + ": malformed JSON: " + parserMessage(e));
   }
   const JsonField root(doc, fileName, json::json_pointer());
-  root.allowOnly({"name", "chips", "coresPerChip", "nodes", "device", "onChip", "torus", "neuronLink", "links", "efa"});
+  root.allowOnly({"name", "chips", "coresPerChip", "nodes", "device", "onChip", "torus", "neuronLink", "links", "efa",
+                  "collectiveEngine"});
   Topology t;
   t.file = fileName;
   t.name = root["name"].asString();
@@ -189,6 +207,7 @@ Topology parseTopology(const std::string& jsonText, const std::string& fileName)
   readLinks(root, t);
   checkConnected(root, t);
   if (auto efa = root.find("efa")) readEfa(*efa, t);
+  if (auto engine = root.find("collectiveEngine")) t.engine = readEngine(*engine);
   if (t.nodes > 1 && t.nics.empty()) {
     root["nodes"].fail(std::to_string(t.nodes) + " instances need EFA NICs to be joined, but there is no /efa");
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "device/model.h"
+#include "topology/engine_model.h"
 
 namespace trnccl::topo {
 
@@ -44,6 +45,7 @@ struct Topology {
   double onChipBytesPerSec = 0;  // between the NeuronCores of one chip
   double onChipLatencySec = 0;
   device::DeviceModel device = device::trainium();
+  EngineModel engine;  // none: only the links cost time
 
   int coresPerNode() const { return chips * coresPerChip; }
   int totalCores() const { return nodes * coresPerNode(); }

@@ -81,6 +81,10 @@ std::string describe(const algo::CollectiveArgs& a, const char* algorithm) {
 
 bool toNextInRing(const algo::CollectiveArgs& args, int from, int to) { return to == (from + 1) % args.nranks; }
 
+bool toRingNeighbour(const algo::CollectiveArgs& args, int from, int to) {
+  return toNextInRing(args, from, to) || toNextInRing(args, to, from);
+}
+
 void checkCollective(const algo::Algorithm& algorithm, algo::CollectiveArgs args, const Rules& rules) {
   const int n = args.nranks;
   std::vector<algo::Schedule> schedules;

@@ -27,6 +27,8 @@ std::string describe(const algo::CollectiveArgs& a, const char* algorithm);
 using MessageRule = std::function<bool(const algo::CollectiveArgs& args, int from, int to)>;
 // The ring's rule: every rank sends to the next rank only.
 bool toNextInRing(const algo::CollectiveArgs& args, int from, int to);
+// The bidirectional rings' rule: every rank sends to a ring neighbour only.
+bool toRingNeighbour(const algo::CollectiveArgs& args, int from, int to);
 
 // What an algorithm promises beyond the result.
 struct Rules {

@@ -11,20 +11,11 @@
 using namespace trnccl;
 using algo::Collective;
 
-namespace {
-
-bool toRingNeighbour(const algo::CollectiveArgs& args, int from, int to) {
-  const int n = args.nranks;
-  return to == (from + 1) % n || from == (to + 1) % n;
-}
-
-}  // namespace
-
 TEST_CASE("bidir_ring schedules compute all-reduce, all-gather and reduce-scatter", "[algorithms][bidir_ring]") {
   algo::BidirRing bidir;
   for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter}) {
     CHECK(bidir.whyUnsupported(algo::CollectiveArgs{c, 0, 4, 8}).empty());
-    test::sweep(bidir, c, {toRingNeighbour, true});
+    test::sweep(bidir, c, {test::toRingNeighbour, true});
   }
   for (Collective c : {Collective::Broadcast, Collective::Reduce, Collective::AllToAll})
     CHECK_THAT(bidir.whyUnsupported(algo::CollectiveArgs{c, 0, 4, 8}), Catch::Contains("bidir_ring"));

@@ -20,8 +20,9 @@ namespace {
 
 // The algorithms there are (algorithms/*.h), written out independently of
 // the library's list.
-const std::set<std::string> kKnownAlgorithms = {"ring",        "bidir_ring",   "torus2d",          "rdh",
-                                                "mesh",        "hierarchical", "hierarchical_rdh", "hierarchical_mesh"};
+const std::set<std::string> kKnownAlgorithms = {"ring",      "bidir_ring",   "torus2d",          "rdh",
+                                                "mesh",      "kangaring",    "hierarchical",     "hierarchical_rdh",
+                                                "hierarchical_mesh"};
 const std::vector<std::string> kCollectives = {"allreduce", "allgather", "reducescatter",
                                                "broadcast", "reduce",    "alltoall"};
 

@@ -114,7 +114,7 @@ void checkAlgorithm(const Placement& where, const std::string& algorithm) {
 
 // The algorithms that do not need instances. Only torus2d reads the layout;
 // the others build the same schedules on any placement.
-const std::vector<std::string> kFlatAlgorithms = {"ring", "bidir_ring", "torus2d", "rdh", "mesh"};
+const std::vector<std::string> kFlatAlgorithms = {"ring", "bidir_ring", "torus2d", "rdh", "mesh", "kangaring"};
 
 }  // namespace
 
@@ -146,6 +146,18 @@ TEST_CASE("algorithms e2e: torus2d on the grids placements form", "[algorithms-e
     checkAlgorithm({"trn1.32xlarge", "0,1,2,3,8,9,10,11", 8}, "torus2d");
   }
   SECTION("16 ranks without a topology: 4 x 4") { checkAlgorithm({nullptr, nullptr, 16}, "torus2d"); }
+}
+
+TEST_CASE("algorithms e2e: kangaring on whole chips of trn1.32xlarge and trn2.48xlarge",
+          "[algorithms-e2e][kangaring]") {
+  // Chips 0 and 1 (cores 2 x chip and 2 x chip + 1): a ring of two chips.
+  SECTION("2 chips") { checkAlgorithm({"trn1.32xlarge", "0,1,2,3", 4}, "kangaring"); }
+  // Chips 0, 1, 4, 5: a 2 x 2 block of chips.
+  SECTION("2 x 2 chips") { checkAlgorithm({"trn1.32xlarge", "0,1,2,3,8,9,10,11", 8}, "kangaring"); }
+  // The whole instance: two Hamiltonian cycles of the 4 x 4 chip torus.
+  SECTION("4 x 4 chips") { checkAlgorithm({"trn1.32xlarge", nullptr, 32}, "kangaring"); }
+  // trn2.48xlarge chips 0 and 1: four NeuronCores each, three secondaries per primary.
+  SECTION("2 chips of trn2.48xlarge") { checkAlgorithm({"trn2.48xlarge", "0,1,2,3,4,5,6,7", 8}, "kangaring"); }
 }
 
 TEST_CASE("algorithms e2e: the hierarchical algorithms across instances", "[algorithms-e2e][hierarchical]") {
@@ -193,7 +205,8 @@ TEST_CASE("algorithms e2e: every algorithm on 2 instances x 2 ranks over each ne
   };
   for (const Network& net : {Network{"tcp", nullptr}, Network{"ofi", "tcp;ofi_rxm"}, Network{"ofi", "udp;ofi_rxd"}}) {
     for (const std::string algorithm :
-         {"ring", "bidir_ring", "torus2d", "rdh", "mesh", "hierarchical", "hierarchical_rdh", "hierarchical_mesh"}) {
+         {"ring", "bidir_ring", "torus2d", "rdh", "mesh", "kangaring", "hierarchical", "hierarchical_rdh",
+          "hierarchical_mesh"}) {
       SECTION(std::string(net.transport) + (net.provider ? std::string(" ") + net.provider : "") + " " + algorithm) {
         checkAlgorithm({"trn1.2xlarge:2", nullptr, 4, net.transport, net.provider}, algorithm);
       }

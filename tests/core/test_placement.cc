@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "core/config.h"
 #include "core/placement.h"
+#include "topology/topology.h"
 
 using namespace trnccl;
 using colltest::ScopedEnv;
@@ -236,6 +237,13 @@ TEST_CASE("placement: the tuner over the modelled links picks torus2d for bandwi
 
 TEST_CASE("placement: emulation paths: one per other rank, as long as the route, none to itself",
           "[core][placement][emulation]") {
+  // The collective engine's DMA links: every route starts at its chip's DMA
+  // link, which issues the message, and every chip on the way forwards it
+  // through its own.
+  const topo::EngineModel dma = topo::loadTopology("trn1.32xlarge").engine;
+  const auto isDma = [&](const transport::LinkEmulation& e, int link) {
+    return e.linkBytesPerSec.at(link) == dma.dmaBytesPerSec;
+  };
   SECTION("chip order on trn1.32xlarge: NeuronLink hops") {
     const core::Placement p(placed("trn1.32xlarge", "chip"), 16, nullptr);
     for (int rank = 0; rank < 16; ++rank) {
@@ -243,38 +251,46 @@ TEST_CASE("placement: emulation paths: one per other rank, as long as the route,
       CHECK(e.scale == 10);
       REQUIRE(e.pathTo.size() == 16);
       REQUIRE(e.latencyTo.size() == 16);
+      REQUIRE(e.issueTo.size() == 16);
       CHECK(e.pathTo[rank].empty());
       for (int peer = 0; peer < 16; ++peer) {
         if (peer == rank) continue;
         const int hops = torusHops(kSnake4x4[rank], kSnake4x4[peer]);
         INFO("rank " << rank << " to " << peer);
-        CHECK(static_cast<int>(e.pathTo[peer].size()) == hops);
+        // Each hop: the DMA link of the chip it leaves, then a NeuronLink.
+        REQUIRE(static_cast<int>(e.pathTo[peer].size()) == 2 * hops);
         CHECK(e.latencyTo[peer] == Approx(hops * 1.5e-6));
-        for (int link : e.pathTo[peer]) {
+        CHECK(e.issueTo[peer] == dma.dmaMessageSec);
+        for (size_t i = 0; i < e.pathTo[peer].size(); ++i) {
+          const int link = e.pathTo[peer][i];
           REQUIRE(link >= 0);
           REQUIRE(link < static_cast<int>(e.linkBytesPerSec.size()));
-          CHECK(e.linkBytesPerSec[link] == Approx(96e9));
+          CHECK(isDma(e, link) == (i % 2 == 0));
+          if (i % 2 == 1) CHECK(e.linkBytesPerSec[link] == Approx(48e9));
         }
       }
     }
   }
-  SECTION("two ranks of one chip: its on-chip link") {
+  SECTION("two ranks of one chip: its DMA link, then its on-chip link") {
     const core::Placement p(placed("trn1.32xlarge", ""), 2, nullptr);
     const transport::LinkEmulation e = p.emulation(0, 1);
     REQUIRE(e.pathTo.size() == 2);
     CHECK(e.pathTo[0].empty());
-    REQUIRE(e.pathTo[1].size() == 1);
-    CHECK(e.linkBytesPerSec.at(e.pathTo[1][0]) == Approx(1e12));
+    REQUIRE(e.pathTo[1].size() == 2);
+    CHECK(isDma(e, e.pathTo[1][0]));
+    CHECK(e.linkBytesPerSec.at(e.pathTo[1][1]) == Approx(1e12));
   }
-  SECTION("instances: through EFA out and in") {
+  SECTION("instances: the DMA link, then EFA out and in") {
     const core::Placement p(placed("trn1.2xlarge:2", ""), 4, nullptr);
     const transport::LinkEmulation e = p.emulation(1, 1);
     CHECK(e.pathTo[1].empty());
-    CHECK(e.pathTo[0].size() == 1);  // the on-chip link
+    CHECK(e.pathTo[0].size() == 2);  // the DMA link, the on-chip link
     for (int peer : {2, 3}) {
-      CHECK(e.pathTo[peer].size() == 2);
+      REQUIRE(e.pathTo[peer].size() == 3);
       CHECK(e.latencyTo[peer] >= 15e-6);
-      for (int link : e.pathTo[peer]) CHECK(e.linkBytesPerSec.at(link) == Approx(25e9 / 8));  // 25 Gbps
+      CHECK(isDma(e, e.pathTo[peer].front()));
+      for (int link : {e.pathTo[peer][1], e.pathTo[peer][2]})
+        CHECK(e.linkBytesPerSec.at(link) == Approx(25e9 / 8));  // 25 Gbps
     }
   }
   SECTION("without a topology: nothing to emulate") {

@@ -42,7 +42,7 @@ void parseChoice(FuzzedDataProvider& input) {
 }
 
 void parseAlgorithmFilter(FuzzedDataProvider& input) {
-  const std::vector<std::string> known = {"ring", "bidir_ring", "torus2d", "rdh", "mesh", "hierarchical"};
+  const std::vector<std::string> known = {"ring", "bidir_ring", "torus2d", "rdh", "mesh", "kangaring", "hierarchical"};
   const algo::AlgorithmFilter filter(input.ConsumeRemainingBytesAsString(), "TRNCCL_ALGO", known);
   for (auto c : {algo::Collective::AllReduce, algo::Collective::AllGather, algo::Collective::ReduceScatter,
                  algo::Collective::Broadcast, algo::Collective::Reduce, algo::Collective::AllToAll}) {

@@ -42,16 +42,18 @@ std::map<std::string, LinkRow> readLinks(const std::string& file) {
 }  // namespace
 
 TEST_CASE("trnccl-sim --straggler delays a ring all-reduce by the straggler's delay", "[sim][cli]") {
-  // All 32 ranks' chains of the ring are alike: whichever is late, the end is
-  // late by as much.
+  // All 16 ranks' chains of the ring are alike: whichever is late, the end is
+  // late by as much. One rank per chip: ranks of one chip share its DMA
+  // engines, and the one on time would go faster while the other is late.
   for (const char* engine : {"event", "analytical"}) {
     CAPTURE(engine);
-    const std::string args = std::string("--topo trn1.32xlarge --algo ring --sizes 64M --engine ") + engine;
+    const std::string args =
+        std::string("--topo trn1.32xlarge --ranks 16 --rank-order chip --algo ring --sizes 64M --engine ") + engine;
     const double base = predictedRows(args)[0]["time_us"];
     const auto late = predictedRows(args + " --straggler 5:+50us");
     CHECK(late[0]["time_us"].get<double>() == Approx(base + 50).margin(1e-3));
     // Repeated and comma-separated; the latest rank's delay is most of the time.
-    const auto later = predictedRows(args + " --straggler 5:+50us,9:+3ms --straggler 20:+0.5ms");
+    const auto later = predictedRows(args + " --straggler 5:+50us,9:+3ms --straggler 12:+0.5ms");
     CHECK(later[0]["time_us"].get<double>() == Approx(base + 3000).margin(1e-3));
     CHECK(later[0]["bound"] == "straggler rank 9");
   }
@@ -89,9 +91,10 @@ TEST_CASE("trnccl-sim --fail-link routes around the link: slower, and the detour
   const double intact = predictedRows(args + intactLinks)[0]["time_us"];
   const auto degraded = predictedRows(args + degradedLinks + " --fail-link 0-1")[0];
   CHECK(degraded["time_us"].get<double>() > 1.05 * intact);
-  // 1 -> 0 now goes 1 -> 2 -> 3 -> 0 (breadth-first, lowest chip first), and
-  // the link it adds its bytes to is the busiest.
-  CHECK(degraded["bound"] == "link node0 chip1->chip2");
+  // 1 -> 0 now goes 1 -> 2 -> 3 -> 0 (breadth-first, lowest chip first);
+  // chip 2 forwards the detour's bytes beside its own through its DMA
+  // engines, the busiest link.
+  CHECK(degraded["bound"] == "link node0 chip2 dma");
   const auto was = readLinks(intactLinks), is = readLinks(degradedLinks);
   std::remove(intactLinks.c_str());
   std::remove(degradedLinks.c_str());
@@ -116,7 +119,8 @@ TEST_CASE("trnccl-sim names --straggler, --fail-link and --links in their errors
         Case{"--fail-link 0-5", "--fail-link 0-5: trn1.32xlarge has no NeuronLink between chip 0 and chip 5", 2},
         Case{"--topo inf2.48xlarge --fail-link 0-1 --fail-link 6-7", "has no NeuronLink path", 2},
         Case{"--links /nonexistent/dir/links.csv", "--links: cannot write '/nonexistent/dir/links.csv'", 1},
-        Case{"--workload grad=1G --fail-link 0-1", "apply to sweeps, not to --validate or --workload", 2}}) {
+        Case{"--workload grad=1G --fail-link 0-1", "apply to sweeps, not to --validate, --workload", 2},
+        Case{"--check x.tsv --fail-link 0-1", "apply to sweeps, not to --validate, --workload, --check", 2}}) {
     const auto run = runCommand(kSim + " --sizes 1K " + c.args);
     CAPTURE(c.args, run.output);
     CHECK(run.status == c.status);

@@ -131,17 +131,40 @@ TEST_CASE("sim: a receive nobody sends is an internal error naming the rank and 
 }
 
 // Both engines on every shipped topology, one instance and two, and on
-// 1,024 ranks. They agree within 10% but for two cases a little over, both
-// at 64 MiB where contention stretches the event engine's chains (or, for
-// the hierarchical one, overlaps its phases) beyond what the analytical
-// engine's per-step shares see: RDH across inf2.48xlarge's 12-chip ring
-// (10.2%) and hierarchical on 32 trn1.32xlarge (10.6%). Hence 11%.
+// 1,024 ranks. On the links alone (the collective engine's figures set to 0)
+// they agree within 10% but for a few cases a little over, where contention
+// stretches the event engine's chains (or, for the hierarchical one,
+// overlaps its phases) beyond what the analytical engine's per-step shares
+// see: RDH across inf2.48xlarge's 12-chip ring (12.8% at 64 KiB since its
+// NeuronLinks count 48 GB/s per direction, not 96) and hierarchical on 32
+// trn1.32xlarge (10.6%). Hence 13%.
+//
+// With the collective engine, every NeuronCore of a chip sends through the
+// chip's DMA engines: the analytical engine gives each of a step's messages
+// a fixed share of them for its whole length, where the event engine's
+// chip-mates issue one after another and pipeline. That costs up to 14%
+// with 2 or 4 NeuronCores per chip, and 39% on the 4-core trn2 UltraServer's
+// 256-rank ring at 64 MiB, whose 510 steps the event engine pipelines at 97%
+// of the DMA engines' rate.
 namespace {
 
-constexpr double kEnginesAgree = 0.11;
+struct Tolerance {
+  double links = 0.13;    // the links alone
+  double engine = 0.15;   // with the collective engine
+};
 
-void checkEnginesAgree(const sim::Machine& machine, const std::string& algorithm, size_t count) {
-  CAPTURE(machine.describe(), algorithm, count);
+double engineTolerance(const sim::Machine& machine) {
+  return machine.topology().name == "trn2-ultraserver" ? 0.40 : Tolerance{}.engine;
+}
+
+sim::Knobs linksAlone() {
+  sim::Knobs knobs;
+  for (auto& figure : knobs.engine) figure = 0;
+  return knobs;
+}
+
+void checkEnginesAgree(const sim::Machine& machine, const std::string& algorithm, size_t count, double tolerance) {
+  CAPTURE(machine.describe(), algorithm, count, tolerance);
   sim::Call call;
   call.count = count;
   call.algorithm = algorithm;
@@ -151,30 +174,39 @@ void checkEnginesAgree(const sim::Machine& machine, const std::string& algorithm
   const sim::Prediction analytical = sim::simulate(machine, call);
   CHECK(events.algorithm == analytical.algorithm);
   CHECK(events.seconds > 0);
-  CHECK(std::abs(events.seconds - analytical.seconds) <= kEnginesAgree * analytical.seconds);
+  CHECK(std::abs(events.seconds - analytical.seconds) <= tolerance * analytical.seconds);
 }
 
-}  // namespace
-
-TEST_CASE("sim: the engines agree on every shipped topology", "[sim]") {
+void checkEveryShippedTopology(bool withEngine) {
   std::vector<std::string> machines;
   for (const std::string& name : topo::shippedTopologyNames()) {
     machines.push_back(name);
     if (!topo::loadTopology(name).nics.empty()) machines.push_back(name + ":2");
   }
   for (const std::string& name : machines) {
-    const sim::Machine machine(name, {});
-    for (const std::string algorithm : {"ring", "bidir_ring", "torus2d", "rdh", "hierarchical", "auto"})
+    const sim::Machine machine(name, withEngine ? sim::Knobs{} : linksAlone());
+    const double tolerance = withEngine ? engineTolerance(machine) : Tolerance{}.links;
+    for (const std::string algorithm : {"ring", "bidir_ring", "torus2d", "rdh", "kangaring", "hierarchical", "auto"})
       for (size_t count : {size_t{16} << 10, size_t{1} << 20, size_t{16} << 20}) {
         if (algorithm == "hierarchical" && machine.layout().instances() == 1) continue;  // it needs instances
-        checkEnginesAgree(machine, algorithm, count);
+        checkEnginesAgree(machine, algorithm, count, tolerance);
       }
   }
+}
+
+}  // namespace
+
+TEST_CASE("sim: the engines agree on every shipped topology, on the links alone", "[sim]") {
+  checkEveryShippedTopology(false);
+}
+
+TEST_CASE("sim: the engines agree on every shipped topology, with the collective engine", "[sim]") {
+  checkEveryShippedTopology(true);
 }
 
 TEST_CASE("sim: the engines agree on 1024 ranks (32 trn1.32xlarge)", "[sim]") {
   const sim::Machine machine("trn1.32xlarge:32", {});
   REQUIRE(machine.ranks() == 1024);
   for (const std::string algorithm : {"ring", "hierarchical", "torus2d"})
-    checkEnginesAgree(machine, algorithm, size_t{16} << 20);
+    checkEnginesAgree(machine, algorithm, size_t{16} << 20, Tolerance{}.engine);
 }

@@ -22,6 +22,14 @@ std::vector<std::string> names(const Fabric& f, const Route& r) {
   return out;
 }
 
+// A shipped topology with only its links: the routes' shapes, without the
+// collective engine's DMA links in between.
+trnccl::topo::Topology linksOnly(const std::string& spec) {
+  trnccl::topo::Topology t = loadTopology(spec);
+  t.engine = {};
+  return t;
+}
+
 // Hops between two chips of a 4x4 torus: per dimension the shorter way round.
 int torusDistance4x4(int a, int b) {
   const int dx = std::abs(a % 4 - b % 4), dy = std::abs(a / 4 - b / 4);
@@ -30,23 +38,25 @@ int torusDistance4x4(int a, int b) {
 
 }  // namespace
 
-TEST_CASE("a fabric has both directions of each NeuronLink, one on-chip link per chip and two per NIC, per instance",
+TEST_CASE("a fabric has both directions of each NeuronLink, one on-chip link per chip, two per NIC and a DMA "
+          "link per chip, per instance",
           "[topology][fabric]") {
   const auto t = loadTopology("trn1.32xlarge:2");
   const Fabric f(t);
-  CHECK(f.linkCount() == 2 * (2 * 32 + 16 + 2 * 8));
+  CHECK(f.linkCount() == 2 * (2 * 32 + 16 + 2 * 8 + 16));
+  CHECK(Fabric(linksOnly("trn1.32xlarge:2")).linkCount() == 2 * (2 * 32 + 16 + 2 * 8));
   std::set<std::string> all;
   for (int i = 0; i < f.linkCount(); ++i) all.insert(f.link(i).name);
   CHECK(static_cast<int>(all.size()) == f.linkCount());  // names are unique
   for (const char* name : {"node0 chip0->chip1", "node0 chip1->chip0", "node1 chip12->chip0", "node1 chip15 cores",
-                           "node0 efa7 out", "node1 efa0 in"}) {
+                           "node0 efa7 out", "node1 efa0 in", "node0 chip3 dma", "node1 chip15 dma"}) {
     CHECK(all.count(name) == 1);
   }
 }
 
 TEST_CASE("routes within a 4x4 torus take the Manhattan torus distance, dimension by dimension",
           "[topology][fabric]") {
-  const auto t = loadTopology("trn1.32xlarge");
+  const auto t = linksOnly("trn1.32xlarge");
   const Fabric f(t);
   for (int a = 0; a < 16; ++a) {
     for (int b = 0; b < 16; ++b) {
@@ -65,7 +75,7 @@ TEST_CASE("routes within a 4x4 torus take the Manhattan torus distance, dimensio
       }
       CHECK(at == b);
       CHECK(r.latencySec == Approx(1.5e-6 * torusDistance4x4(a, b)));
-      CHECK(r.bytesPerSec == 96e9);
+      CHECK(r.bytesPerSec == 48e9);
     }
   }
   // x before y; a tie (2 hops either way) goes toward +.
@@ -75,7 +85,7 @@ TEST_CASE("routes within a 4x4 torus take the Manhattan torus distance, dimensio
 }
 
 TEST_CASE("NeuronCores of one chip talk over its on-chip link", "[topology][fabric]") {
-  const auto t = loadTopology("trn2.48xlarge");
+  const auto t = linksOnly("trn2.48xlarge");
   const Fabric f(t);
   const Route r = f.route({0, 3, 0}, {0, 3, 2});
   CHECK(names(f, r) == std::vector<std::string>{"node0 chip3 cores"});
@@ -84,7 +94,7 @@ TEST_CASE("NeuronCores of one chip talk over its on-chip link", "[topology][fabr
 }
 
 TEST_CASE("routes between instances cross the nearest NIC's out and in links", "[topology][fabric]") {
-  const auto t = loadTopology("trn1.32xlarge:2");
+  const auto t = linksOnly("trn1.32xlarge:2");
   const Fabric f(t);
   // Chip 0 has NIC 0 next to it.
   Route r = f.route({0, 0, 0}, {1, 0, 0});
@@ -102,17 +112,45 @@ TEST_CASE("routes between instances cross the nearest NIC's out and in links", "
         std::vector<std::string>{"node0 chip1->chip0", "node0 efa0 out", "node1 efa0 in"});
 }
 
+TEST_CASE("with DMA engines, a message starts at its chip's DMA link, which issues it, and every chip on the "
+          "way forwards it through its own",
+          "[topology][fabric]") {
+  auto t = loadTopology("trn1.32xlarge:2");
+  t.engine.dmaBytesPerSec = 20e9;  // below every other link: the bottleneck
+  t.engine.dmaMessageSec = 1e-6;
+  const Fabric f(t);
+  Route r = f.route({0, 3, 0}, {0, 3, 1});
+  CHECK(names(f, r) == std::vector<std::string>{"node0 chip3 dma", "node0 chip3 cores"});
+  CHECK(r.bytesPerSec == 20e9);
+  CHECK(r.latencySec == Approx(0.5e-6));  // issuing is not latency
+  CHECK(f.link(r.issueLink).name == "node0 chip3 dma");
+  CHECK(r.issueSec == 1e-6);
+  // Two hops: chip 1 forwards.
+  r = f.route({0, 0, 0}, {0, 5, 0});
+  CHECK(names(f, r) == std::vector<std::string>{"node0 chip0 dma", "node0 chip0->chip1", "node0 chip1 dma",
+                                                "node0 chip1->chip5"});
+  CHECK(r.latencySec == Approx(2 * 1.5e-6));
+  CHECK(f.link(r.issueLink).name == "node0 chip0 dma");
+  // Across instances: the NIC's chip forwards on both sides.
+  r = f.route({0, 1, 1}, {1, 6, 0});
+  CHECK(names(f, r) == std::vector<std::string>{"node0 chip1 dma", "node0 chip1->chip2", "node0 chip2 dma",
+                                                "node0 efa1 out", "node1 efa1 in", "node1 chip2 dma",
+                                                "node1 chip2->chip6"});
+  CHECK(r.bytesPerSec == Approx(100e9 / 8));  // EFA stays the bottleneck
+  CHECK(f.link(r.issueLink).name == "node0 chip1 dma");
+}
+
 TEST_CASE("a route's bandwidth is its bottleneck's", "[topology][fabric]") {
-  const auto t = loadTopology("trn2-ultraserver");
+  const auto t = linksOnly("trn2-ultraserver");
   const Fabric f(t);
   Route r = f.route({0, 0, 0}, {0, 16, 0});  // the z link to the next instance
   CHECK(r.links.size() == 1);
-  CHECK(r.bytesPerSec == 128e9);
-  r = f.route({0, 0, 0}, {0, 17, 0});  // x (256 GB/s), then z (128 GB/s)
+  CHECK(r.bytesPerSec == 64e9);
+  r = f.route({0, 0, 0}, {0, 17, 0});  // x (128 GB/s), then z (64 GB/s)
   CHECK(names(f, r) == std::vector<std::string>{"node0 chip0->chip1", "node0 chip1->chip17"});
-  CHECK(r.bytesPerSec == 128e9);
+  CHECK(r.bytesPerSec == 64e9);
   CHECK(r.latencySec == Approx(3e-6));
-  CHECK(f.route({0, 0, 0}, {0, 5, 0}).bytesPerSec == 256e9);
+  CHECK(f.route({0, 0, 0}, {0, 5, 0}).bytesPerSec == 128e9);
 }
 
 TEST_CASE("listed links route breadth-first, the lowest chip first", "[topology][fabric]") {

@@ -96,12 +96,14 @@ TEST_CASE("every shipped topology loads with DESIGN.md's figures", "[topology][f
     CHECK(t.efaLatencySec == Approx(15e-6));
 
     // NeuronLink bandwidth summed over each chip's links, within its instance
-    // (and for the UltraServer, between instances: +256 GB/s per chip).
+    // (and for the UltraServer, between instances: +256 GB/s per chip). A
+    // link's figure holds for each direction; AWS's per-chip figures count
+    // both.
     std::vector<double> intra(static_cast<size_t>(t.chips)), inter(static_cast<size_t>(t.chips));
     for (const auto& l : t.links) {
       REQUIRE(l.latencySec == Approx(1.5e-6));
       const bool between = ultraserverInstance(l.a) != ultraserverInstance(l.b);
-      for (int chip : {l.a, l.b}) (between ? inter : intra)[chip] += l.bytesPerSec;
+      for (int chip : {l.a, l.b}) (between ? inter : intra)[chip] += 2 * l.bytesPerSec;
     }
     for (int chip = 0; chip < t.chips; ++chip) {
       CHECK(intra[chip] == Approx(e.linkGBpsPerChip * 1e9));
@@ -112,6 +114,17 @@ TEST_CASE("every shipped topology loads with DESIGN.md's figures", "[topology][f
     for (const auto& n : t.nics) efaBytesPerSec += n.bytesPerSec;
     CHECK(static_cast<int>(t.nics.size()) == e.nics);
     CHECK(efaBytesPerSec == Approx(e.efaGbps * 1e9 / 8));
+
+    // Every collective-engine figure is there with its source; Trainium's
+    // were fitted to the published trn1 measurements.
+    for (size_t i = 0; i < trnccl::topo::kEngineFigures.size(); ++i) {
+      INFO(trnccl::topo::kEngineFigures[i].key);
+      CHECK(t.engine.*trnccl::topo::kEngineFigures[i].member > 0);
+      if (std::string(t.device.generation) == "trainium" && e.name != std::string("inf2.48xlarge"))
+        CHECK_THAT(t.engine.sources[i], Catch::StartsWith("fitted to shared/calibration/trn1"));
+      else
+        CHECK_THAT(t.engine.sources[i], Catch::StartsWith("assumed"));
+    }
   }
 }
 

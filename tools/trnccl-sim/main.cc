@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "calibration.h"
 #include "links.h"
 #include "options.h"
 #include "output.h"
@@ -31,6 +32,14 @@ int main(int argc, char** argv) {
     }
     if (!options.validate.empty()) {
       std::fputs(simtool::validate(options.validate, options.engine).c_str(), stdout);
+      return 0;
+    }
+    if (!options.check.empty()) {
+      std::fputs(simtool::check(options).c_str(), stdout);
+      return 0;
+    }
+    if (!options.calibrate.empty()) {
+      std::fputs(simtool::calibrate(options).c_str(), stdout);
       return 0;
     }
     if (!options.workload.empty()) {

@@ -71,7 +71,11 @@ std::string usageText() {
          "       trnccl-sim --validate PERF.json [--engine ...]   (trnccl-perf -J, with TRNCCL_EMULATE_LINKS=1)\n"
          "       trnccl-sim --workload compute_ms=100,grad=1G,bucket=25M,overlap=1,dtype=bf16 [--topo T]\n"
          "                  [--instances 1,4,16,64]\n"
-         "knobs: link.bandwidth=2x|GBps, link.latency=0.5x|us, efa.gbps=N, efa.latency=us, nodes=N\n"
+         "       trnccl-sim --check MEASURED.tsv [--topo T] [--algo neuron] [--engine ...]\n"
+         "       trnccl-sim --calibrate DIR [--topo T] [--algo neuron] [--engine ...]\n"
+         "                  (real hardware's nccom-test runs, as in shared/calibration: COLL_Nrank_TYPE.tsv)\n"
+         "knobs: link.bandwidth=2x|GBps, link.latency=0.5x|us, efa.gbps=N, efa.latency=us, nodes=N,\n"
+         "       launch=us, dma.bandwidth=GBps, dma.message=us (the collective engine)\n"
          "--straggler 5:+50us   rank 5 enters the collective 50 us late (TIME in ns, us, ms or s)\n"
          "--fail-link 3-7       the NeuronLink between chips 3 and 7 of every instance is down: traffic\n"
          "                      routes around it\n"
@@ -94,7 +98,7 @@ Options parseOptions(const std::vector<std::string>& args) {
     if (i + 1 == args.size()) throw UsageError(flag.rfind("--", 0) == 0 ? flag + " needs a value" : "unknown argument '" + flag + "'");
     const std::string& value = args[++i];
     if (flag == "--topo") topologies = split(value, ',');
-    else if (flag == "--coll") o.collective = parseCollective(value);
+    else if (flag == "--coll") o.collective = parseCollective(value), o.collectiveGiven = true;
     else if (flag == "--algo") o.algorithms = split(value, ',');
     else if (flag == "--dtype") o.type = perf::parse_types(value).at(0);
     else if (flag == "--op") o.op = perf::parse_ops(value).at(0);
@@ -115,6 +119,8 @@ Options parseOptions(const std::vector<std::string>& args) {
     else if (flag == "--links") o.links = value;
     else if (flag == "--validate") o.validate = value;
     else if (flag == "--workload") o.workload = value;
+    else if (flag == "--check") o.check = value;
+    else if (flag == "--calibrate") o.calibrate = value;
     else if (flag == "--instances") {
       o.instances.clear();
       for (const std::string& n : split(value, ',')) o.instances.push_back(parseCount(flag, n));
@@ -126,8 +132,11 @@ Options parseOptions(const std::vector<std::string>& args) {
   if (!o.plot.empty() && !o.plot.ends_with(".png") && !o.plot.ends_with(".svg"))
     throw UsageError("--plot '" + o.plot + "': expected a .png or .svg file");
   const bool whatIf = !o.stragglers.empty() || !failedLinks.empty() || !o.links.empty();
-  if (whatIf && (!o.validate.empty() || !o.workload.empty()))
-    throw UsageError("--straggler, --fail-link and --links apply to sweeps, not to --validate or --workload");
+  if (whatIf && (!o.validate.empty() || !o.workload.empty() || !o.check.empty() || !o.calibrate.empty()))
+    throw UsageError(
+        "--straggler, --fail-link and --links apply to sweeps, not to --validate, --workload, --check or --calibrate");
+  if ((!o.check.empty() || !o.calibrate.empty()) && (topologies.size() != 1 || !compares.empty()))
+    throw UsageError("--check and --calibrate take one --topo and no --compare");
   o.sizes = parseSizes(sizes);
   // Each topology as given, then once per --compare with its knobs on top.
   for (const std::string& topology : topologies) {

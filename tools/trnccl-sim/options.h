@@ -38,6 +38,9 @@ struct Options {
   std::string links;             // --links: a CSV of every link's bytes per row
   std::string validate;          // a trnccl-perf -J file
   std::string workload;          // --workload fields
+  std::string check;             // --check: a file of measurements (measured_run.h)
+  std::string calibrate;         // --calibrate: a directory of them
+  bool collectiveGiven = false;  // --coll was given
   std::vector<int> instances{1, 4, 16, 64};  // --instances, for --workload
   bool help = false;
 };

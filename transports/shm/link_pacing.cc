@@ -74,11 +74,13 @@ void validateEmulation(const LinkEmulation& emulation, int nranks) {
                                " bytes/s, not a positive bandwidth");
   }
   const auto ranks = static_cast<size_t>(nranks);
-  if (emulation.pathTo.size() != ranks || emulation.latencyTo.size() != ranks)
+  if (emulation.pathTo.size() != ranks || emulation.latencyTo.size() != ranks ||
+      (!emulation.issueTo.empty() && emulation.issueTo.size() != ranks))
     throwInvalidArgument("options.emulation",
-                         "has " + std::to_string(emulation.pathTo.size()) + " paths and " +
-                             std::to_string(emulation.latencyTo.size()) +
-                             " latencies, not one per rank (" + std::to_string(nranks) + ")");
+                         "has " + std::to_string(emulation.pathTo.size()) + " paths, " +
+                             std::to_string(emulation.latencyTo.size()) + " latencies and " +
+                             std::to_string(emulation.issueTo.size()) + " issue times, not one per rank (" +
+                             std::to_string(nranks) + ")");
   for (size_t peer = 0; peer < ranks; ++peer) {
     for (int link : emulation.pathTo[peer]) {
       if (link < 0 || static_cast<size_t>(link) >= links)
@@ -87,11 +89,11 @@ void validateEmulation(const LinkEmulation& emulation, int nranks) {
                                  std::to_string(link) + ", but there are links 0 to " +
                                  std::to_string(static_cast<long long>(links) - 1));
     }
-    const double latency = emulation.latencyTo[peer];
-    if (!std::isfinite(latency) || latency < 0)
-      throwInvalidArgument(
-          "options.emulation.latencyTo",
-          "gives rank " + std::to_string(peer) + " a latency of " + text(latency) + " s");
+    const double issue = emulation.issueTo.empty() ? 0 : emulation.issueTo[peer];
+    for (auto [field, seconds] : {std::pair{"latencyTo", emulation.latencyTo[peer]}, std::pair{"issueTo", issue}})
+      if (!std::isfinite(seconds) || seconds < 0)
+        throwInvalidArgument(std::string("options.emulation.") + field,
+                             "gives rank " + std::to_string(peer) + " " + text(seconds) + " s");
   }
 }
 
@@ -130,15 +132,17 @@ LinkPacer::LinkPacer(Segment board, const LinkEmulation& emulation)
     }
     if (!route.links.empty()) route.nsPerByte = emulation.scale * 1e9 / slowest;
     route.latencyNs = scaledNs(emulation.latencyTo[peer] * emulation.scale * 1e9);
+    if (!emulation.issueTo.empty()) route.issueNs = scaledNs(emulation.issueTo[peer] * emulation.scale * 1e9);
   }
 }
 
 uint64_t LinkPacer::reserve(int peer, uint64_t bytes) {
   const Route& route = routes_[static_cast<size_t>(peer)];
   uint64_t end = monotonicNs();
-  // An empty message pays latency only: it occupies no link, nor waits for one.
-  if (!route.links.empty() && bytes > 0) {
-    const uint64_t busyNs = scaledNs(static_cast<double>(bytes) * route.nsPerByte);
+  // An empty message pays latency only, and its issue time where the path
+  // has one: it occupies no link, nor waits for one, but to be issued.
+  if (!route.links.empty() && (bytes > 0 || route.issueNs > 0)) {
+    const uint64_t busyNs = saturatingAdd(route.issueNs, scaledNs(static_cast<double>(bytes) * route.nsPerByte));
     BoardLock lock(header_->lock);
     for (uint32_t link : route.links) end = std::max(end, busyUntil_[link]);
     end = saturatingAdd(end, busyNs);

@@ -7,12 +7,12 @@
 // message's whole path at once:
 //
 //   start = max(now, busy-until of every link on the path)
-//   end   = start + bytes / (the slowest link's bandwidth) * scale
+//   end   = start + (issue time + bytes / (the slowest link's bandwidth)) * scale
 //   every link on the path is busy until end
 //   due   = end + latency * scale
 //
 // so messages of any ranks that share a link queue behind each other (an
-// empty message pays latency only: due = now + latency * scale). The
+// empty message pays latency and its issue time only). The
 // reservation is a few loads and stores under a robust process-shared mutex:
 // the board stays consistent whichever rank dies, and a rank that finds the
 // mutex taken sleeps in the kernel rather than spin.
@@ -66,6 +66,7 @@ class LinkPacer {
     std::vector<uint32_t> links;
     double nsPerByte = 0;    // through the slowest link, scaled
     uint64_t latencyNs = 0;  // scaled
+    uint64_t issueNs = 0;    // scaled
   };
   Segment board_;
   LinkBoard::Header* header_;

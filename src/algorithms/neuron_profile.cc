@@ -1,0 +1,27 @@
+#include "algorithms/neuron_profile.h"
+
+#include <string_view>
+
+namespace trnccl::algo {
+
+const Algorithm* neuronChoice(const std::vector<const Algorithm*>& candidates, Collective collective, size_t bytes,
+                              int instances) {
+  if (collective != Collective::AllReduce && collective != Collective::AllGather &&
+      collective != Collective::ReduceScatter)
+    return nullptr;
+  constexpr size_t kMeshBelow = size_t{1} << 20, kRdhUpTo = size_t{56} << 20;
+  const int range = bytes < kMeshBelow ? 0 : bytes <= kRdhUpTo ? 1 : 2;
+  // Per size range, Neuron's algorithm first, then what stands in for it
+  // where it cannot run (a rank count RDH does not take, a single rank).
+  static constexpr std::string_view kWithin[3][3] = {
+      {"mesh", "rdh", "ring"}, {"rdh", "kangaring", "ring"}, {"kangaring", "ring", "rdh"}};
+  static constexpr std::string_view kAcross[3][3] = {{"hierarchical_mesh", "hierarchical_rdh", "hierarchical"},
+                                                     {"hierarchical_rdh", "hierarchical", "hierarchical_mesh"},
+                                                     {"hierarchical", "hierarchical_rdh", "hierarchical_mesh"}};
+  for (std::string_view name : (instances > 1 ? kAcross : kWithin)[range])
+    for (const Algorithm* a : candidates)
+      if (name == a->name()) return a;
+  return nullptr;
+}
+
+}  // namespace trnccl::algo

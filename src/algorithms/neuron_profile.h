@@ -1,0 +1,25 @@
+// The algorithm AWS Neuron's runtime plays for a collective (TRNCCL_ALGO and
+// trnccl-sim --algo "neuron"), by the size ranges its documentation gives
+// ("Intra-node collective communications with AWS Neuron"): within an
+// instance Mesh below about 1 MB, RDH from 1 to 56 MB, KangaRing above;
+// across instances hierarchical (reduce-scatter inside each instance, the
+// instances' all-reduce, all-gather inside), its middle step again by size.
+// So the twin plays what the real machine would, whatever trnccl's own tuner
+// prefers.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "algorithms/algorithm.h"
+
+namespace trnccl::algo {
+
+// Among `candidates` (allowed, and able to run the call), Neuron's pick for
+// a call of `bytes` (the collective's whole buffer: all-gather's output,
+// reduce-scatter's input) on `instances` instances; nullptr when Neuron has
+// no rule for the collective (the cost model decides then).
+const Algorithm* neuronChoice(const std::vector<const Algorithm*>& candidates, Collective collective, size_t bytes,
+                              int instances);
+
+}  // namespace trnccl::algo

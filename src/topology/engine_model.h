@@ -1,0 +1,43 @@
+// What a collective costs on the chips beyond the bytes on the links: the
+// Neuron runtime's launch of each collective, and the chips' collective DMA
+// engines that read, write and forward every message (topology files'
+// "collectiveEngine"). With the links, these few physical figures are the
+// machine model the tuner, the simulator and the link emulation share; each
+// figure carries its source (a document, or the calibration it was fitted to).
+#pragma once
+
+#include <array>
+#include <string>
+
+namespace trnccl::topo {
+
+struct EngineModel {
+  // Per collective call: launch and the final synchronisation.
+  double launchSec = 0;
+  // Per chip: the bytes its DMA engines move for messages (reading them,
+  // writing them at their destination), its own NeuronCores' and those it
+  // forwards. 0: not modelled.
+  double dmaBytesPerSec = 0;
+  // Per message a chip's DMA engines issue (descriptors, the semaphore
+  // write): its messages are issued one after another, while the bytes of
+  // those issued before move.
+  double dmaMessageSec = 0;
+  // Per figure above, in kEngineFigures' order: where it comes from.
+  std::array<std::string, 3> sources;
+};
+
+struct EngineFigure {
+  const char* key;   // its name in the file
+  const char* knob;  // its name for trnccl-sim --set (in `unit`)
+  double EngineModel::*member;
+  const char* unit;  // "us", "GB/s": how trnccl-sim takes and prints it
+  double perUnit;    // the figure in that unit is value / perUnit
+};
+
+inline constexpr std::array<EngineFigure, 3> kEngineFigures{{
+    {"launchSec", "launch", &EngineModel::launchSec, "us", 1e-6},
+    {"dmaBytesPerSec", "dma.bandwidth", &EngineModel::dmaBytesPerSec, "GB/s", 1e9},
+    {"dmaMessageSec", "dma.message", &EngineModel::dmaMessageSec, "us", 1e-6},
+}};
+
+}  // namespace trnccl::topo
