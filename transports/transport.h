@@ -28,6 +28,9 @@ struct Request {
   Tag tag = 0;
   void* buffer = nullptr;  // const for sends
   size_t bytes = 0;        // send: message size; receive: capacity
+  // Send: the rest of a message an earlier send to the same peer began (a
+  // slice of it), which link emulation does not issue again.
+  bool continues = false;
   // Set by the transport.
   bool done = false;
   size_t transferred = 0;  // receive: the size of the message that arrived

@@ -41,7 +41,8 @@ class Routes {
  private:
   Route resolve(int from, int to) {
     const Path path = net_.path(from, to);
-    Route route{links_.size(), path.links.size(), path.latencySec, 0, path.issueLink, path.issueSec};
+    Route route{links_.size(), path.links.size(), path.latencySec, 0, path.issueLink,
+                path.issueLink >= 0 ? path.issueSec : 0};
     for (int link : path.links) {
       checkLink(from, to, link);
       route.secondsPerByte = std::max(route.secondsPerByte, linkSecondsPerByte_[link]);

@@ -4,13 +4,15 @@
 
 namespace trnccl::algo {
 
-const Algorithm* neuronChoice(const std::vector<const Algorithm*>& candidates, Collective collective, size_t bytes,
-                              int instances) {
+int neuronRange(Collective collective, size_t bytes) {
   if (collective != Collective::AllReduce && collective != Collective::AllGather &&
       collective != Collective::ReduceScatter)
-    return nullptr;
+    return -1;
   constexpr size_t kMeshBelow = size_t{1} << 20, kRdhUpTo = size_t{56} << 20;
-  const int range = bytes < kMeshBelow ? 0 : bytes <= kRdhUpTo ? 1 : 2;
+  return bytes < kMeshBelow ? 0 : bytes <= kRdhUpTo ? 1 : 2;
+}
+
+const Algorithm* neuronChoice(const std::vector<const Algorithm*>& candidates, int range, int instances) {
   // Per size range, Neuron's algorithm first, then what stands in for it
   // where it cannot run (a rank count RDH does not take, a single rank).
   static constexpr std::string_view kWithin[3][3] = {

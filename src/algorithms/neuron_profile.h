@@ -15,11 +15,14 @@
 
 namespace trnccl::algo {
 
+// Neuron's size range of a call (0: mesh, 1: RDH, 2: KangaRing), from
+// `bytes`, the collective's whole buffer (all-gather's output,
+// reduce-scatter's input); -1 when Neuron has no rule for the collective
+// (the cost model decides then).
+int neuronRange(Collective collective, size_t bytes);
+
 // Among `candidates` (allowed, and able to run the call), Neuron's pick for
-// a call of `bytes` (the collective's whole buffer: all-gather's output,
-// reduce-scatter's input) on `instances` instances; nullptr when Neuron has
-// no rule for the collective (the cost model decides then).
-const Algorithm* neuronChoice(const std::vector<const Algorithm*>& candidates, Collective collective, size_t bytes,
-                              int instances);
+// size range `range` on `instances` instances; nullptr when none of them is.
+const Algorithm* neuronChoice(const std::vector<const Algorithm*>& candidates, int range, int instances);
 
 }  // namespace trnccl::algo

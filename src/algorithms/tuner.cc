@@ -74,13 +74,16 @@ Prediction Tuner::predict(const Algorithm& algorithm, const CollectiveArgs& args
 const Algorithm& Tuner::choose(const CollectiveArgs& args) const {
   std::lock_guard<std::mutex> lock(mutex_);
   const size_t bytes = args.count * typeSize(args.type);
-  const Bucket bucket{args.collective, args.type, log2Floor(bytes), args.root};
+  // Neuron's ranges need not end at a power of two (RDH up to 56 MiB).
+  const size_t wholeBytes = bytes * (args.collective == Collective::AllReduce ? 1 : static_cast<size_t>(args.nranks));
+  const int neuron = filter_.followsNeuron(args.collective) ? neuronRange(args.collective, wholeBytes) : -1;
+  const Bucket bucket{args.collective, args.type, log2Floor(bytes), args.root, neuron};
   auto it = decisions_.find(bucket);
-  if (it == decisions_.end()) it = decisions_.emplace(bucket, &decide(args)).first;
+  if (it == decisions_.end()) it = decisions_.emplace(bucket, &decide(args, neuron)).first;
   return *it->second;
 }
 
-const Algorithm& Tuner::decide(const CollectiveArgs& args) const {
+const Algorithm& Tuner::decide(const CollectiveArgs& args, int neuron) const {
   // Decide at the bucket's first size, so the decision is the same for the
   // whole bucket whichever size of it comes first.
   CollectiveArgs at = args;
@@ -99,12 +102,7 @@ const Algorithm& Tuner::decide(const CollectiveArgs& args) const {
     }
     candidates.push_back(a.get());
   }
-  const Algorithm* best = nullptr;
-  if (filter_.followsNeuron(args.collective)) {
-    const size_t bytes = at.count * typeSize(args.type) *
-                         (args.collective == Collective::AllReduce ? 1 : static_cast<size_t>(args.nranks));
-    best = neuronChoice(candidates, args.collective, bytes, layout_ ? layout_->instances() : 1);
-  }
+  const Algorithm* best = neuron >= 0 ? neuronChoice(candidates, neuron, layout_ ? layout_->instances() : 1) : nullptr;
   if (best == nullptr && candidates.size() == 1) {
     best = candidates[0];  // a forced algorithm wins without being priced
   } else if (best == nullptr) {

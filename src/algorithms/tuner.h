@@ -2,8 +2,10 @@
 // (AlgorithmFilter) that can run the call, the one the alpha-beta cost model
 // (cost_model.h) predicts fastest on this communicator's network. The
 // prediction is made from the candidates' schedules for every rank, so it is
-// about exactly what would run. Decisions are cached per collective, type and
-// power-of-two size bucket; every rank computes the same ones.
+// about exactly what would run. With "neuron" (neuron_profile.h) Neuron's
+// documented choice wins instead. Decisions are cached per collective, type
+// and power-of-two size bucket (split where a Neuron range ends inside
+// one); every rank computes the same ones.
 #pragma once
 
 #include <functional>
@@ -42,7 +44,8 @@ class Tuner {
   std::string describe(Collective collective, trncclDataType_t type, int nranks) const;
 
  private:
-  const Algorithm& decide(const CollectiveArgs& args) const;
+  // `neuron`: Neuron's size range of the call (neuron_profile.h), or -1.
+  const Algorithm& decide(const CollectiveArgs& args, int neuron) const;
 
   std::vector<std::unique_ptr<Algorithm>> algorithms_;  // in preference order for ties
   AlgorithmFilter filter_;
@@ -50,7 +53,8 @@ class Tuner {
   const RankLayout* layout_;
   Predictor predictor_;
   mutable std::mutex mutex_;
-  using Bucket = std::tuple<Collective, trncclDataType_t, int, int>;  // collective, type, log2(bytes), root
+  // collective, type, log2(bytes), root, Neuron's size range (or -1)
+  using Bucket = std::tuple<Collective, trncclDataType_t, int, int, int>;
   mutable std::map<Bucket, const Algorithm*> decisions_;
 };
 

@@ -215,6 +215,7 @@ class StepRunner {
       slot.send.tag = tag(step_->sendTag, slice);
       slot.send.buffer = value;
       slot.send.bytes = bytes;
+      slot.send.continues = slice > 0;  // the step's message is issued once
       if (ctx_->trace) slot.sendPosted = readTicks();
       ctx_->transportOf[step_->sendPeer]->isend(slot.send);
     }

@@ -1,6 +1,7 @@
 #include "sim/knobs.h"
 
 #include <charconv>
+#include <cmath>
 
 #include "base/error.h"
 
@@ -14,7 +15,8 @@ const char* const kKnownKnobs =
 double number(const std::string& text, const std::string& knob, bool zeroAllowed) {
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !(value > 0 || (zeroAllowed && value == 0)))
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
+      !(value > 0 || (zeroAllowed && value == 0)))
     throwError(trncclInvalidArgument, "--set " + knob + "='" + text + "': expected a " +
                                           (zeroAllowed ? "non-negative" : "positive") + " number");
   return value;

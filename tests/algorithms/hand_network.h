@@ -1,6 +1,8 @@
 // A network built by hand for tests of the cost model and the simulator:
-// named links with a bandwidth, and a route (links and latency) per ordered
-// pair of ranks, so every expected time can be worked out on paper.
+// named links with a bandwidth, and a route (links, latency and, optionally,
+// the link that issues its messages and for how long) per ordered pair of
+// ranks, and a launch time per call, so every expected time can be worked out
+// on paper.
 #pragma once
 
 #include <limits>
@@ -19,8 +21,8 @@ class HandNetwork : public algo::Network {
     bandwidth_.push_back(bytesPerSec);
     return static_cast<int>(names_.size()) - 1;
   }
-  void route(int from, int to, std::vector<int> links, double latency) {
-    paths_[{from, to}] = algo::Path{std::move(links), latency};
+  void route(int from, int to, std::vector<int> links, double latency, int issueLink = -1, double issueSec = 0) {
+    paths_[{from, to}] = algo::Path{std::move(links), latency, issueLink, issueSec};
   }
 
   int linkCount() const override { return static_cast<int>(names_.size()); }
@@ -28,8 +30,10 @@ class HandNetwork : public algo::Network {
   const std::string& linkName(int link) const override { return names_.at(link); }
   algo::Path path(int from, int to) const override { return paths_.at({from, to}); }
   double reduceBytesPerSec() const override { return reduceRate; }
+  double launchSec() const override { return launch; }
 
   double reduceRate = std::numeric_limits<double>::infinity();
+  double launch = 0;
 
  private:
   std::vector<std::string> names_;

@@ -194,3 +194,123 @@ TEST_CASE("a network that names a missing link is an internal error", "[algorith
   CHECK_THROWS_WITH(algo::predict(schedules, net), Catch::Contains("link 7"));
   CHECK_THROWS_AS(algo::predict(schedules, net), Error);
 }
+
+// The collective engine (cost_model.h): a launch per call, and each message
+// issued by its path's issue link.
+
+TEST_CASE("the launch time is added once per call, not per phase or rank, and not to a call that moves nothing",
+          "[algorithms][cost]") {
+  const double B = 1e9, a = 1e-6, L = 30e-6;
+  SECTION("a 4-rank ring all-reduce: 2(n-1) steps, n ranks, one launch") {
+    const int n = 4;
+    const size_t count = 4 * 1024;
+    HandNetwork net = ringNetwork(n, B, a);
+    net.launch = L;
+    const double block = count / n * 4.0;
+    const algo::Prediction p = algo::predict(schedulesOf(algo::Ring(), allReduce(n, count)), net);
+    CHECK(p.seconds == Approx(2 * (n - 1) * (a + block / B) + L).epsilon(1e-12));
+  }
+  SECTION("one message in each of two phases: two phases, one launch") {
+    const size_t bytes = 1000;
+    HandNetwork net;
+    net.route(0, 1, {net.addLink("l", B)}, a);
+    net.launch = L;
+    algo::Schedule sender = messages(0, 2, {sendTo(1, bytes)}), receiver = messages(1, 2, {receiveFrom(0, bytes)});
+    sender.phases.push_back(sender.phases[0]);
+    receiver.phases.push_back(receiver.phases[0]);
+    const algo::Prediction p = algo::predict({sender, receiver}, net);
+    CHECK(p.seconds == Approx(2 * (a + bytes / B) + L).epsilon(1e-12));
+  }
+  SECTION("an empty all-reduce is not launched") {
+    HandNetwork net = ringNetwork(4, B, a);
+    net.launch = L;
+    CHECK(algo::predict(schedulesOf(algo::Ring(), allReduce(4, 0)), net).seconds == 0);
+  }
+}
+
+TEST_CASE("a message's chain pays its path's issue time once", "[algorithms][cost]") {
+  const double B = 1e9, a = 1e-6, s = 2e-6;
+  SECTION("one message over two links, issued by the first") {
+    // Chain: a + bytes/B + s = 1.003 ms; each link's load (1 ms) is below it.
+    const size_t bytes = 1000000;
+    HandNetwork net;
+    const int first = net.addLink("first", B), second = net.addLink("second", B);
+    net.route(0, 1, {first, second}, a, first, s);
+    const std::vector<algo::Schedule> schedules{messages(0, 2, {sendTo(1, bytes)}),
+                                                messages(1, 2, {receiveFrom(0, bytes)})};
+    CHECK(algo::predict(schedules, net).seconds == Approx(a + bytes / B + s).epsilon(1e-12));
+  }
+  SECTION("every hop of a ring all-reduce") {
+    // Each rank's ring link issues its own 2(n-1) messages: a load of
+    // 2(n-1) max(block/B, s), below the chain's 2(n-1) (a + block/B + s).
+    const int n = 4;
+    const size_t count = 4 * 1024;
+    HandNetwork net;
+    for (int r = 0; r < n; ++r) {
+      const int link = net.addLink("l" + std::to_string(r), B);
+      net.route(r, (r + 1) % n, {link}, a, link, s);
+    }
+    const double block = count / n * 4.0;
+    const algo::Prediction p = algo::predict(schedulesOf(algo::Ring(), allReduce(n, count)), net);
+    CHECK(p.seconds == Approx(2 * (n - 1) * (a + block / B + s)).epsilon(1e-12));
+  }
+}
+
+namespace {
+
+// Rank 0 sends `bytes` to each of ranks 1..k over its DMA link "dma" (of
+// bandwidth D, which issues every message for s) and then a link of its
+// own to the receiver, 100 times faster.
+struct FanOut {
+  HandNetwork net;
+  std::vector<algo::Schedule> schedules;
+  FanOut(int k, size_t bytes, double D, double s, double a) {
+    const int dma = net.addLink("dma", D);
+    std::vector<algo::Step> sends;
+    for (int r = 1; r <= k; ++r) {
+      net.route(0, r, {dma, net.addLink("to" + std::to_string(r), 100 * D)}, a, dma, s);
+      sends.push_back(sendTo(r, bytes));
+      schedules.push_back(messages(r, k + 1, {receiveFrom(0, bytes)}));
+    }
+    schedules.push_back(messages(0, k + 1, std::move(sends)));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("n messages one link issues in a phase load it with max(bytes / bandwidth, n * issue time)",
+          "[algorithms][cost]") {
+  const double D = 1e9, s = 1e-6, a = 1e-6;
+  SECTION("few large messages: their bytes dominate") {
+    // 4 x 1 ms of bytes against 4 x 1 us of issuing: the load is 4 ms (not
+    // their sum), above any chain's a + 1 ms + s.
+    const int k = 4;
+    const size_t bytes = 1000000;
+    const FanOut fan(k, bytes, D, s, a);
+    const algo::Prediction p = algo::predict(fan.schedules, fan.net);
+    CHECK(p.seconds == Approx(k * bytes / D).epsilon(1e-12));
+    CHECK(p.bound == "link dma");
+  }
+  SECTION("many small messages: issuing them dominates") {
+    // 8 x 100 ns of bytes against 8 x 1 us of issuing: the load is 8 us (not
+    // their sum), above any chain's a + 100 ns + s.
+    const int k = 8;
+    const size_t bytes = 100;
+    const FanOut fan(k, bytes, D, s, a);
+    const algo::Prediction p = algo::predict(fan.schedules, fan.net);
+    CHECK(p.seconds == Approx(k * s).epsilon(1e-12));
+    CHECK(p.bound == "link dma");
+  }
+}
+
+TEST_CASE("an empty message still pays its issue time", "[algorithms][cost]") {
+  const double D = 1e9, s = 2e-6, a = 1e-6;
+  SECTION("in its chain: a + s") {
+    const FanOut fan(1, 0, D, s, a);
+    CHECK(algo::predict(fan.schedules, fan.net).seconds == Approx(a + s).epsilon(1e-12));
+  }
+  SECTION("on its issue link: 5 empty messages hold it 5 s, longer than a chain") {
+    const FanOut fan(5, 0, D, s, a);
+    CHECK(algo::predict(fan.schedules, fan.net).seconds == Approx(5 * s).epsilon(1e-12));
+  }
+}

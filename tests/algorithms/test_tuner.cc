@@ -1,10 +1,16 @@
 #include <catch2/catch.hpp>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "algorithms/p2p.h"
 #include "algorithms/algorithm_filter.h"
+#include "algorithms/network_model.h"
 #include "algorithms/tuner.h"
 #include "base/error.h"
+#include "topology/fabric.h"
+#include "topology/rank_map.h"
+#include "topology/topology.h"
 
 using namespace trnccl;
 using algo::Collective;
@@ -109,4 +115,109 @@ TEST_CASE("point-to-point schedules pair sends to self with receives from self",
   CHECK_THROWS_AS(algo::buildP2P(0, 2, {{true, 0, 8, 0}}), Error);
   CHECK_THROWS_AS(algo::buildP2P(0, 2, {{false, 0, 8, 0}}), Error);
   CHECK_THROWS_WITH(algo::buildP2P(0, 2, {{true, 0, 8, 0}, {false, 0, 4, 0}}), Catch::Contains("does not match"));
+}
+
+namespace {
+
+// The tuner of a communicator of every NeuronCore of `instances`
+// trn1.32xlarge (32 ranks each, in the default order) with TRNCCL_ALGO=spec.
+struct Trn1Tuner {
+  Trn1Tuner(const std::string& spec, int instances)
+      : topology(topo::loadTopology("trn1.32xlarge:" + std::to_string(instances))),
+        fabric(topology),
+        cores(topo::mapRanks(topology, 32 * instances, "", "test")),
+        layout(algo::topologyLayout(topology, cores)),
+        network(algo::fabricNetwork(topology, fabric, cores, false)),
+        tuner(algo::AlgorithmFilter(spec, "TRNCCL_ALGO", algo::Tuner::algorithmNames()), *network, &layout) {}
+  // `count` as the API takes it: per rank for all-gather and reduce-scatter.
+  std::string chosen(Collective c, size_t count, trncclDataType_t type = trncclFloat32) const {
+    algo::CollectiveArgs args = call(c, count, static_cast<int>(cores.size()));
+    args.type = type;
+    args.layout = &layout;
+    return tuner.choose(args).name();
+  }
+  topo::Topology topology;
+  topo::Fabric fabric;
+  std::vector<topo::CoreLocation> cores;
+  algo::RankLayout layout;
+  std::unique_ptr<algo::Network> network;
+  algo::Tuner tuner;
+};
+
+constexpr size_t KiB = size_t{1} << 10, MiB = size_t{1} << 20;
+
+}  // namespace
+
+// Neuron's documented ranges (neuron_profile.h): mesh below 1 MiB, RDH up to
+// 56 MiB, KangaRing above, also where a range ends inside a power-of-two
+// bucket (the 32-64 MiB one).
+TEST_CASE("TRNCCL_ALGO=neuron plays Neuron's choice within trn1.32xlarge: mesh below 1 MiB, rdh to 56 MiB, "
+          "kangaring above",
+          "[algorithms][tuner]") {
+  const Trn1Tuner t("neuron", 1);
+  SECTION("all-reduce: the bytes are count x the type's size") {
+    for (size_t bytes : {4 * KiB, 512 * KiB}) CHECK(t.chosen(Collective::AllReduce, bytes / 4) == "mesh");
+    for (size_t bytes : {1 * MiB, 8 * MiB, 32 * MiB}) CHECK(t.chosen(Collective::AllReduce, bytes / 4) == "rdh");
+    for (size_t bytes : {64 * MiB, 256 * MiB}) CHECK(t.chosen(Collective::AllReduce, bytes / 4) == "kangaring");
+    // Either side of 56 MiB, in one power-of-two bucket, in both orders.
+    CHECK(t.chosen(Collective::AllReduce, 60 * MiB / 4) == "kangaring");
+    CHECK(t.chosen(Collective::AllReduce, 56 * MiB / 4) == "rdh");
+    CHECK(Trn1Tuner("neuron", 1).chosen(Collective::AllReduce, 48 * MiB / 4) == "rdh");
+    // 256 Ki elements: 1 MiB of float32, 256 KiB of int8.
+    CHECK(t.chosen(Collective::AllReduce, 256 * KiB, trncclFloat32) == "rdh");
+    CHECK(t.chosen(Collective::AllReduce, 256 * KiB, trncclInt8) == "mesh");
+    CHECK(t.chosen(Collective::AllReduce, 8 * MiB, trncclBfloat16) == "rdh");      // 16 MiB
+    CHECK(t.chosen(Collective::AllReduce, 32 * MiB, trncclBfloat16) == "kangaring");  // 64 MiB
+  }
+  SECTION("all-gather and reduce-scatter: the bytes are the whole buffer, count x 32 ranks x the type's size") {
+    for (Collective c : {Collective::AllGather, Collective::ReduceScatter}) {
+      CAPTURE(algo::collectiveName(c));
+      CHECK(t.chosen(c, 4 * KiB / 4) == "mesh");     // 4 KiB a rank: 128 KiB
+      CHECK(t.chosen(c, 16 * KiB / 4) == "mesh");    // 16 KiB a rank: 512 KiB
+      CHECK(t.chosen(c, 32 * KiB / 4) == "rdh");     // 32 KiB a rank: 1 MiB (an all-reduce of 32 KiB is mesh)
+      CHECK(t.chosen(c, 1 * MiB / 4) == "rdh");      // 1 MiB a rank: 32 MiB
+      CHECK(t.chosen(c, 2 * MiB / 4) == "kangaring");  // 2 MiB a rank: 64 MiB
+    }
+  }
+}
+
+TEST_CASE("TRNCCL_ALGO=neuron across two trn1.32xlarge plays hierarchical, its middle step by the same ranges",
+          "[algorithms][tuner]") {
+  const Trn1Tuner t("neuron", 2);
+  REQUIRE(t.layout.instances() == 2);
+  for (size_t bytes : {4 * KiB, 512 * KiB}) CHECK(t.chosen(Collective::AllReduce, bytes / 4) == "hierarchical_mesh");
+  for (size_t bytes : {1 * MiB, 32 * MiB}) CHECK(t.chosen(Collective::AllReduce, bytes / 4) == "hierarchical_rdh");
+  for (size_t bytes : {64 * MiB, 256 * MiB}) CHECK(t.chosen(Collective::AllReduce, bytes / 4) == "hierarchical");
+}
+
+TEST_CASE("TRNCCL_ALGO=neuron: per collective, never excluded, and the cost model where Neuron has no rule",
+          "[algorithms][tuner]") {
+  const Trn1Tuner automatic("auto", 1);
+  SECTION("allreduce:neuron applies to all-reduce only") {
+    const Trn1Tuner t("allreduce:neuron", 1);
+    CHECK(t.chosen(Collective::AllReduce, 4 * KiB / 4) == "mesh");
+    CHECK(t.chosen(Collective::AllReduce, 64 * MiB / 4) == "kangaring");
+    // An all-gather of 2 MiB a rank (64 MiB): kangaring under "neuron"; the
+    // cost model's choice here.
+    REQUIRE(Trn1Tuner("neuron", 1).chosen(Collective::AllGather, 2 * MiB / 4) == "kangaring");
+    const std::string gather = automatic.chosen(Collective::AllGather, 2 * MiB / 4);
+    CHECK(gather != "kangaring");
+    CHECK(t.chosen(Collective::AllGather, 2 * MiB / 4) == gather);
+  }
+  SECTION("^neuron is an unknown algorithm, and the refusal lists neuron among the known names") {
+    const auto known = algo::Tuner::algorithmNames();
+    CHECK_THROWS_WITH(algo::AlgorithmFilter("^neuron", "TRNCCL_ALGO", known),
+                      Catch::Contains("TRNCCL_ALGO") && Catch::Contains("unknown algorithm 'neuron'") &&
+                          Catch::Contains("(known: auto neuron "));
+    CHECK_THROWS_AS(algo::AlgorithmFilter("allreduce:^neuron", "TRNCCL_ALGO", known), Error);
+  }
+  SECTION("broadcast: Neuron has no rule, the cost model chooses") {
+    const Trn1Tuner t("neuron", 1);
+    for (size_t count : {size_t{16}, 16 * MiB}) {
+      CAPTURE(count);
+      std::string chosen;
+      REQUIRE_NOTHROW(chosen = t.chosen(Collective::Broadcast, count));
+      CHECK(chosen == automatic.chosen(Collective::Broadcast, count));
+    }
+  }
 }

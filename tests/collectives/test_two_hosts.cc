@@ -37,6 +37,6 @@ TEST_CASE("two hosts: collectives over tcp between network namespaces", "[two-ho
   checkAcrossHosts({{"TRNCCL_TRANSPORT", "tcp"}});
 }
 
-TEST_CASE("two hosts: collectives over ofi (tcp;ofi_rxm) between network namespaces", "[two-hosts][ofi]") {
+TEST_CASE("two hosts: collectives over ofi (tcp with ofi_rxm) between network namespaces", "[two-hosts][ofi]") {
   checkAcrossHosts({{"TRNCCL_TRANSPORT", "ofi"}, {"TRNCCL_OFI_PROVIDER", "tcp;ofi_rxm"}});
 }

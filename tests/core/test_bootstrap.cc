@@ -466,7 +466,7 @@ TEST_CASE("malformed unique ids and arguments are InvalidArgument", "[bootstrap]
   expectInvalid(good, 0, 0, "nranks");
 }
 
-TEST_CASE("TRNCCL_COMM_ID: the root listens on the given port; a port in use is an error naming it",
+TEST_CASE("TRNCCL_COMM_ID: the root listens on the given port, and a port in use is an error naming it",
           "[bootstrap]") {
   // A free port, found by letting the kernel pick one and closing it again.
   const net::SocketAddress picked = net::Socket::listen(net::SocketAddress::parse("127.0.0.1:0")).localAddress();

@@ -42,7 +42,7 @@ TEST_CASE("call check: a count that differs on one rank names the groups and the
         "rank 3 called allreduce #5 of 512 x float sum (differing: count)");
 }
 
-TEST_CASE("call check: different collectives, roots and types are named; groups in order of their lowest rank",
+TEST_CASE("call check: different collectives, roots and types are named, and groups in order of their lowest rank",
           "[call-check]") {
   const CallFingerprint reduce = fingerprintOf(call(algo::Collective::Reduce, 8, trncclBfloat16, trncclMax, 1), 12);
   const CallFingerprint bcast = fingerprintOf(call(algo::Collective::Broadcast, 8, trncclBfloat16, trncclMax, 1), 12);

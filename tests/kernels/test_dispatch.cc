@@ -151,7 +151,7 @@ TEST_CASE("kernels: integer sum, product and avg wrap and truncate as C does",
   }
 }
 
-TEST_CASE("kernels: max and min propagate NaN; the earliest of equal zeros wins",
+TEST_CASE("kernels: max and min propagate NaN, and the earliest of equal zeros wins",
           "[kernels][reduce]") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (Isa isa : supportedIsas()) {

@@ -64,7 +64,7 @@ TEST_CASE("kernels: decode matches the format definition for every code", "[kern
   }
 }
 
-TEST_CASE("kernels: encoding a code's value gives the code back; NaN gives the canonical NaN",
+TEST_CASE("kernels: encoding a code's value gives the code back, and NaN gives the canonical NaN",
           "[kernels][formats]") {
   for (trncclDataType_t type : kNarrowTypes) {
     const Format format = formatOf(type);

@@ -113,7 +113,7 @@ TEST_CASE("broadcast, sendrecv and reduce check the right source", "[perf][check
   CHECK(wrong(Collective::reduce, sum, layout_for(Collective::reduce, 2000, 4, 3), 0, garbage, 0) == 500);
 }
 
-TEST_CASE("avg in a float type accepts one ulp and no more; NaN is always wrong", "[perf][check]") {
+TEST_CASE("avg in a float type accepts one ulp and no more, and NaN is always wrong", "[perf][check]") {
   const PatternSpec spec{trncclFloat32, trncclAvg, 2};
   const Layout layout = layout_for(Collective::all_reduce, 4, 4, 2);  // one element: (0 + 3) / 2
   Bytes output(4);

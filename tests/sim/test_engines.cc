@@ -123,6 +123,76 @@ TEST_CASE("sim: two transfers on one link share it fairly, and the longer one sp
   CHECK(sim::runAnalytical(all, net).seconds == Approx(6 * bytes / B + a).epsilon(1e-9));
 }
 
+// Rank 0 sends counts[j-1] floats to rank j (j = 1..k), each over a link of
+// its own; with `issued`, every message is first issued by rank 0's DMA link
+// "dma" (on no path: it only issues), for s each.
+struct HandFanOut {
+  static constexpr double B = 1e9, a = 2e-6, s = 1e-6, L = 20e-6;
+  HandNetwork net;
+  std::vector<algo::Schedule> all;
+  HandFanOut(const std::vector<size_t>& counts, bool issued) {
+    const int k = static_cast<int>(counts.size());
+    const int dma = net.addLink("dma", B);
+    net.launch = L;
+    std::vector<algo::Step> sends;
+    all.push_back({});  // rank 0's, below
+    for (int j = 1; j <= k; ++j) {
+      const int link = net.addLink("to" + std::to_string(j), B);
+      if (issued)
+        net.route(0, j, {link}, a, dma, s);
+      else
+        net.route(0, j, {link}, a);
+      sends.push_back(sendTo(j, 1, counts[j - 1]));
+      all.push_back(handSchedule(j, k + 1, {receiveFrom(0, 1, counts[j - 1])}));
+    }
+    all[0] = handSchedule(0, k + 1, std::move(sends));
+  }
+};
+
+TEST_CASE("sim: one DMA link issues its messages one after another, s apart, and the launch comes once at the end",
+          "[sim]") {
+  // Rank 0's sends all start at 0; the j-th is issued at j s, then moves
+  // alone on its own link (bytes / B) and arrives a later. The call ends at
+  // the last arrival, plus the launch L. The analytical engine issues the
+  // same way, and every link has one transfer: it gives the same times.
+  using F = HandFanOut;
+  constexpr size_t count = 1000;  // floats: 4 us on a link
+  constexpr double bytes = count * 4.0;
+  SECTION("k equal messages: the last is issued at k s") {
+    for (int k = 1; k <= 4; ++k) {
+      CAPTURE(k);
+      const F fan(std::vector<size_t>(k, count), true);
+      const double expected = k * F::s + bytes / F::B + F::a + F::L;
+      const sim::Outcome events = sim::runEvents(fan.all, fan.net);
+      CHECK(events.seconds == Approx(expected).epsilon(1e-12));
+      CHECK(events.linkIssueSeconds.at(0) == Approx(k * F::s).epsilon(1e-12));
+      CHECK(events.linkBytes.at(0) == 0);  // the DMA link only issued them
+      CHECK(sim::runAnalytical(fan.all, fan.net).seconds == Approx(expected).epsilon(1e-12));
+    }
+  }
+  SECTION("the first of three is issued at s: a long first message ends the call at s + its bytes / B") {
+    // 100 us of bytes issued at 1 us ends after the others (issued at 2 and
+    // 3 us, 4 us long).
+    const F fan({25 * count, count, count}, true);
+    const double expected = F::s + 25 * bytes / F::B + F::a + F::L;
+    CHECK(sim::runEvents(fan.all, fan.net).seconds == Approx(expected).epsilon(1e-12));
+    CHECK(sim::runAnalytical(fan.all, fan.net).seconds == Approx(expected).epsilon(1e-12));
+  }
+  SECTION("a sender whose paths have no issue link is not delayed") {
+    const F fan(std::vector<size_t>(4, count), false);
+    const double expected = bytes / F::B + F::a + F::L;
+    const sim::Outcome events = sim::runEvents(fan.all, fan.net);
+    CHECK(events.seconds == Approx(expected).epsilon(1e-12));
+    CHECK(events.linkIssueSeconds.at(0) == 0);
+    CHECK(sim::runAnalytical(fan.all, fan.net).seconds == Approx(expected).epsilon(1e-12));
+  }
+  SECTION("a call without messages is not launched") {
+    const F fan({}, true);
+    CHECK(sim::runEvents(fan.all, fan.net).seconds == 0);
+    CHECK(sim::runAnalytical(fan.all, fan.net).seconds == 0);
+  }
+}
+
 TEST_CASE("sim: a receive nobody sends is an internal error naming the rank and step", "[sim]") {
   HandNetwork net;
   net.route(0, 1, {net.addLink("l", 1e9)}, 1e-6);

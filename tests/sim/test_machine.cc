@@ -1,6 +1,8 @@
 // Machines and knobs: what-if settings change the topology as they say, and
 // anything that cannot be used is an error naming it.
+#include <array>
 #include <catch2/catch.hpp>
+#include <string>
 
 #include "base/error.h"
 #include "sim/knobs.h"
@@ -28,6 +30,69 @@ TEST_CASE("sim knobs: each changes the topology as it says", "[sim]") {
   t = original;
   sim::applyKnobs(absolute, t);
   CHECK(t.links[0].bytesPerSec == 50e9);
+}
+
+TEST_CASE("sim knobs: launch, dma.bandwidth and dma.message set the collective engine in us, GB/s and us",
+          "[sim]") {
+  const topo::Topology original = topo::loadTopology("trn1.32xlarge");
+  REQUIRE(original.engine.dmaBytesPerSec > 0);  // the file models the engine: the knobs replace its figures
+  sim::Knobs knobs;
+  for (const char* k : {"launch=30", "dma.bandwidth=200", "dma.message=1.5"}) sim::setKnob(knobs, k);
+  topo::Topology t = original;
+  sim::applyKnobs(knobs, t);
+  CHECK(t.engine.launchSec == Approx(30e-6).epsilon(1e-12));
+  CHECK(t.engine.dmaBytesPerSec == Approx(200e9).epsilon(1e-12));
+  CHECK(t.engine.dmaMessageSec == Approx(1.5e-6).epsilon(1e-12));
+  CHECK(t.engine.sources == std::array<std::string, 3>{"--set launch", "--set dma.bandwidth", "--set dma.message"});
+  CHECK(sim::Machine("trn1.32xlarge", knobs).network().launchSec() == Approx(30e-6).epsilon(1e-12));
+
+  SECTION("a figure no knob sets keeps the file's value and source") {
+    sim::Knobs launchOnly;
+    sim::setKnob(launchOnly, "launch=7");
+    t = original;
+    sim::applyKnobs(launchOnly, t);
+    CHECK(t.engine.launchSec == Approx(7e-6).epsilon(1e-12));
+    CHECK(t.engine.sources[0] == "--set launch");
+    CHECK(t.engine.dmaBytesPerSec == original.engine.dmaBytesPerSec);
+    CHECK(t.engine.dmaMessageSec == original.engine.dmaMessageSec);
+    CHECK(t.engine.sources[1] == original.engine.sources[1]);
+    CHECK(t.engine.sources[2] == original.engine.sources[2]);
+  }
+  SECTION("0 is accepted: not modelled") {
+    sim::Knobs none;
+    for (const char* k : {"launch=0", "dma.bandwidth=0", "dma.message=0"}) sim::setKnob(none, k);
+    t = original;
+    sim::applyKnobs(none, t);
+    CHECK(t.engine.launchSec == 0);
+    CHECK(t.engine.dmaBytesPerSec == 0);
+    CHECK(t.engine.dmaMessageSec == 0);
+    CHECK(sim::Machine("trn1.32xlarge", none).network().launchSec() == 0);
+  }
+  SECTION("dma.bandwidth=0: no DMA links, as many links as without the section") {
+    // Per instance: both directions of the 4x4 torus's 32 NeuronLinks, one
+    // on-chip link per chip (16) and an out and an in link per NIC (8);
+    // DMA engines add one link per chip.
+    constexpr int kLinksAlone = 2 * 32 + 16 + 2 * 8, kChips = 16;
+    CHECK(sim::Machine("trn1.32xlarge", {}).fabric().linkCount() == kLinksAlone + kChips);
+    sim::Knobs noDma;
+    sim::setKnob(noDma, "dma.bandwidth=0");
+    const sim::Machine machine("trn1.32xlarge", noDma);
+    CHECK(machine.fabric().linkCount() == kLinksAlone);
+    for (int l = 0; l < machine.fabric().linkCount(); ++l)
+      CHECK_THAT(machine.fabric().link(l).name, !Catch::EndsWith(" dma"));
+    CHECK(machine.fabric().route({0, 0, 0}, {0, 1, 0}).issueLink == -1);
+  }
+  SECTION("a negative or non-numeric value is an error naming the knob") {
+    sim::Knobs k;
+    for (const char* bad : {"launch=-1", "launch=abc", "dma.bandwidth=-0.5", "dma.bandwidth=", "dma.message=-2",
+                            "dma.message=1us", "launch=nan"}) {
+      CAPTURE(bad);
+      const std::string text(bad);
+      const std::string knob = text.substr(0, text.find('='));
+      CHECK_THROWS_WITH(sim::setKnob(k, bad), Catch::Contains("--set " + knob + "='") &&
+                                                  Catch::Contains("expected a non-negative number"));
+    }
+  }
 }
 
 TEST_CASE("sim knobs: twice the link bandwidth halves the link part of a ring", "[sim]") {

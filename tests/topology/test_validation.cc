@@ -1,5 +1,6 @@
 // Bad topology files: each is refused with the file name, the JSON pointer of
 // the bad value and what is wrong with it.
+#include <array>
 #include <catch2/catch.hpp>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -23,6 +24,15 @@ json validFile() {
     "neuronLink": {"bytesPerSec": 100e9, "latencySec": 1e-6},
     "links": [{"a": 0, "b": 2}, {"a": 1, "b": 3, "latencySec": 2e-6}],
     "efa": {"gbpsPerNic": 100, "nicChips": [0, 2], "latencySec": 15e-6}
+  })");
+}
+
+// Gives `file` a collective engine of two of its three figures, with their
+// sources; returns the section.
+json& addEngine(json& file) {
+  return file["collectiveEngine"] = json::parse(R"({
+    "launchSec": {"value": 3e-5, "source": "a measurement"},
+    "dmaBytesPerSec": {"value": 2e11, "source": "a data sheet"}
   })");
 }
 
@@ -54,6 +64,29 @@ TEST_CASE("the valid base file loads as written", "[topology][validation]") {
   CHECK(links[{0, 2}] == std::pair{100e9, 1e-6});
   CHECK(links[{1, 3}] == std::pair{100e9, 2e-6});
   CHECK(links[{0, 3}] == std::pair{100e9, 1e-6});  // the ring's wrap-around
+}
+
+TEST_CASE("the collective engine's figures are read with their sources, and one left out is 0 (not modelled)",
+          "[topology][validation]") {
+  const auto without = parseTopology(validFile().dump(), "f.json");
+  CHECK(without.engine.launchSec == 0);
+  CHECK(without.engine.dmaBytesPerSec == 0);
+  CHECK(without.engine.dmaMessageSec == 0);
+  json file = validFile();
+  addEngine(file);
+  const auto t = parseTopology(file.dump(), "f.json");
+  CHECK(t.engine.launchSec == 3e-5);
+  CHECK(t.engine.dmaBytesPerSec == 2e11);
+  CHECK(t.engine.dmaMessageSec == 0);
+  CHECK(t.engine.sources == std::array<std::string, 3>{"a measurement", "a data sheet", ""});
+  file["collectiveEngine"]["dmaMessageSec"] = json::parse(R"({"value": 0, "source": "none: not modelled"})");
+  const auto zero = parseTopology(file.dump(), "f.json");
+  CHECK(zero.engine.dmaMessageSec == 0);
+  CHECK(zero.engine.sources[2] == "none: not modelled");
+  file["collectiveEngine"] = json::object();  // an empty section: nothing modelled
+  const auto empty = parseTopology(file.dump(), "f.json");
+  CHECK(empty.engine.launchSec == 0);
+  CHECK(empty.engine.dmaBytesPerSec == 0);
 }
 
 TEST_CASE("listed links override the figures of torus links", "[topology][validation]") {
@@ -159,6 +192,20 @@ TEST_CASE("bad topology files are refused naming the file, the JSON path and the
          f["nodes"] = 2;
        },
        "bad.json: /nodes: 2 instances need EFA NICs"},
+      {"engine figure without its source", [](json& f) { addEngine(f)["launchSec"].erase("source"); },
+       "bad.json: /collectiveEngine/launchSec/source: missing field"},
+      {"engine figure with an empty source", [](json& f) { addEngine(f)["dmaBytesPerSec"]["source"] = ""; },
+       "bad.json: /collectiveEngine/dmaBytesPerSec/source: empty"},
+      {"engine figure without its value", [](json& f) { addEngine(f)["launchSec"].erase("value"); },
+       "bad.json: /collectiveEngine/launchSec/value: missing field"},
+      {"engine figure as a bare number", [](json& f) { addEngine(f)["launchSec"] = 3e-5; },
+       "bad.json: /collectiveEngine/launchSec: expected an object"},
+      {"unknown engine figure", [](json& f) { addEngine(f)["launchUs"] = 3e-5; },
+       "bad.json: /collectiveEngine/launchUs: unknown field"},
+      {"unknown member of an engine figure", [](json& f) { addEngine(f)["launchSec"]["unit"] = "s"; },
+       "bad.json: /collectiveEngine/launchSec/unit: unknown field"},
+      {"negative engine figure", [](json& f) { addEngine(f)["launchSec"]["value"] = -1e-6; },
+       "bad.json: /collectiveEngine/launchSec/value: -1e-06 is negative"},
   };
   for (const Case& c : cases) {
     INFO(c.what);

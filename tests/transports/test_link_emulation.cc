@@ -5,6 +5,7 @@
 // and nothing is left in /dev/shm.
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -209,6 +210,38 @@ TEST_CASE("link emulation: two ranks' messages over one shared link queue behind
   CHECK(jobFilesInDevShm(jobKey).empty());
 }
 
+TEST_CASE("link emulation: every message pays its issue time, one after another, even an empty one",
+          "[shm][emulation]") {
+  // Rank 1 posts k empty messages to rank 0 over link 0 at once: each holds
+  // the link for its issue time, so the last is due no earlier than
+  // (k * issue + latency) * scale after the receiver's clock starts. No
+  // issue times at all (an empty issueTo) are accepted: issue time 0.
+  const Launch how = GENERATE(Launch::Threads, Launch::Processes);
+  const bool issued = GENERATE(true, false);
+  CAPTURE(launchName(how), issued);
+  constexpr int kMessages = 8;
+  constexpr double kIssue = 2e-3, kLatency = 1e-4, kScale = 1.5;
+  const double least = ((issued ? kMessages * kIssue : 0) + kLatency) * kScale;
+  const std::string jobKey = uniqueJobKey("emulate-issue");
+  requireAllOk(launch(how, 2, [&](int rank, TestOutOfBand& oob) {
+    LinkEmulation emulation = oneSharedLink(2, 1e9, kLatency, kScale);
+    if (issued) emulation.issueTo.assign(2, kIssue);
+    auto t = transport::createShmTransport(emulatedOptions(oob, jobKey, emulation));
+    std::byte none{};
+    std::vector<Request> requests;
+    for (int i = 0; i < kMessages; ++i) requests.push_back(makeRequest(1 - rank, static_cast<Tag>(i), &none, 0));
+    std::vector<Request*> all;
+    for (Request& r : requests) all.push_back(&r);
+    const Clock::time_point start = Clock::now();
+    oob.barrier();
+    for (Request& r : requests) rank == 1 ? t->isend(r) : t->irecv(r);
+    drive(*t, all);
+    if (rank == 0) expectAtLeast(secondsSince(start), least, std::to_string(kMessages) + " issued empty messages");
+    oob.barrier();
+  }));
+  CHECK(jobFilesInDevShm(jobKey).empty());
+}
+
 TEST_CASE("link emulation: wait() wakes when a held send is due, not at its limit",
           "[shm][emulation]") {
   const std::string jobKey = uniqueJobKey("emulate-wait");
@@ -317,6 +350,18 @@ TEST_CASE("link emulation: unusable settings fail setup on every rank, naming wh
   SECTION("no path for every rank") {
     expectSetupFails([](int, LinkEmulation& e) { e.pathTo.pop_back(); }, trncclInvalidArgument,
                      "not one per rank");
+  }
+  SECTION("issue times, but not one per rank") {
+    expectSetupFails([](int, LinkEmulation& e) { e.issueTo = {0, 0}; }, trncclInvalidArgument,
+                     "'options.emulation' has 3 paths, 3 latencies and 2 issue times, not one per rank (3)");
+  }
+  SECTION("a negative issue time") {
+    expectSetupFails([](int, LinkEmulation& e) { e.issueTo = {0, -1e-6, 0}; }, trncclInvalidArgument,
+                     "'options.emulation.issueTo' gives rank 1 -1e-06 s");
+  }
+  SECTION("an issue time that is not a number") {
+    expectSetupFails([](int, LinkEmulation& e) { e.issueTo = {std::nan(""), 0, 0}; }, trncclInvalidArgument,
+                     "'options.emulation.issueTo' gives rank 0 nan s");
   }
   SECTION("a negative scale") {
     expectSetupFails([](int, LinkEmulation& e) { e.scale = -1; }, trncclInvalidArgument,

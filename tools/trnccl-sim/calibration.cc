@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "base/error.h"
 #include "logic/datatypes.h"
@@ -18,10 +19,18 @@ namespace {
 constexpr size_t kFigures = topo::kEngineFigures.size();
 using Figures = std::array<double, kFigures>;  // in each figure's unit
 
+// printf's `fmt`, however long the text (a row holds a file's path).
 std::string format(const char* fmt, auto... args) {
-  char text[256];
-  std::snprintf(text, sizeof text, fmt, args...);
+  std::string text(std::snprintf(nullptr, 0, fmt, args...), '\0');
+  std::snprintf(text.data(), text.size() + 1, fmt, args...);
   return text;
+}
+
+// "all_reduce float, 64 ranks on 2 instances"
+std::string measuredText(const MeasuredRun& run) {
+  return std::string(perf::collective_name(run.collective)) + " " + std::string(perf::type_name(run.type)) + ", " +
+         std::to_string(run.ranks) + " ranks" +
+         (run.instances > 1 ? " on " + std::to_string(run.instances) + " instances" : "");
 }
 
 // The run's sizes on `variant`, with options' algorithm and engine; throws
@@ -29,7 +38,7 @@ std::string format(const char* fmt, auto... args) {
 std::vector<Row> predict(const Options& options, const Variant& variant, const MeasuredRun& run) {
   Options o = options;
   o.variants = {variant};
-  if (run.instances > 1) o.variants[0].knobs.nodes = run.instances;
+  o.variants[0].knobs.nodes = run.instances;  // what was measured, whatever --topo's ":N"
   o.collective = run.collective;
   o.ranks = run.ranks;
   o.type = run.type;
@@ -38,7 +47,12 @@ std::vector<Row> predict(const Options& options, const Variant& variant, const M
   o.sizes.clear();
   for (const Measurement& m : run.points) o.sizes.push_back(m.bytes);
   std::vector<std::string> skipped;
-  std::vector<Row> rows = sweep(o, skipped);
+  std::vector<Row> rows;
+  try {
+    rows = sweep(o, skipped);
+  } catch (const Error& e) {  // e.g. more ranks than the machine has: the file's, not a --ranks given
+    throwError(e.code(), run.file + " (" + measuredText(run) + " on " + variant.label + "): " + e.what());
+  }
   if (!skipped.empty()) throwError(trncclInvalidArgument, run.file + ": cannot price " + skipped.front());
   return rows;
 }
@@ -50,12 +64,6 @@ double medianAbs(std::vector<double> errors) {
   std::sort(errors.begin(), errors.end());
   const size_t n = errors.size();
   return n == 0 ? 0 : n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
-}
-
-std::string machineText(const MeasuredRun& run, const Variant& v) {
-  return std::string(perf::collective_name(run.collective)) + " " + std::string(perf::type_name(run.type)) + ", " +
-         std::to_string(run.ranks) + " ranks on " + v.label +
-         (run.instances > 1 ? " x " + std::to_string(run.instances) + " instances" : "");
 }
 
 // Every measurement of every run, with its prediction under some figures.
@@ -180,12 +188,16 @@ std::string check(const Options& options) {
   if (options.collectiveGiven && options.collective != run.collective)
     throw UsageError("--coll " + std::string(perf::collective_name(options.collective)) + ": " + run.file +
                      " measured " + std::string(perf::collective_name(run.collective)));
+  if (options.typeGiven && options.type != run.type)
+    throw UsageError("--dtype " + std::string(perf::type_name(options.type)) + ": " + run.file + " measured " +
+                     std::string(perf::type_name(run.type)));
   if (options.ranks != 0 && options.ranks != run.ranks)
     throw UsageError("--ranks " + std::to_string(options.ranks) + ": " + run.file + " measured " +
                      std::to_string(run.ranks) + " ranks");
   const Variant& v = options.variants.at(0);
   const std::vector<Row> rows = predict(options, v, run);
-  std::string text = "# trnccl-sim --check " + run.file + ": " + machineText(run, v) + ", --algo " +
+  std::string text = "# trnccl-sim --check " + run.file + ": " + std::string(perf::collective_name(run.collective)) +
+                     " " + std::string(perf::type_name(run.type)) + ", " + rows.at(0).on->describe() + ", --algo " +
                      options.algorithms.at(0) + " (measured on real hardware against the model)\n";
   text += format("# %12s %14s %14s %8s  %-18s %s\n", "size(B)", "measured(us)", "predicted(us)", "error", "algorithm",
                  "bound (engine)");
@@ -234,8 +246,10 @@ std::string calibrate(const Options& options) {
   text += "# for the topology file:\n  \"collectiveEngine\": {\n";
   for (size_t i = 0; i < kFigures; ++i) {
     const topo::EngineFigure& f = topo::kEngineFigures[i];
-    text += format("    \"%s\": {\"value\": %.4g, \"source\": \"fitted to %s (trnccl-sim --calibrate)\"}%s\n", f.key,
-                   fitted[i] * f.perUnit, options.calibrate.c_str(), i + 1 < kFigures ? "," : "");
+    const std::string source = nlohmann::json("fitted to " + options.calibrate + " (trnccl-sim --calibrate)")
+                                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    text += format("    \"%s\": {\"value\": %.4g, \"source\": %s}%s\n", f.key, fitted[i] * f.perUnit, source.c_str(),
+                   i + 1 < kFigures ? "," : "");
   }
   return text + "  }\n";
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -24,12 +25,21 @@ int countBefore(const std::string& part, const std::string& suffix) {
   return ec == std::errc() && at == end && value > 0 ? value : 0;
 }
 
+// `field` as a finite number when all of it reads as one ("58", "1e3", not
+// "58us" or "inf"), else 0.
+double numberOf(const std::string& field) {
+  double value = 0;
+  const char* end = field.data() + field.size();
+  const auto [at, ec] = std::from_chars(field.data(), end, value);
+  return !field.empty() && ec == std::errc() && at == end && std::isfinite(value) ? value : 0;
+}
+
 void describeFromName(const std::string& path, MeasuredRun& run) {
   const std::string stem = std::filesystem::path(path).stem().string();
   std::vector<std::string> parts;
   std::stringstream in(stem);
   for (std::string part; std::getline(in, part, '_');) parts.push_back(part);
-  const std::string expected = ": its name must read COLL_NrankTYPE.tsv or COLL_Nrank_Minst_TYPE.tsv "
+  const std::string expected = ": its name must read COLL_Nrank_TYPE.tsv or COLL_Nrank_Minst_TYPE.tsv "
                                "(allreduce_2rank_fp32.tsv)";
   if (parts.size() < 3 || parts.size() > 4) refuse(path + expected);
   std::string coll = parts[0];
@@ -38,10 +48,15 @@ void describeFromName(const std::string& path, MeasuredRun& run) {
   if (coll == "reducescatter") coll = "reduce_scatter";
   try {
     run.collective = perf::parse_collective(coll);
-    run.type = perf::parse_types(parts.back()).at(0);
+    // parse_types takes "all" for every type: a measurement is of one.
+    const std::vector<trncclDataType_t> types = perf::parse_types(parts.back());
+    if (types.size() != 1) refuse(path + ": '" + parts.back() + "' is no single datatype" + expected);
+    run.type = types[0];
   } catch (const perf::UsageError& e) {
     refuse(path + ": " + e.what() + expected);
   }
+  if (run.collective == perf::Collective::sendrecv)
+    refuse(path + ": the simulator models collectives only, not sendrecv");
   run.ranks = countBefore(parts[1], "rank");
   if (parts.size() == 4) run.instances = countBefore(parts[2], "inst");
   if (run.ranks == 0 || run.instances == 0) refuse(path + expected);
@@ -58,15 +73,16 @@ MeasuredRun readMeasuredRun(const std::string& path) {
   int lineNo = 0;
   for (std::string line; std::getline(in, line);) {
     ++lineNo;
-    if (line.empty() || line[0] == '#') continue;
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // a file with Windows line ends
+    const size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
     std::istringstream row(line);
-    Measurement m;
-    double bytes = 0;
-    if (!(row >> bytes >> m.us) || !(bytes >= 1) || bytes != static_cast<double>(static_cast<size_t>(bytes)) ||
-        !(m.us > 0))
+    std::string bytesField, usField;
+    row >> bytesField >> usField;
+    const double bytes = numberOf(bytesField), us = numberOf(usField);
+    if (!(bytes >= 1) || !(bytes < 0x1p63) || bytes != static_cast<double>(static_cast<size_t>(bytes)) || !(us > 0))
       refuse(path + ":" + std::to_string(lineNo) + ": expected 'size_bytes time_us [busbw]', got '" + line + "'");
-    m.bytes = static_cast<size_t>(bytes);
-    run.points.push_back(m);
+    run.points.push_back({static_cast<size_t>(bytes), us});
   }
   if (run.points.empty()) refuse(path + ": no measurements");
   return run;

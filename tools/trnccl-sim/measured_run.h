@@ -1,7 +1,7 @@
 // A published measurement of real hardware, in ../shared/calibration's format:
 // '#' comment lines, then one row per size: size in bytes, the time of one
 // collective in microseconds, and (ignored here) nccom-test's busbw. What was
-// measured is in the file's name: COLL_NrankFILLER_TYPE.tsv, e.g.
+// measured is in the file's name: COLL_Nrank_TYPE.tsv or COLL_Nrank_Minst_TYPE.tsv, e.g.
 // allreduce_2rank_fp32.tsv or allgather_64rank_2inst_bf16.tsv (instances of
 // the topology, 1 when left out).
 #pragma once

@@ -100,7 +100,7 @@ Options parseOptions(const std::vector<std::string>& args) {
     if (flag == "--topo") topologies = split(value, ',');
     else if (flag == "--coll") o.collective = parseCollective(value), o.collectiveGiven = true;
     else if (flag == "--algo") o.algorithms = split(value, ',');
-    else if (flag == "--dtype") o.type = perf::parse_types(value).at(0);
+    else if (flag == "--dtype") o.type = perf::parse_types(value).at(0), o.typeGiven = true;
     else if (flag == "--op") o.op = perf::parse_ops(value).at(0);
     else if (flag == "--sizes") sizes = value;
     else if (flag == "--ranks") o.ranks = parseCount(flag, value);
@@ -137,6 +137,10 @@ Options parseOptions(const std::vector<std::string>& args) {
         "--straggler, --fail-link and --links apply to sweeps, not to --validate, --workload, --check or --calibrate");
   if ((!o.check.empty() || !o.calibrate.empty()) && (topologies.size() != 1 || !compares.empty()))
     throw UsageError("--check and --calibrate take one --topo and no --compare");
+  if ((!o.check.empty() || !o.calibrate.empty()) && o.algorithms.size() != 1)
+    throw UsageError("--check and --calibrate take one --algo (neuron: what the measured runtime played)");
+  if (!o.calibrate.empty() && (o.collectiveGiven || o.typeGiven || o.ranks != 0))
+    throw UsageError("--calibrate: each file's name says its collective, type and ranks, not --coll, --dtype or --ranks");
   o.sizes = parseSizes(sizes);
   // Each topology as given, then once per --compare with its knobs on top.
   for (const std::string& topology : topologies) {

@@ -136,13 +136,14 @@ LinkPacer::LinkPacer(Segment board, const LinkEmulation& emulation)
   }
 }
 
-uint64_t LinkPacer::reserve(int peer, uint64_t bytes) {
+uint64_t LinkPacer::reserve(int peer, uint64_t bytes, bool issued) {
   const Route& route = routes_[static_cast<size_t>(peer)];
   uint64_t end = monotonicNs();
+  const uint64_t issueNs = issued ? route.issueNs : 0;
   // An empty message pays latency only, and its issue time where the path
   // has one: it occupies no link, nor waits for one, but to be issued.
-  if (!route.links.empty() && (bytes > 0 || route.issueNs > 0)) {
-    const uint64_t busyNs = saturatingAdd(route.issueNs, scaledNs(static_cast<double>(bytes) * route.nsPerByte));
+  if (!route.links.empty() && (bytes > 0 || issueNs > 0)) {
+    const uint64_t busyNs = saturatingAdd(issueNs, scaledNs(static_cast<double>(bytes) * route.nsPerByte));
     BoardLock lock(header_->lock);
     for (uint32_t link : route.links) end = std::max(end, busyUntil_[link]);
     end = saturatingAdd(end, busyNs);

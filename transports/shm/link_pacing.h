@@ -57,9 +57,10 @@ class LinkPacer {
   // `board`: a mapping of the job's board (LinkBoard::check'ed).
   LinkPacer(Segment board, const LinkEmulation& emulation);
 
-  // Reserves the path to `peer` for a message of `bytes`, starting now at the
-  // earliest; returns when the message may be delivered (monotonicNs()).
-  uint64_t reserve(int peer, uint64_t bytes);
+  // Reserves the path to `peer` for a message of `bytes` (and its issue time
+  // when `issued`: not for the later slices of a message), starting now at
+  // the earliest; returns when the message may be delivered (monotonicNs()).
+  uint64_t reserve(int peer, uint64_t bytes, bool issued = true);
 
  private:
   struct Route {

@@ -8,7 +8,7 @@
 namespace trnccl::transport::shm {
 
 void ShmTransport::hold(Peer& peer, const Outgoing& send) {
-  const uint64_t due = pacer_->reserve(peer.link.rank, send.request->bytes);
+  const uint64_t due = pacer_->reserve(peer.link.rank, send.request->bytes, !send.request->continues);
   peer.paced.push_back({send, due});
   nextDueNs_ = std::min(nextDueNs_, due);
 }
