@@ -125,12 +125,10 @@ LinkPacer::LinkPacer(Segment board, const LinkEmulation& emulation)
       routes_(emulation.pathTo.size()) {
   for (size_t peer = 0; peer < routes_.size(); ++peer) {
     Route& route = routes_[peer];
-    double slowest = HUGE_VAL;
     for (int link : emulation.pathTo[peer]) {
       route.links.push_back(static_cast<uint32_t>(link));
-      slowest = std::min(slowest, emulation.linkBytesPerSec[static_cast<size_t>(link)]);
+      route.linkNsPerByte.push_back(emulation.scale * 1e9 / emulation.linkBytesPerSec[static_cast<size_t>(link)]);
     }
-    if (!route.links.empty()) route.nsPerByte = emulation.scale * 1e9 / slowest;
     route.latencyNs = scaledNs(emulation.latencyTo[peer] * emulation.scale * 1e9);
     if (!emulation.issueTo.empty()) route.issueNs = scaledNs(emulation.issueTo[peer] * emulation.scale * 1e9);
   }
@@ -142,12 +140,18 @@ uint64_t LinkPacer::reserve(int peer, uint64_t bytes, bool issued) {
   const uint64_t issueNs = issued ? route.issueNs : 0;
   // An empty message pays latency only, and its issue time where the path
   // has one: it occupies no link, nor waits for one, but to be issued.
-  if (!route.links.empty() && (bytes > 0 || issueNs > 0)) {
-    const uint64_t busyNs = saturatingAdd(issueNs, scaledNs(static_cast<double>(bytes) * route.nsPerByte));
+  const size_t links = bytes > 0 ? route.links.size() : issueNs > 0 ? std::min<size_t>(1, route.links.size()) : 0;
+  if (links > 0) {
+    const double size = static_cast<double>(bytes);
+    const uint64_t now = end;
     BoardLock lock(header_->lock);
-    for (uint32_t link : route.links) end = std::max(end, busyUntil_[link]);
-    end = saturatingAdd(end, busyNs);
-    for (uint32_t link : route.links) busyUntil_[link] = end;
+    for (size_t i = 0; i < links; ++i) {
+      uint64_t& busy = busyUntil_[route.links[i]];
+      // The first link issues the message (its sender's DMA engines).
+      busy = saturatingAdd(saturatingAdd(std::max(now, busy), i == 0 ? issueNs : 0),
+                           scaledNs(size * route.linkNsPerByte[i]));
+      end = std::max(end, busy);
+    }
   }
   return saturatingAdd(end, route.latencyNs);
 }

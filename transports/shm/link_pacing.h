@@ -4,15 +4,20 @@
 // The job's links live on one shared "link board" segment (created by rank 0
 // at setup, mapped by every rank, unlinked with the other segments): per link,
 // the CLOCK_MONOTONIC time until which it is busy. Sending reserves the
-// message's whole path at once:
+// message's whole path at once, each link on its own:
 //
-//   start = max(now, busy-until of every link on the path)
-//   end   = start + (issue time + bytes / (the slowest link's bandwidth)) * scale
-//   every link on the path is busy until end
+//   each link on the path is busy until
+//     max(now, its busy-until) + (bytes / its bandwidth) * scale
+//     (the first link also for the message's issue time: its sender's DMA
+//     engines issue it)
+//   end   = the latest of those
 //   due   = end + latency * scale
 //
-// so messages of any ranks that share a link queue behind each other (an
-// empty message pays latency and its issue time only). The
+// so messages of any ranks that share a link queue behind each other, and a
+// fast link (a chip's DMA engines) that feeds several slower ones carries
+// its messages one after another at its own rate, not waiting while one of
+// them waits for its slower link (an empty message pays latency and its
+// issue time only). The
 // reservation is a few loads and stores under a robust process-shared mutex:
 // the board stays consistent whichever rank dies, and a rank that finds the
 // mutex taken sleeps in the kernel rather than spin.
@@ -65,7 +70,7 @@ class LinkPacer {
  private:
   struct Route {
     std::vector<uint32_t> links;
-    double nsPerByte = 0;    // through the slowest link, scaled
+    std::vector<double> linkNsPerByte;  // per link of `links`, scaled
     uint64_t latencyNs = 0;  // scaled
     uint64_t issueNs = 0;    // scaled
   };
