@@ -188,6 +188,18 @@ TEST_CASE("algorithms e2e: forcing hierarchical on instances with unequal rank c
   });
 }
 
+TEST_CASE("algorithms e2e: kangaring and mesh as processes on 2 and 8 ranks of trn1.32xlarge (whole chips)",
+          "[algorithms-e2e][processes][kangaring]") {
+  ScopedEnv topology("TRNCCL_TOPO", "trn1.32xlarge");
+  for (const char* algorithm : {"kangaring", "mesh"})
+    for (int nranks : {2, 8}) {
+      SECTION(std::string(algorithm) + " on " + std::to_string(nranks) + " ranks") {
+        ScopedEnv algo("TRNCCL_ALGO", algorithm);
+        checkProcessMatrix(nranks, {"--colls", "AllReduce,AllGather,ReduceScatter", "--large-types", "float32"});
+      }
+    }
+}
+
 TEST_CASE("algorithms e2e: per-collective TRNCCL_ALGO across 2 instances (4 processes)",
           "[algorithms-e2e][processes]") {
   // Two ranks on each of two trn1.32xlarge instances; the layout has
