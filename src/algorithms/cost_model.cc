@@ -12,7 +12,7 @@ namespace trnccl::algo {
 namespace {
 
 // What limited a phase: a link index, or one of these.
-constexpr int kLatency = -1, kVectorEngine = -2;
+constexpr int kLatency = -1, kVectorEngine = -2, kLaunch = -3;
 
 // A path reduced to what the model needs; its links lie in a shared array.
 struct Route {
@@ -131,6 +131,7 @@ class BoundTally {
     if (top == entries_.end() || top->second <= 0) return {};
     if (top->first == kLatency) return "latency";
     if (top->first == kVectorEngine) return "vector engine";
+    if (top->first == kLaunch) return "launch";
     return "link " + net.linkName(top->first);
   }
 
@@ -226,7 +227,7 @@ Prediction CostModel::prediction() const {
     prediction.seconds += seconds;
   }
   if (prediction.seconds > 0) {  // a call that moves nothing is not launched
-    tally.add(kLatency, st.net.launchSec());
+    tally.add(kLaunch, st.net.launchSec());
     prediction.seconds += st.net.launchSec();
   }
   prediction.bound = tally.dominant(st.net);

@@ -24,8 +24,9 @@
 //  - `bound` names what limited the prediction: per phase the dominating term
 //    ("link <name>" of the most loaded link when the link load or the beta part
 //    of the longest chain dominates, "latency" for its alpha part, "vector
-//    engine" for its gamma part), and overall the term that dominated the most
-//    predicted time. Empty when nothing is sent or reduced.
+//    engine" for its gamma part), the launch ("launch"), and overall the term
+//    that dominated the most predicted time. Empty when nothing is sent or
+//    reduced.
 // Element sizes come from each schedule's type.
 #pragma once
 
@@ -64,7 +65,7 @@ class Network {
 
 struct Prediction {
   double seconds = 0;
-  std::string bound;  // "link chip3->chip7", "latency", "vector engine"
+  std::string bound;  // "link chip3->chip7", "latency", "vector engine", "launch"
 };
 
 // The model fed one rank's schedule at a time, so a caller need not hold

@@ -303,8 +303,10 @@ class Engine {
     for (const RankState& rs : ranks_) reduce = std::max(reduce, rs.reduceSeconds);
     const auto latest = std::max_element(entry_.begin(), entry_.end());
     const double late = latest == entry_.end() ? 0 : *latest;
-    const double most = std::max({busiest, reduce, late});
-    if (most < 0.5 * finished_) return "latency";
+    const double launch = net_.launchSec();
+    const double most = std::max({busiest, reduce, late, launch});
+    if (most < 0.5 * (finished_ + launch)) return "latency";
+    if (launch == most) return "launch";
     if (link >= 0 && busiest == most) return "link " + net_.linkName(link);
     if (reduce == most) return "vector engine";
     return "straggler rank " + std::to_string(latest - entry_.begin());

@@ -34,7 +34,8 @@ struct Outcome {
   double seconds = 0;  // when the last rank finished
   // What bounded the run, the largest of these when it is at least half the
   // time: "link NAME" (the busiest link's busy time: its bytes, or the
-  // issuing of its messages, whichever is longer), "vector engine" (the
+  // issuing of its messages, whichever is longer), "launch" (the network's
+  // launchSec), "vector engine" (the
   // most a rank reduced), "straggler rank R" (the latest entry); else
   // "latency".
   std::string bound;

@@ -35,7 +35,7 @@ struct Prediction {
   std::string algorithm;  // the one that ran (the tuner's pick for "auto")
   Engine engine = Engine::Analytical;
   double seconds = 0;
-  std::string bound;  // "link chip3->chip7", "latency", "vector engine", "straggler rank 5"
+  std::string bound;  // "link chip3->chip7", "latency", "vector engine", "launch", "straggler rank 5"
   // Per link of the machine's network, the bytes that crossed it; folded:
   // per link of the first instance only (every instance's carry the same).
   std::vector<double> linkBytes;

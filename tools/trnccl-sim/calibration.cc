@@ -26,32 +26,40 @@ std::string format(const char* fmt, auto... args) {
   return text;
 }
 
-// "all_reduce float, 64 ranks on 2 instances"
-std::string measuredText(const MeasuredRun& run) {
-  return std::string(perf::collective_name(run.collective)) + " " + std::string(perf::type_name(run.type)) + ", " +
-         std::to_string(run.ranks) + " ranks" +
-         (run.instances > 1 ? " on " + std::to_string(run.instances) + " instances" : "");
-}
-
-// The run's sizes on `variant`, with options' algorithm and engine; throws
-// what sweep() could not price.
-std::vector<Row> predict(const Options& options, const Variant& variant, const MeasuredRun& run) {
+// The sweep that predicts `run`: what its name says, the command line for
+// what it leaves out (--coll, --dtype, --ranks, --topo's ":N"), each size of
+// the file once.
+Options sweepOf(const Options& options, const Variant& variant, const MeasuredRun& run) {
   Options o = options;
   o.variants = {variant};
-  o.variants[0].knobs.nodes = run.instances;  // what was measured, whatever --topo's ":N"
-  o.collective = run.collective;
-  o.ranks = run.ranks;
-  o.type = run.type;
+  if (run.instances > 0) o.variants[0].knobs.nodes = run.instances;
+  o.collective = run.collective.value_or(options.collective);
+  o.type = run.type.value_or(options.type);
+  o.ranks = run.ranks > 0 ? run.ranks : options.ranks;
   o.algorithms = {options.algorithms.at(0)};
   o.stragglers.clear();
   o.sizes.clear();
   for (const Measurement& m : run.points) o.sizes.push_back(m.bytes);
+  return o;
+}
+
+// "all_reduce float, 64 ranks, 2 instances of trn1.32xlarge"
+std::string sweepText(const Options& o) {
+  const Variant& v = o.variants.at(0);
+  return std::string(perf::collective_name(o.collective)) + " " + std::string(perf::type_name(o.type)) + ", " +
+         (o.ranks > 0 ? std::to_string(o.ranks) : std::string("all")) + " ranks, " +
+         (v.knobs.nodes ? std::to_string(*v.knobs.nodes) + " instances of " : std::string()) + v.label;
+}
+
+// The run's sizes on `variant`; throws what sweep() could not price.
+std::vector<Row> predict(const Options& options, const Variant& variant, const MeasuredRun& run) {
+  const Options o = sweepOf(options, variant, run);
   std::vector<std::string> skipped;
   std::vector<Row> rows;
   try {
     rows = sweep(o, skipped);
   } catch (const Error& e) {  // e.g. more ranks than the machine has: the file's, not a --ranks given
-    throwError(e.code(), run.file + " (" + measuredText(run) + " on " + variant.label + "): " + e.what());
+    throwError(e.code(), run.file + " (" + sweepText(o) + "): " + e.what());
   }
   if (!skipped.empty()) throwError(trncclInvalidArgument, run.file + ": cannot price " + skipped.front());
   return rows;
@@ -185,19 +193,21 @@ Figures startingFigures(const Variant& v) {
 
 std::string check(const Options& options) {
   const MeasuredRun run = readMeasuredRun(options.check);
-  if (options.collectiveGiven && options.collective != run.collective)
+  // What the file's name says and the command line says must agree.
+  if (options.collectiveGiven && run.collective && options.collective != *run.collective)
     throw UsageError("--coll " + std::string(perf::collective_name(options.collective)) + ": " + run.file +
-                     " measured " + std::string(perf::collective_name(run.collective)));
-  if (options.typeGiven && options.type != run.type)
+                     " measured " + std::string(perf::collective_name(*run.collective)));
+  if (options.typeGiven && run.type && options.type != *run.type)
     throw UsageError("--dtype " + std::string(perf::type_name(options.type)) + ": " + run.file + " measured " +
-                     std::string(perf::type_name(run.type)));
-  if (options.ranks != 0 && options.ranks != run.ranks)
+                     std::string(perf::type_name(*run.type)));
+  if (options.ranks != 0 && run.ranks != 0 && options.ranks != run.ranks)
     throw UsageError("--ranks " + std::to_string(options.ranks) + ": " + run.file + " measured " +
                      std::to_string(run.ranks) + " ranks");
   const Variant& v = options.variants.at(0);
   const std::vector<Row> rows = predict(options, v, run);
-  std::string text = "# trnccl-sim --check " + run.file + ": " + std::string(perf::collective_name(run.collective)) +
-                     " " + std::string(perf::type_name(run.type)) + ", " + rows.at(0).on->describe() + ", --algo " +
+  const Options o = sweepOf(options, v, run);
+  std::string text = "# trnccl-sim --check " + run.file + ": " + std::string(perf::collective_name(o.collective)) +
+                     " " + std::string(perf::type_name(o.type)) + ", " + rows.at(0).on->describe() + ", --algo " +
                      options.algorithms.at(0) + " (measured on real hardware against the model)\n";
   text += format("# %12s %14s %14s %8s  %-18s %s\n", "size(B)", "measured(us)", "predicted(us)", "error", "algorithm",
                  "bound (engine)");

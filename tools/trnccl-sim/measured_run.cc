@@ -1,6 +1,9 @@
 #include "measured_run.h"
 
 #include <algorithm>
+#include <cctype>
+#include <initializer_list>
+#include <utility>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -16,13 +19,19 @@ namespace {
 
 [[noreturn]] void refuse(const std::string& what) { throwError(trncclInvalidArgument, what); }
 
-// "2rank" -> 2, "4inst" -> 4; 0 when `part` is not NUMBER+suffix.
-int countBefore(const std::string& part, const std::string& suffix) {
-  if (!part.ends_with(suffix)) return 0;
+// "2rank" -> 2 for suffix "rank"; 0 when `word` is not NUMBER+suffix.
+int countBefore(const std::string& word, const std::string& suffix) {
+  if (!word.ends_with(suffix)) return 0;
   int value = 0;
-  const char* end = part.data() + part.size() - suffix.size();
-  const auto [at, ec] = std::from_chars(part.data(), end, value);
+  const char* end = word.data() + word.size() - suffix.size();
+  const auto [at, ec] = std::from_chars(word.data(), end, value);
   return ec == std::errc() && at == end && value > 0 ? value : 0;
+}
+
+int countOf(const std::string& word, std::initializer_list<const char*> suffixes) {
+  for (const char* suffix : suffixes)
+    if (const int n = countBefore(word, suffix)) return n;
+  return 0;
 }
 
 // `field` as a finite number when all of it reads as one ("58", "1e3", not
@@ -34,34 +43,54 @@ double numberOf(const std::string& field) {
   return !field.empty() && ec == std::errc() && at == end && std::isfinite(value) ? value : 0;
 }
 
-void describeFromName(const std::string& path, MeasuredRun& run) {
-  const std::string stem = std::filesystem::path(path).stem().string();
-  std::vector<std::string> parts;
-  std::stringstream in(stem);
-  for (std::string part; std::getline(in, part, '_');) parts.push_back(part);
-  const std::string expected = ": its name must read COLL_Nrank_TYPE.tsv or COLL_Nrank_Minst_TYPE.tsv "
-                               "(allreduce_2rank_fp32.tsv)";
-  if (parts.size() < 3 || parts.size() > 4) refuse(path + expected);
-  std::string coll = parts[0];
-  if (coll == "allreduce") coll = "all_reduce";
-  if (coll == "allgather") coll = "all_gather";
-  if (coll == "reducescatter") coll = "reduce_scatter";
-  try {
-    run.collective = perf::parse_collective(coll);
-    // parse_types takes "all" for every type: a measurement is of one.
-    const std::vector<trncclDataType_t> types = perf::parse_types(parts.back());
-    if (types.size() != 1) refuse(path + ": '" + parts.back() + "' is no single datatype" + expected);
-    run.type = types[0];
-  } catch (const perf::UsageError& e) {
-    refuse(path + ": " + e.what() + expected);
-  }
-  if (run.collective == perf::Collective::sendrecv)
-    refuse(path + ": the simulator models collectives only, not sendrecv");
-  run.ranks = countBefore(parts[1], "rank");
-  if (parts.size() == 4) run.instances = countBefore(parts[2], "inst");
-  if (run.ranks == 0 || run.instances == 0) refuse(path + expected);
+// A collective as file names spell it, nccom-test's short names included.
+std::optional<perf::Collective> collectiveOf(const std::string& word) {
+  static const std::pair<const char*, perf::Collective> kNames[] = {
+      {"allreduce", perf::Collective::all_reduce},         {"allr", perf::Collective::all_reduce},
+      {"allgather", perf::Collective::all_gather},         {"allg", perf::Collective::all_gather},
+      {"reducescatter", perf::Collective::reduce_scatter}, {"redsct", perf::Collective::reduce_scatter},
+      {"alltoall", perf::Collective::alltoall},            {"broadcast", perf::Collective::broadcast},
+      {"reduce", perf::Collective::reduce}};
+  for (const auto& [name, collective] : kNames)
+    if (word == name) return collective;
+  return std::nullopt;
 }
 
+// One type, or none ("all" names every type, and a word may be no type).
+std::optional<trncclDataType_t> typeOf(const std::string& word) {
+  try {
+    const std::vector<trncclDataType_t> types = perf::parse_types(word);
+    if (types.size() == 1) return types[0];
+  } catch (const perf::UsageError&) {
+  }
+  return std::nullopt;
+}
+
+template <class T>
+void setOnce(std::optional<T>& field, T value, const std::string& path, const char* what) {
+  if (field && *field != value) refuse(path + ": its name gives two " + what);
+  field = value;
+}
+
+void describeFromName(const std::string& path, MeasuredRun& run) {
+  std::string stem = std::filesystem::path(path).stem().string();
+  // nccl-tests' names hold the separator: all_reduce is one word.
+  for (const auto& [spelt, word] : {std::pair{"all_reduce", "allreduce"}, std::pair{"all_gather", "allgather"},
+                                    std::pair{"reduce_scatter", "reducescatter"}, std::pair{"all_to_all", "alltoall"}})
+    for (size_t at; (at = stem.find(spelt)) != std::string::npos;) stem.replace(at, std::string(spelt).size(), word);
+  std::stringstream in(stem);
+  std::optional<int> ranks, instances;
+  for (std::string word; std::getline(in, word, '_');) {
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (word == "sendrecv") refuse(path + ": the simulator models collectives only, not sendrecv");
+    if (const auto collective = collectiveOf(word)) setOnce(run.collective, *collective, path, "collectives");
+    else if (const int n = countOf(word, {"ranks", "rank"})) setOnce(ranks, n, path, "rank counts");
+    else if (const int m = countOf(word, {"instances", "inst", "nodes", "node"})) setOnce(instances, m, path, "instance counts");
+    else if (const auto type = typeOf(word)) setOnce(run.type, *type, path, "datatypes");
+  }
+  run.ranks = ranks.value_or(0);
+  run.instances = instances.value_or(0);
+}
 }  // namespace
 
 MeasuredRun readMeasuredRun(const std::string& path) {
@@ -76,7 +105,9 @@ MeasuredRun readMeasuredRun(const std::string& path) {
     if (!line.empty() && line.back() == '\r') line.pop_back();  // a file with Windows line ends
     const size_t first = line.find_first_not_of(" \t");
     if (first == std::string::npos || line[first] == '#') continue;
-    std::istringstream row(line);
+    std::string fields = line;
+    std::replace(fields.begin(), fields.end(), ',', ' ');  // a CSV row reads as well
+    std::istringstream row(fields);
     std::string bytesField, usField;
     row >> bytesField >> usField;
     const double bytes = numberOf(bytesField), us = numberOf(usField);
@@ -97,7 +128,12 @@ std::vector<MeasuredRun> readMeasuredRuns(const std::string& dir) {
   if (files.empty()) refuse("--calibrate '" + dir + "': no .tsv files");
   std::sort(files.begin(), files.end());
   std::vector<MeasuredRun> runs;
-  for (const std::string& f : files) runs.push_back(readMeasuredRun(f));
+  for (const std::string& f : files) {
+    runs.push_back(readMeasuredRun(f));
+    if (!runs.back().collective || runs.back().ranks == 0)
+      refuse(f + ": its name must give the collective and the rank count (allreduce_2rank_fp32.tsv): "
+                 "--calibrate takes them from no flag");
+  }
   return runs;
 }
 

@@ -1,12 +1,17 @@
 // A published measurement of real hardware, in ../shared/calibration's format:
 // '#' comment lines, then one row per size: size in bytes, the time of one
-// collective in microseconds, and (ignored here) nccom-test's busbw. What was
-// measured is in the file's name: COLL_Nrank_TYPE.tsv or COLL_Nrank_Minst_TYPE.tsv, e.g.
-// allreduce_2rank_fp32.tsv or allgather_64rank_2inst_bf16.tsv (instances of
-// the topology, 1 when left out).
+// collective in microseconds, and (ignored here) nccom-test's busbw,
+// separated by tabs, spaces or commas. What was
+// measured may be in the file's name, as '_'-separated words in any order: a
+// collective (allreduce, allgather, reducescatter, or nccom-test's allr, allg,
+// redsct), Nrank(s), Minst / Mnode(s) (instances of the topology) and a type
+// (fp32, bf16, ...), e.g. allreduce_2rank_fp32.tsv or
+// allgather_64rank_2inst_bf16.tsv. Other words are ignored; what the name
+// leaves out, the command line gives (--coll, --ranks, --dtype, --topo's :N).
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,20 +25,22 @@ struct Measurement {
   double us = 0;
 };
 
+// What the name says; unset (0) where it says nothing.
 struct MeasuredRun {
   std::string file;
-  perf::Collective collective = perf::Collective::all_reduce;
+  std::optional<perf::Collective> collective;
   int ranks = 0;
-  int instances = 1;
-  trncclDataType_t type = trncclFloat32;
+  int instances = 0;
+  std::optional<trncclDataType_t> type;
   std::vector<Measurement> points;
 };
 
 // Throws Error(InvalidArgument) naming the file and line of what it cannot
-// read, or the part of the name it cannot make out.
+// read, or a name that says two different things (two collectives).
 MeasuredRun readMeasuredRun(const std::string& path);
 
-// Every *.tsv file of `dir`, sorted by name (Error(InvalidArgument): none).
+// Every *.tsv file of `dir`, sorted by name (Error(InvalidArgument): none,
+// or one whose name does not give its collective and rank count).
 std::vector<MeasuredRun> readMeasuredRuns(const std::string& dir);
 
 }  // namespace trnccl::simtool
