@@ -362,11 +362,16 @@ void Communicator::runCollective(const CollectiveCall& c) {
 }
 
 // The modelled machine's launch of a collective that moves data, paced as
-// its links are: the cost model charges it once per call.
+// its links are: the cost model charges it once per call. An abort cuts it
+// short (the executor then reports it).
 void Communicator::emulateLaunch(const algo::Schedule& schedule) const {
   if (!config_.emulateLinks || nranks_ == 1 || schedule.stepCount() == 0) return;
+  using Clock = std::chrono::steady_clock;
   const double seconds = placement_->topology()->engine.launchSec * config_.emulateScale;
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  const Clock::time_point until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                     std::chrono::duration<double>(seconds));
+  while (!aborted() && Clock::now() < until)
+    std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(10)));
 }
 
 void Communicator::runP2P(const std::vector<P2PCall>& calls) {

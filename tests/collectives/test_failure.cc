@@ -244,6 +244,33 @@ TEST_CASE("failure: trncclCommAbort returns promptly while a peer is stuck, and 
   CHECK(trncclCommDestroy(comms[1]) == trncclSuccess);
 }
 
+TEST_CASE("failure: trncclCommAbort ends an emulated collective's launch within a second", "[failure][abort]") {
+  // At scale 10^6 the modelled launch (about 53 us) lasts about 53 s.
+  ScopedEnv topology("TRNCCL_TOPO", "trn1.32xlarge"), emulate("TRNCCL_EMULATE_LINKS", "1");
+  ScopedEnv scale("TRNCCL_EMULATE_SCALE", "1000000");
+  std::vector<trncclComm_t> comms(2, nullptr);
+  REQUIRE(trncclCommInitAll(comms.data(), 2, nullptr) == trncclSuccess);
+  std::atomic<long long> callEndedMs{-1};
+  trncclResult_t callResult = trncclSuccess;
+  std::string callError;
+  const auto start = Clock::now();
+  std::thread caller([&] {
+    std::vector<float> send(1024, 1.0f), recv(1024, 0.0f);
+    callResult = trncclAllReduce(send.data(), recv.data(), send.size(), trncclFloat32, trncclSum, comms[0], nullptr);
+    callError = trncclGetLastError(comms[0]);
+    callEndedMs = msSince(start);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(callEndedMs.load() == -1);  // still launching
+  CHECK(trncclCommAbort(comms[0]) == trncclSuccess);
+  caller.join();
+  INFO("the call returned " << callResult << " " << callEndedMs.load() - 300 << " ms after the abort: " << callError);
+  CHECK(callEndedMs.load() - 300 < 1000);
+  CHECK(callResult != trncclSuccess);
+  CHECK(callError.find("abort") != std::string::npos);
+  CHECK(trncclCommDestroy(comms[1]) == trncclSuccess);
+}
+
 TEST_CASE("failure: trncclCommAbort from another thread ends a blocked blocking call within a second, and a new "
           "communicator works afterwards",
           "[failure][abort]") {
