@@ -69,9 +69,18 @@ TEST_CASE("the tuner picks by predicted time: one step for tiny messages, few la
 }
 
 TEST_CASE("the tuner's decision is the same for every size of a power-of-two bucket", "[algorithms][tuner]") {
-  TunerUnderTest t("auto", 8);
-  for (size_t count = 1024; count < 2048; count += 97)
-    CHECK(t.chosen(Collective::AllReduce, count) == t.chosen(Collective::AllReduce, 1024));
+  // A fresh tuner per size, so each decides at the first size it sees (a
+  // shared one would answer every size of the bucket from its cache). The
+  // bucket is one where the choice changes at the next power of two: deciding
+  // at each call's own size would change inside it.
+  const auto fresh = [](size_t count) { return TunerUnderTest("auto", 8).chosen(Collective::AllReduce, count); };
+  size_t from = 1;
+  while (from < (size_t{1} << 26) && fresh(from) == fresh(2 * from)) from *= 2;
+  REQUIRE(fresh(from) != fresh(2 * from));
+  for (size_t count = from; count < 2 * from; count += std::max<size_t>(1, from / 16)) {
+    CAPTURE(from, count);
+    CHECK(fresh(count) == fresh(from));
+  }
 }
 
 TEST_CASE("TRNCCL_ALGO follows NCCL's syntax", "[algorithms][tuner]") {
