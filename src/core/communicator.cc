@@ -10,6 +10,7 @@
 
 #include "algorithms/mesh.h"
 #include "base/datatype.h"
+#include "base/fnv1a.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "core/call_check.h"
@@ -60,8 +61,7 @@ cpu_set_t usableCores() {
 std::string jobKey(const trncclUniqueId& id, int nranks) {
   // The id's bytes are random enough (a port and a 128-bit secret) to name
   // this communicator's shared resources.
-  uint64_t h = 1469598103934665603ull;
-  for (char c : id.internal) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  const uint64_t h = fnv1a(std::string_view(id.internal, sizeof id.internal));
   char key[32];
   std::snprintf(key, sizeof(key), "%016llx-%d", static_cast<unsigned long long>(h), nranks);
   return key;

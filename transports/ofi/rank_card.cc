@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "base/error.h"
+#include "base/fnv1a.h"
 #include "base/peer_process.h"
 
 namespace trnccl::transport::ofi {
@@ -76,9 +77,7 @@ uint64_t thisHostId() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   if (bootId.empty()) bootId = host;
-  uint64_t hash = 14695981039346656037ull;  // FNV-1a
-  for (char c : bootId) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
-  return hash ^ pidNamespaceId();
+  return fnv1a(bootId) ^ pidNamespaceId();
 }
 
 }  // namespace trnccl::transport::ofi

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "base/fnv1a.h"
+
 namespace trnccl::transport::tcp {
 
 namespace {
@@ -117,10 +119,6 @@ FrameVerdict parseFrame(std::span<const std::byte> bytes, uint64_t job) {
   return {FrameVerdict::Status::Valid, h, {}};
 }
 
-uint64_t jobIdOf(std::string_view jobKey) {
-  uint64_t hash = 1469598103934665603ull;
-  for (char c : jobKey) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return hash;
-}
+uint64_t jobIdOf(std::string_view jobKey) { return fnv1a(jobKey); }
 
 }  // namespace trnccl::transport::tcp
