@@ -16,17 +16,12 @@ bool reduces(algo::Collective c) {
 
 bool rooted(algo::Collective c) { return c == algo::Collective::Broadcast || c == algo::Collective::Reduce; }
 
-const char* opName(uint8_t op) {
-  static const char* const names[] = {"sum", "prod", "max", "min", "avg"};
-  return op < std::size(names) ? names[op] : "?";
-}
-
 std::string describe(const CallFingerprint& f) {
   if (f.magic != kFingerprintMagic) return "something that is not a trnccl call fingerprint";
   const auto collective = static_cast<algo::Collective>(f.collective);
   std::string text = std::string(algo::collectiveName(collective)) + " #" + std::to_string(f.sequence) + " of " +
                      std::to_string(f.count) + " x " + typeName(static_cast<trncclDataType_t>(f.type));
-  if (f.op != 0xff) text += std::string(" ") + opName(f.op);
+  if (f.op != 0xff) text += std::string(" ") + opName(static_cast<trncclRedOp_t>(f.op));
   if (f.rooted) text += " root " + std::to_string(f.root);
   return text;
 }
