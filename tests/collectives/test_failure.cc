@@ -55,6 +55,37 @@ long long msSince(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
 }
 
+// A blocking all-reduce of `count` floats on `comm` alone (its peers never
+// join), aborted from this thread 300 ms after it starts.
+struct AbortedCall {
+  bool blockedUntilAbort = false;
+  trncclResult_t abortResult = trncclSuccess;
+  long long abortMs = 0;        // how long trncclCommAbort took
+  long long returnedAfterMs = 0;  // when the call returned, after the abort began
+  trncclResult_t result = trncclSuccess;
+  std::string error;
+};
+
+AbortedCall abortBlockedAllReduce(trncclComm_t comm, size_t count) {
+  AbortedCall call;
+  std::atomic<long long> callEndedMs{-1};
+  const auto start = Clock::now();
+  std::thread caller([&] {
+    std::vector<float> send(count, 1.0f), recv(count, 0.0f);
+    call.result = trncclAllReduce(send.data(), recv.data(), count, trncclFloat32, trncclSum, comm, nullptr);
+    call.error = trncclGetLastError(comm);
+    callEndedMs = msSince(start);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  call.blockedUntilAbort = callEndedMs.load() == -1;
+  const auto abortStart = Clock::now();
+  call.abortResult = trncclCommAbort(comm);
+  call.abortMs = msSince(abortStart);
+  caller.join();
+  call.returnedAfterMs = callEndedMs.load() - 300;
+  return call;
+}
+
 // `sliceBytes`: "4096" (many small slices, sent eagerly) or "" (the default:
 // few large slices, announced and read by the receiver). `killed`: the victim
 // is killed (SIGKILL) in the middle of the call instead of exiting before it;
@@ -250,24 +281,13 @@ TEST_CASE("failure: trncclCommAbort ends an emulated collective's launch within 
   ScopedEnv scale("TRNCCL_EMULATE_SCALE", "1000000");
   std::vector<trncclComm_t> comms(2, nullptr);
   REQUIRE(trncclCommInitAll(comms.data(), 2, nullptr) == trncclSuccess);
-  std::atomic<long long> callEndedMs{-1};
-  trncclResult_t callResult = trncclSuccess;
-  std::string callError;
-  const auto start = Clock::now();
-  std::thread caller([&] {
-    std::vector<float> send(1024, 1.0f), recv(1024, 0.0f);
-    callResult = trncclAllReduce(send.data(), recv.data(), send.size(), trncclFloat32, trncclSum, comms[0], nullptr);
-    callError = trncclGetLastError(comms[0]);
-    callEndedMs = msSince(start);
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  CHECK(callEndedMs.load() == -1);  // still launching
-  CHECK(trncclCommAbort(comms[0]) == trncclSuccess);
-  caller.join();
-  INFO("the call returned " << callResult << " " << callEndedMs.load() - 300 << " ms after the abort: " << callError);
-  CHECK(callEndedMs.load() - 300 < 1000);
-  CHECK(callResult != trncclSuccess);
-  CHECK(callError.find("abort") != std::string::npos);
+  const AbortedCall call = abortBlockedAllReduce(comms[0], 1024);
+  INFO("the call returned " << call.result << " " << call.returnedAfterMs << " ms after the abort: " << call.error);
+  CHECK(call.blockedUntilAbort);  // still launching
+  CHECK(call.abortResult == trncclSuccess);
+  CHECK(call.returnedAfterMs < 1000);
+  CHECK(call.result != trncclSuccess);
+  CHECK(call.error.find("abort") != std::string::npos);
   CHECK(trncclCommDestroy(comms[1]) == trncclSuccess);
 }
 
@@ -289,29 +309,15 @@ TEST_CASE("failure: trncclCommAbort from another thread ends a blocked blocking 
   std::vector<trncclComm_t> comms(2, nullptr);
   REQUIRE(trncclCommInitAll(comms.data(), 2, nullptr) == trncclSuccess);
   // Rank 0 waits in a blocking all-reduce that rank 1 never joins.
-  std::atomic<long long> callEndedMs{-1};
-  trncclResult_t callResult = trncclSuccess;
-  std::string callError;
-  const auto start = Clock::now();
-  std::thread caller([&] {
-    std::vector<float> send(1 << 16, 1.0f), recv(1 << 16, 0.0f);
-    callResult = trncclAllReduce(send.data(), recv.data(), send.size(), trncclFloat32, trncclSum, comms[0], nullptr);
-    callError = trncclGetLastError(comms[0]);
-    callEndedMs = msSince(start);
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  CHECK(callEndedMs.load() == -1);  // still blocked
-  const auto abortStart = Clock::now();
-  CHECK(trncclCommAbort(comms[0]) == trncclSuccess);
-  const long long abortMs = msSince(abortStart);
-  caller.join();
-  const long long unblockedMs = callEndedMs.load() - 300;
-  INFO("abort returned after " << abortMs << " ms; the call returned " << callResult << " about " << unblockedMs
-                               << " ms after the abort: " << callError);
-  CHECK(abortMs < 1000);
-  CHECK(unblockedMs < 1000);
-  CHECK(callResult != trncclSuccess);
-  CHECK(callError.find("abort") != std::string::npos);
+  const AbortedCall call = abortBlockedAllReduce(comms[0], 1 << 16);
+  INFO("abort returned after " << call.abortMs << " ms; the call returned " << call.result << " about "
+                               << call.returnedAfterMs << " ms after the abort: " << call.error);
+  CHECK(call.blockedUntilAbort);
+  CHECK(call.abortResult == trncclSuccess);
+  CHECK(call.abortMs < 1000);
+  CHECK(call.returnedAfterMs < 1000);
+  CHECK(call.result != trncclSuccess);
+  CHECK(call.error.find("abort") != std::string::npos);
   CHECK(trncclCommDestroy(comms[1]) == trncclSuccess);
 
   // The process goes on: a fresh communicator computes right.
