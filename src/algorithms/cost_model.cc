@@ -101,8 +101,7 @@ class LinkLoads {
   std::pair<int, double> busiest() const {
     std::pair<int, double> busiest{-1, 0.0};
     for (int link : touched_) {
-      // Issuing a message overlaps the bytes of those issued before it.
-      const double seconds = std::max(bytes_[link] * (*secondsPerByte_)[link], issueSeconds_[link]);
+      const double seconds = linkBusySeconds(bytes_[link], 1 / (*secondsPerByte_)[link], issueSeconds_[link]);
       if (seconds > busiest.second) busiest = {link, seconds};
     }
     return busiest;

@@ -30,6 +30,7 @@
 // Element sizes come from each schedule's type.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,6 +63,13 @@ class Network {
   // What each collective call costs besides its messages (its launch).
   virtual double launchSec() const { return 0; }
 };
+
+// How long a link is busy with `bytes` at `bytesPerSec` and issuing its
+// messages for `issueSeconds`: issuing a message overlaps the bytes of those
+// issued before it, so the longer of the two.
+inline double linkBusySeconds(double bytes, double bytesPerSec, double issueSeconds) {
+  return std::max(bytes / bytesPerSec, issueSeconds);
+}
 
 struct Prediction {
   double seconds = 0;

@@ -2,12 +2,16 @@
 
 #include <string_view>
 
+#include "base/datatype.h"
+
 namespace trnccl::algo {
 
-int neuronRange(Collective collective, size_t bytes) {
-  if (collective != Collective::AllReduce && collective != Collective::AllGather &&
-      collective != Collective::ReduceScatter)
+int neuronRange(const CollectiveArgs& args) {
+  if (args.collective != Collective::AllReduce && args.collective != Collective::AllGather &&
+      args.collective != Collective::ReduceScatter)
     return -1;
+  const size_t bytes = args.count * typeSize(args.type) *
+                       (args.collective == Collective::AllReduce ? 1 : static_cast<size_t>(args.nranks));
   constexpr size_t kMeshBelow = size_t{1} << 20, kRdhUpTo = size_t{56} << 20;
   return bytes < kMeshBelow ? 0 : bytes <= kRdhUpTo ? 1 : 2;
 }

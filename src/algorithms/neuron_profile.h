@@ -15,11 +15,10 @@
 
 namespace trnccl::algo {
 
-// Neuron's size range of a call (0: mesh, 1: RDH, 2: KangaRing), from
-// `bytes`, the collective's whole buffer (all-gather's output,
-// reduce-scatter's input); -1 when Neuron has no rule for the collective
-// (the cost model decides then).
-int neuronRange(Collective collective, size_t bytes);
+// Neuron's size range of a call (0: mesh, 1: RDH, 2: KangaRing), by the
+// collective's whole buffer (all-gather's output, reduce-scatter's input);
+// -1 when Neuron has no rule for the collective (the cost model decides then).
+int neuronRange(const CollectiveArgs& args);
 
 // Among `candidates` (allowed, and able to run the call), Neuron's pick for
 // size range `range` on `instances` instances; nullptr when none of them is.

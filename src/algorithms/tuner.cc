@@ -75,8 +75,7 @@ const Algorithm& Tuner::choose(const CollectiveArgs& args) const {
   std::lock_guard<std::mutex> lock(mutex_);
   const size_t bytes = args.count * typeSize(args.type);
   // Neuron's ranges need not end at a power of two (RDH up to 56 MiB).
-  const size_t wholeBytes = bytes * (args.collective == Collective::AllReduce ? 1 : static_cast<size_t>(args.nranks));
-  const int neuron = filter_.followsNeuron(args.collective) ? neuronRange(args.collective, wholeBytes) : -1;
+  const int neuron = filter_.followsNeuron(args.collective) ? neuronRange(args) : -1;
   const Bucket bucket{args.collective, args.type, log2Floor(bytes), args.root, neuron};
   auto it = decisions_.find(bucket);
   if (it == decisions_.end()) it = decisions_.emplace(bucket, &decide(args, neuron)).first;

@@ -61,7 +61,7 @@ Outcome runAnalytical(const std::vector<algo::Schedule>& all, const algo::Networ
   int worst = -1;
   double loadSeconds = 0;
   for (int l = 0; l < net.linkCount(); ++l) {
-    const double t = std::max(chain.linkBytes[l] / net.linkBytesPerSec(l), chain.linkIssueSeconds[l]);
+    const double t = algo::linkBusySeconds(chain.linkBytes[l], net.linkBytesPerSec(l), chain.linkIssueSeconds[l]);
     if (t > loadSeconds) loadSeconds = t, worst = l;
   }
   if (loadSeconds > 0) loadSeconds += net.launchSec();

@@ -297,7 +297,8 @@ class Engine {
     double busiest = 0, reduce = 0;
     int link = -1;
     for (size_t l = 0; l < links_.size(); ++l) {
-      const double busy = std::max(outcome_.linkBytes[l] / links_[l].bytesPerSec, outcome_.linkIssueSeconds[l]);
+      const double busy =
+          algo::linkBusySeconds(outcome_.linkBytes[l], links_[l].bytesPerSec, outcome_.linkIssueSeconds[l]);
       if (busy > busiest) busiest = busy, link = static_cast<int>(l);
     }
     for (const RankState& rs : ranks_) reduce = std::max(reduce, rs.reduceSeconds);
