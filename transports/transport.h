@@ -61,7 +61,9 @@ struct LinkEmulation {
   std::vector<double> linkBytesPerSec;   // per link id of the whole job
   std::vector<std::vector<int>> pathTo;  // per peer rank: link ids, in order
   std::vector<double> latencyTo;         // per peer rank: seconds (unscaled)
-  std::vector<double> issueTo;           // per peer rank: what issuing a message holds its path (unscaled s; empty: 0)
+  // Per peer rank: what issuing a message holds its path's first link (the
+  // sender's DMA engines) for, unscaled seconds; empty: 0.
+  std::vector<double> issueTo;
 };
 
 // What a transport holds (trncclCommMemStats).

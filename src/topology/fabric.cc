@@ -102,7 +102,7 @@ Route Fabric::route(CoreLocation from, CoreLocation to) const {
   const Topology& t = topology_;
   Route r;
   appendDma(from.node, from.chip, r.links);
-  if (!r.links.empty()) r.issueLink = r.links.front(), r.issueSec = links_[r.issueLink].messageSec;
+  if (modelsDma(t)) r.issueLink = r.links.front(), r.issueSec = links_[r.issueLink].messageSec;
   if (from.node == to.node && from.chip == to.chip) {
     r.links.push_back(nodeBase(from.node) + onChipOffset(t, from.chip));
   } else if (from.node == to.node) {
