@@ -6,8 +6,8 @@
 
 #include "analysis.h"
 
-using trace_tool::RankDump;
-using trace_tool::RecordedOp;
+using trnccl::trace::RankDump;
+using trnccl::trace::RecordedOp;
 
 namespace {
 
@@ -38,7 +38,7 @@ RankDump dump(int rank, int nranks, std::vector<RecordedOp> ops, const char* com
 }  // namespace
 
 TEST_CASE("analyze: ranks that wait for each other in a cycle", "[trace][analyze]") {
-  const auto d = trace_tool::analyze({dump(0, 3, {op(0, "waiting", 1, 2)}), dump(1, 3, {op(0, "waiting", 2, 2)}),
+  const auto d = trnccl::trace::analyze({dump(0, 3, {op(0, "waiting", 1, 2)}), dump(1, 3, {op(0, "waiting", 2, 2)}),
                                       dump(2, 3, {op(0, "waiting", 0, 2, false)})});
   CHECK(d.problem);
   CHECK_THAT(d.line, Catch::Contains("cycle 0 -> 1 -> 2 -> 0"));
@@ -46,7 +46,7 @@ TEST_CASE("analyze: ranks that wait for each other in a cycle", "[trace][analyze
 
 TEST_CASE("analyze: the rank at the end of a chain of waits is named with its state", "[trace][analyze]") {
   // 0 waits for 1, 1 for 2, and 2 is in the call without waiting on anyone.
-  const auto d = trace_tool::analyze({dump(0, 3, {op(0, "done"), op(1, "waiting", 1, 4)}),
+  const auto d = trnccl::trace::analyze({dump(0, 3, {op(0, "done"), op(1, "waiting", 1, 4)}),
                                       dump(1, 3, {op(0, "done"), op(1, "waiting", 2, 5)}),
                                       dump(2, 3, {op(0, "done"), op(1, "running")})});
   CHECK(d.line ==
@@ -63,12 +63,12 @@ TEST_CASE("analyze: a send/recv group that waits on a peer", "[trace][analyze]")
   p2p.waitPeer = 1;
   p2p.waitStep = 0;
   p2p.waitReceiving = false;
-  const auto d = trace_tool::analyze({dump(0, 2, {op(0, "done"), p2p}), dump(1, 2, {op(0, "done")})});
+  const auto d = trnccl::trace::analyze({dump(0, 2, {op(0, "done"), p2p}), dump(1, 2, {op(0, "done")})});
   CHECK_THAT(d.line, Catch::Contains("send/recv group (2, p2p) hangs: rank 0 waits for rank 1 to receive at step 0"));
 }
 
 TEST_CASE("analyze: the communicator with the problem is named among several", "[trace][analyze]") {
-  const auto d = trace_tool::analyze({dump(0, 2, {op(0, "done")}, "a-2"), dump(1, 2, {op(0, "done")}, "a-2"),
+  const auto d = trnccl::trace::analyze({dump(0, 2, {op(0, "done")}, "a-2"), dump(1, 2, {op(0, "done")}, "a-2"),
                                       dump(0, 2, {op(3, "waiting", 1, 0)}, "b-2"), dump(1, 2, {op(2, "done")}, "b-2")});
   CHECK(d.problem);
   CHECK_THAT(d.line, Catch::StartsWith("comm b-2: allreduce #3") && Catch::Contains("rank 1 never entered it") &&
@@ -76,7 +76,7 @@ TEST_CASE("analyze: the communicator with the problem is named among several", "
 }
 
 TEST_CASE("analyze: nothing unfinished is no hang, and missing ranks are noted", "[trace][analyze]") {
-  const auto d = trace_tool::analyze({dump(0, 3, {op(0, "done")}), dump(2, 3, {op(0, "done")})});
+  const auto d = trnccl::trace::analyze({dump(0, 3, {op(0, "done")}), dump(2, 3, {op(0, "done")})});
   CHECK_FALSE(d.problem);
   CHECK(d.line ==
         "no hang recorded: every operation in the dumps of ranks 0, 2 ended; rank 1 left no dump (stopped or "

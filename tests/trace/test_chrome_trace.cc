@@ -82,7 +82,7 @@ TEST_CASE("chrome trace: TRNCCL_TRACE writes every collective, step and transfer
   }
   std::vector<std::string> inputs;
   for (int rank = 0; rank < 3; ++rank) inputs.push_back(dir.path() + "/trace-" + std::to_string(rank) + ".json");
-  checkTraceFile(trace_tool::mergeTraces(inputs), 3, 3);
+  checkTraceFile(trnccl::trace::mergeTraces(inputs), 3, 3);
   const ToolRun run = runTraceTool("merge -o " + dir.path() + "/merged.json " + inputs[0] + " " + inputs[1] + " " +
                                    inputs[2]);
   INFO(run.output);
@@ -117,6 +117,6 @@ TEST_CASE("trnccl-trace merge: an input that is not a trace is an error naming i
   REQUIRE(f != nullptr);
   std::fputs("{\"something\": 1}", f);
   std::fclose(f);
-  CHECK_THROWS_WITH(trace_tool::mergeTraces({bad}), Catch::Contains("bad.json"));
-  CHECK_THROWS_WITH(trace_tool::mergeTraces({dir.path() + "/missing.json"}), Catch::Contains("missing.json"));
+  CHECK_THROWS_WITH(trnccl::trace::mergeTraces({bad}), Catch::Contains("bad.json"));
+  CHECK_THROWS_WITH(trnccl::trace::mergeTraces({dir.path() + "/missing.json"}), Catch::Contains("missing.json"));
 }

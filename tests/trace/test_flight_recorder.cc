@@ -113,13 +113,13 @@ TEST_CASE("flight recorder: its JSON dump reads back with every field", "[trace]
   header.nranks = 4;
   header.reason = "signal";
   const auto j = trnccl::runtime::dumpJson(recorder, header);
-  const trace_tool::RankDump d = trace_tool::parseDump(j.dump(), "test");
+  const trnccl::trace::RankDump d = trnccl::trace::parseDump(j.dump(), "test");
   CHECK(d.comm == "abc-4");
   CHECK(d.rank == 1);
   CHECK(d.nranks == 4);
   CHECK(d.reason == "signal");
   REQUIRE(d.ops.size() == 1);
-  const trace_tool::RecordedOp& o = d.ops[0];
+  const trnccl::trace::RecordedOp& o = d.ops[0];
   CHECK(o.seq == 7u);
   CHECK(o.collective == "allreduce");
   CHECK(o.count == 1024);
@@ -136,8 +136,8 @@ TEST_CASE("flight recorder: its JSON dump reads back with every field", "[trace]
 }
 
 TEST_CASE("trnccl-trace: a file that is not a dump is an error naming it", "[trace][recorder]") {
-  CHECK_THROWS_WITH(trace_tool::parseDump("{\"format\": \"other\"}", "x.json"), Catch::Contains("x.json"));
-  CHECK_THROWS_WITH(trace_tool::parseDump("not json", "y.json"), Catch::Contains("y.json"));
+  CHECK_THROWS_WITH(trnccl::trace::parseDump("{\"format\": \"other\"}", "x.json"), Catch::Contains("x.json"));
+  CHECK_THROWS_WITH(trnccl::trace::parseDump("not json", "y.json"), Catch::Contains("y.json"));
 }
 
 // Found by fuzz_trace_dumps: an integer field holding 3e99 (or any number
@@ -145,14 +145,14 @@ TEST_CASE("trnccl-trace: a file that is not a dump is an error naming it", "[tra
 TEST_CASE("trnccl-trace: integer fields that are not whole or do not fit are an error naming them",
           "[trace][recorder]") {
   const std::string head = R"({"format": "trnccl-flight-recorder", "version": 1, "comm": "c", "pid": 1, )";
-  CHECK_THROWS_WITH(trace_tool::parseDump(head + R"("rank": 0, "nranks": 3e99, "ops": []})", "z.json"),
+  CHECK_THROWS_WITH(trnccl::trace::parseDump(head + R"("rank": 0, "nranks": 3e99, "ops": []})", "z.json"),
                     Catch::StartsWith("z.json: ") && Catch::Contains("\"nranks\" is 3e+99, not an integer that fits"));
-  CHECK_THROWS_WITH(trace_tool::parseDump(head + R"("rank": 0.5, "nranks": 2, "ops": []})", "z.json"),
+  CHECK_THROWS_WITH(trnccl::trace::parseDump(head + R"("rank": 0.5, "nranks": 2, "ops": []})", "z.json"),
                     Catch::Contains("\"rank\" is 0.5"));
-  CHECK_THROWS_WITH(trace_tool::parseDump(head + R"("rank": 0, "nranks": 4294967297, "ops": []})", "z.json"),
+  CHECK_THROWS_WITH(trnccl::trace::parseDump(head + R"("rank": 0, "nranks": 4294967297, "ops": []})", "z.json"),
                     Catch::Contains("\"nranks\" is 4294967297"));
   const std::string op = R"({"seq": 1, "collective": "allreduce", "count": -1, "root": null, "state": "done"})";
-  CHECK_THROWS_WITH(trace_tool::parseDump(head + R"("rank": 0, "nranks": 1, "ops": [)" + op + "]}", "z.json"),
+  CHECK_THROWS_WITH(trnccl::trace::parseDump(head + R"("rank": 0, "nranks": 1, "ops": [)" + op + "]}", "z.json"),
                     Catch::Contains("\"count\" is -1"));
-  CHECK(trace_tool::parseDump(head + R"("rank": 1, "nranks": 2, "ops": []})", "z.json").nranks == 2);
+  CHECK(trnccl::trace::parseDump(head + R"("rank": 1, "nranks": 2, "ops": []})", "z.json").nranks == 2);
 }

@@ -18,7 +18,7 @@ using namespace tracetest;
 
 namespace {
 
-std::string analyzeDir(const std::string& dir) { return trace_tool::analyze(trace_tool::readDumps(dir)).line; }
+std::string analyzeDir(const std::string& dir) { return trnccl::trace::analyze(trnccl::trace::readDumps(dir)).line; }
 
 // Waits, sleeping, until `counter` reaches `value` (bounded: 20 s).
 void waitUntil(const std::atomic<int>& counter, int value) {

@@ -6,7 +6,7 @@
 
 #include "base/rank_list.h"
 
-namespace trace_tool {
+namespace trnccl::trace {
 namespace {
 
 using trnccl::describeRanks;
@@ -184,4 +184,4 @@ Diagnosis analyze(const std::vector<RankDump>& dumps) {
                      missingNote(c)};
 }
 
-}  // namespace trace_tool
+}  // namespace trnccl::trace

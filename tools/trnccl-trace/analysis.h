@@ -9,7 +9,7 @@
 
 #include "dumps.h"
 
-namespace trace_tool {
+namespace trnccl::trace {
 
 struct Diagnosis {
   bool problem = false;  // false: every recorded operation completed
@@ -20,4 +20,4 @@ struct Diagnosis {
 // communicator with a problem is named.
 Diagnosis analyze(const std::vector<RankDump>& dumps);
 
-}  // namespace trace_tool
+}  // namespace trnccl::trace

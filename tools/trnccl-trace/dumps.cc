@@ -7,7 +7,7 @@
 #include <sstream>
 #include <utility>
 
-namespace trace_tool {
+namespace trnccl::trace {
 namespace {
 
 using nlohmann::json;
@@ -112,4 +112,4 @@ std::vector<RankDump> readDumps(const std::string& dir) {
   return dumps;
 }
 
-}  // namespace trace_tool
+}  // namespace trnccl::trace

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace trace_tool {
+namespace trnccl::trace {
 
 // A file that is not a readable dump; what() names the file.
 struct DumpError : std::runtime_error {
@@ -44,4 +44,4 @@ RankDump parseDump(const std::string& text, const std::string& file);  // throws
 // Every trnccl-*.json dump in `dir` (throws DumpError if none, or one is bad).
 std::vector<RankDump> readDumps(const std::string& dir);
 
-}  // namespace trace_tool
+}  // namespace trnccl::trace

@@ -23,10 +23,10 @@ int usage(const char* problem) {
 
 int analyzeCommand(const std::string& dir) {
   try {
-    const trace_tool::Diagnosis d = trace_tool::analyze(trace_tool::readDumps(dir));
+    const trnccl::trace::Diagnosis d = trnccl::trace::analyze(trnccl::trace::readDumps(dir));
     std::printf("%s\n", d.line.c_str());
     return 0;
-  } catch (const trace_tool::DumpError& e) {
+  } catch (const trnccl::trace::DumpError& e) {
     std::fprintf(stderr, "trnccl-trace analyze: %s\n", e.what());
     return 1;
   }
@@ -34,7 +34,7 @@ int analyzeCommand(const std::string& dir) {
 
 int mergeCommand(const std::string& out, const std::vector<std::string>& inputs) {
   try {
-    const nlohmann::json merged = trace_tool::mergeTraces(inputs);
+    const nlohmann::json merged = trnccl::trace::mergeTraces(inputs);
     std::ofstream file(out);
     file << merged.dump() << "\n";
     if (!file) throw std::runtime_error(out + ": cannot be written");

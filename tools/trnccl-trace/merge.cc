@@ -3,7 +3,7 @@
 #include <fstream>
 #include <stdexcept>
 
-namespace trace_tool {
+namespace trnccl::trace {
 
 nlohmann::json mergeTraces(const std::vector<std::string>& files) {
   nlohmann::json events = nlohmann::json::array();
@@ -24,4 +24,4 @@ nlohmann::json mergeTraces(const std::vector<std::string>& files) {
   return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}};
 }
 
-}  // namespace trace_tool
+}  // namespace trnccl::trace

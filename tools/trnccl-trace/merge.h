@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-namespace trace_tool {
+namespace trnccl::trace {
 
 // Each input is a trace-event object ({"traceEvents": [...]}) or a bare
 // array of events; throws std::runtime_error naming a file that is neither.
 nlohmann::json mergeTraces(const std::vector<std::string>& files);
 
-}  // namespace trace_tool
+}  // namespace trnccl::trace
