@@ -16,8 +16,8 @@ uint64_t slotKey(size_t phase, size_t step, int link) {
 
 }  // namespace
 
-Outcome runAnalytical(const std::vector<algo::Schedule>& all, const algo::Network& net,
-                      const std::vector<double>& entrySec) {
+Prediction runAnalytical(const std::vector<algo::Schedule>& all, const algo::Network& net,
+                         const std::vector<double>& entrySec) {
   // Steps of one index (in one phase, over every channel and rank) run
   // together: the rank pairs they connect share each link they cross
   // equally. Every byte a link carries crosses it at its rate, whenever it
@@ -55,7 +55,7 @@ Outcome runAnalytical(const std::vector<algo::Schedule>& all, const algo::Networ
       rate = std::min(rate, net.linkBytesPerSec(l) / std::max<uint32_t>(1, sharers[slotKey(phase, step, l)]));
     return rate;
   };
-  Outcome chain = runEvents(all, net, entrySec, Sharing::Static, &shareOfStep);
+  Prediction chain = runEvents(all, net, entrySec, Sharing::Static, &shareOfStep);
   // The chain's transfers carried every byte of the schedules: its per-link
   // bytes are the loads.
   int worst = -1;

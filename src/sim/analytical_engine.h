@@ -28,7 +28,7 @@
 
 namespace trnccl::sim {
 
-Outcome runAnalytical(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
-                      const std::vector<double>& entrySec = {});
+Prediction runAnalytical(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
+                         const std::vector<double>& entrySec = {});
 
 }  // namespace trnccl::sim

@@ -66,19 +66,19 @@ struct RankState {
   double reduceSeconds = 0;
 };
 
-class Engine {
+class EventSimulation {
  public:
-  Engine(const std::vector<algo::Schedule>& all, const algo::Network& net, const std::vector<double>& entry,
-         Sharing sharing, const StaticRate* rate)
+  EventSimulation(const std::vector<algo::Schedule>& all, const algo::Network& net, const std::vector<double>& entry,
+                  Sharing sharing, const StaticRate* rate)
       : all_(all), net_(net), entry_(entry), sharing_(sharing), staticRate_(rate) {
     for (int l = 0; l < net.linkCount(); ++l) links_.push_back({net.linkBytesPerSec(l), 0, {}});
-    outcome_.linkBytes.assign(links_.size(), 0);
-    outcome_.linkIssueSeconds.assign(links_.size(), 0);
+    prediction_.linkBytes.assign(links_.size(), 0);
+    prediction_.linkIssueSeconds.assign(links_.size(), 0);
     ranks_.resize(all.size());
     entry_.resize(all.size(), 0);
   }
 
-  Outcome run() {
+  Prediction run() {
     // Ranks on time start before any event; late ones when they enter.
     for (size_t r = 0; r < all_.size(); ++r) {
       if (entry_[r] > 0) push({entry_[r], EventKind::Start, static_cast<int>(r), 0});
@@ -95,9 +95,10 @@ class Engine {
       else if (flows_[e.a].version == static_cast<uint32_t>(e.b)) finishFlow(e.a);
     }
     checkAllFinished();
-    outcome_.seconds = finished_ > 0 ? finished_ + net_.launchSec() : 0;  // a call that moves nothing is not launched
-    outcome_.bound = bound();
-    return std::move(outcome_);
+    prediction_.seconds = finished_ > 0 ? finished_ + net_.launchSec() : 0;  // a call that moves nothing is not launched
+    prediction_.bound = bound();
+    prediction_.engine = sharing_ == Sharing::Fair ? Engine::EventDriven : Engine::Analytical;
+    return std::move(prediction_);
   }
 
  private:
@@ -176,7 +177,7 @@ class Engine {
   }
 
   void startFlow(int rank, int channel, const algo::Step& step) {
-    ++outcome_.transfers;
+    ++prediction_.transfers;
     const uint64_t key = messageKey(rank, step.sendPeer, step.sendTag);
     const algo::Path& path = pathOf(rank, step.sendPeer);
     const double bytes = static_cast<double>(step.count * typeSize(all_[rank].type));
@@ -193,7 +194,7 @@ class Engine {
     f.path = &path, f.message = key, f.remaining = bytes, f.rate = 0, f.since = now_;
     f.pair = (static_cast<uint64_t>(rank) << 32) | static_cast<uint32_t>(step.sendPeer);
     f.phase = ranks_[rank].phase, f.step = ranks_[rank].channels[channel].step;
-    for (int l : path.links) outcome_.linkBytes[l] += bytes;
+    for (int l : path.links) prediction_.linkBytes[l] += bytes;
     if (path.issueLink < 0) return queueFlow(id);
     push({issue(path), EventKind::Issued, id, 0});
   }
@@ -205,7 +206,7 @@ class Engine {
     if (path.issueLink < 0) return now_;
     Link& issuer = links_[path.issueLink];
     issuer.issueFree = std::max(now_, issuer.issueFree) + path.issueSec;
-    outcome_.linkIssueSeconds[path.issueLink] += path.issueSec;
+    prediction_.linkIssueSeconds[path.issueLink] += path.issueSec;
     return issuer.issueFree;
   }
 
@@ -298,7 +299,7 @@ class Engine {
     int link = -1;
     for (size_t l = 0; l < links_.size(); ++l) {
       const double busy =
-          algo::linkBusySeconds(outcome_.linkBytes[l], links_[l].bytesPerSec, outcome_.linkIssueSeconds[l]);
+          algo::linkBusySeconds(prediction_.linkBytes[l], links_[l].bytesPerSec, prediction_.linkIssueSeconds[l]);
       if (busy > busiest) busiest = busy, link = static_cast<int>(l);
     }
     for (const RankState& rs : ranks_) reduce = std::max(reduce, rs.reduceSeconds);
@@ -327,14 +328,14 @@ class Engine {
   std::unordered_map<uint64_t, PairQueue> pairs_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   double now_ = 0, finished_ = 0;
-  Outcome outcome_;
+  Prediction prediction_;
 };
 
 }  // namespace
 
-Outcome runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
-                  const std::vector<double>& entrySec, Sharing sharing, const StaticRate* staticRate) {
-  return Engine(allRanks, net, entrySec, sharing, staticRate).run();
+Prediction runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
+                     const std::vector<double>& entrySec, Sharing sharing, const StaticRate* staticRate) {
+  return EventSimulation(allRanks, net, entrySec, sharing, staticRate).run();
 }
 
 }  // namespace trnccl::sim

@@ -26,23 +26,9 @@
 
 #include "algorithms/cost_model.h"
 #include "algorithms/schedule.h"
+#include "sim/prediction.h"
 
 namespace trnccl::sim {
-
-// What a run of either engine found.
-struct Outcome {
-  double seconds = 0;  // when the last rank finished
-  // What bounded the run, the largest of these when it is at least half the
-  // time: "link NAME" (the busiest link's busy time: its bytes, or the
-  // issuing of its messages, whichever is longer), "launch" (the network's
-  // launchSec), "vector engine" (the
-  // most a rank reduced), "straggler rank R" (the latest entry); else
-  // "latency".
-  std::string bound;
-  size_t transfers = 0;
-  std::vector<double> linkBytes;     // bytes that crossed each link
-  std::vector<double> linkIssueSeconds;  // what issuing messages held each link
-};
 
 // How transfers use the links. Fair shares them as above. Static decides
 // each transfer's rate from the schedules alone (StaticRate; by default its
@@ -57,8 +43,8 @@ using StaticRate = std::function<double(int rank, size_t phase, size_t step, con
 // `entrySec`: when each rank enters the collective (empty, or missing ranks:
 // at 0). Throws Error(InternalError) on a schedule that can never finish (a
 // receive nobody sends), naming the rank and step.
-Outcome runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
-                  const std::vector<double>& entrySec = {}, Sharing sharing = Sharing::Fair,
-                  const StaticRate* staticRate = nullptr);
+Prediction runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
+                     const std::vector<double>& entrySec = {}, Sharing sharing = Sharing::Fair,
+                     const StaticRate* staticRate = nullptr);
 
 }  // namespace trnccl::sim

@@ -103,7 +103,7 @@ std::vector<int> probedInstances(int instances) {
 
 }  // namespace
 
-FoldedPrediction predictFolded(const algo::Algorithm& algorithm, algo::CollectiveArgs args,
+Prediction predictFolded(const algo::Algorithm& algorithm, algo::CollectiveArgs args,
                                const algo::Network& folded, const Folding& folding) {
   algo::CostModel model(folded);
   Routes routes(folded);
@@ -126,7 +126,11 @@ FoldedPrediction predictFolded(const algo::Algorithm& algorithm, algo::Collectiv
   // folded routes name instance 0's links only.
   std::vector<double> linkBytes = model.linkBytes();
   linkBytes.resize(static_cast<size_t>(folding.linksPerInstance));
-  return {model.prediction(), std::move(linkBytes)};
+  Prediction prediction;
+  static_cast<algo::Prediction&>(prediction) = model.prediction();
+  prediction.engine = Engine::Folded;
+  prediction.linkBytes = std::move(linkBytes);
+  return prediction;
 }
 
 }  // namespace trnccl::sim

@@ -23,6 +23,7 @@
 #include "algorithms/algorithm.h"
 #include "algorithms/cost_model.h"
 #include "sim/machine.h"
+#include "sim/prediction.h"
 
 namespace trnccl::sim {
 
@@ -39,11 +40,6 @@ std::optional<Folding> foldingOf(const Machine& machine);
 // `net`'s routes with every link moved onto its copy in instance 0.
 std::unique_ptr<algo::Network> foldedNetwork(const algo::Network& net, const Folding& folding);
 
-struct FoldedPrediction {
-  algo::Prediction prediction;
-  std::vector<double> linkBytes;  // per link of instance 0 (links 0 to linksPerInstance - 1)
-};
-
 // The cost model's prediction for `args` (every rank of the job) from
 // instance 0's schedules on `folded` (foldedNetwork()), and the bytes each of
 // instance 0's links carries (each instance's carry the same). Whether the
@@ -53,7 +49,7 @@ struct FoldedPrediction {
 // may differ by one element). Throws Error(InvalidArgument) naming the
 // algorithm when they do not (RDH on a rank count that is not a power of
 // two: its extra ranks are the first ones).
-FoldedPrediction predictFolded(const algo::Algorithm& algorithm, algo::CollectiveArgs args,
+Prediction predictFolded(const algo::Algorithm& algorithm, algo::CollectiveArgs args,
                                const algo::Network& folded, const Folding& folding);
 
 }  // namespace trnccl::sim

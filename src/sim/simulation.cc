@@ -80,8 +80,8 @@ Prediction simulateFolded(const Machine& machine, const Call& call, const Foldin
   // Each candidate priced once per count: the tuner prices at its bucket's
   // first size, which is often the call's own, and the winner is not priced
   // again below.
-  std::map<std::pair<const algo::Algorithm*, size_t>, FoldedPrediction> priced;
-  const auto price = [&](const algo::Algorithm& a, algo::CollectiveArgs args) -> FoldedPrediction& {
+  std::map<std::pair<const algo::Algorithm*, size_t>, Prediction> priced;
+  const auto price = [&](const algo::Algorithm& a, algo::CollectiveArgs args) -> Prediction& {
     args.maxStepElements = 0;  // as the tuner prices candidates
     auto it = priced.find({&a, args.count});
     if (it == priced.end())
@@ -92,7 +92,7 @@ Prediction simulateFolded(const Machine& machine, const Call& call, const Foldin
   // (and when nothing else can run, pricing it below says why).
   const algo::Tuner::Predictor predictor = [&](const algo::Algorithm& a, const algo::CollectiveArgs& args) {
     try {
-      return price(a, args).prediction;
+      return algo::Prediction(price(a, args));
     } catch (const Error& e) {
       if (e.code() != trncclInvalidArgument) throw;
       return algo::Prediction{std::numeric_limits<double>::infinity(), ""};
@@ -102,8 +102,9 @@ Prediction simulateFolded(const Machine& machine, const Call& call, const Foldin
                           machine.network(), &machine.layout(), predictor);
   const algo::CollectiveArgs args = argsOf(machine, call);
   const algo::Algorithm& algorithm = choose(tuner, args);
-  FoldedPrediction& o = price(algorithm, args);
-  return {algorithm.name(), Engine::Folded, o.prediction.seconds, o.prediction.bound, std::move(o.linkBytes)};
+  Prediction p = std::move(price(algorithm, args));
+  p.algorithm = algorithm.name();
+  return p;
 }
 
 }  // namespace
@@ -126,14 +127,12 @@ Prediction simulate(const Machine& machine, const Call& call) {
     all.push_back(algorithm->build(args));
     steps += all.back().stepCount();
   }
-  Prediction p;
-  p.algorithm = algorithm->name();
-  p.engine = engine != Engine::Auto ? engine
-             : steps <= kEventEngineMaxSteps ? Engine::EventDriven
-                                              : Engine::Analytical;
-  Outcome o = p.engine == Engine::EventDriven ? runEvents(all, machine.network(), entry)
+  const Engine chosen = engine != Engine::Auto              ? engine
+                        : steps <= kEventEngineMaxSteps ? Engine::EventDriven
+                                                        : Engine::Analytical;
+  Prediction p = chosen == Engine::EventDriven ? runEvents(all, machine.network(), entry)
                                                : runAnalytical(all, machine.network(), entry);
-  p.seconds = o.seconds, p.bound = std::move(o.bound), p.linkBytes = std::move(o.linkBytes);
+  p.algorithm = algorithm->name();
   return p;
 }
 

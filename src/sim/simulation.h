@@ -12,14 +12,10 @@
 
 #include "algorithms/schedule.h"
 #include "sim/machine.h"
+#include "sim/prediction.h"
 #include "sim/stragglers.h"
 
 namespace trnccl::sim {
-
-enum class Engine { Analytical, EventDriven, Folded, Auto };
-const char* engineName(Engine e);  // "analytical", "event", "folded"
-// Throws Error(InvalidArgument) naming --engine.
-Engine parseEngine(const std::string& name);
 
 struct Call {
   algo::Collective collective = algo::Collective::AllReduce;
@@ -29,16 +25,6 @@ struct Call {
   std::string algorithm = "auto";  // a name of Tuner::algorithmNames(), or "auto"
   Engine engine = Engine::Auto;
   std::vector<Straggler> stragglers;  // ranks that enter late
-};
-
-struct Prediction {
-  std::string algorithm;  // the one that ran (the tuner's pick for "auto")
-  Engine engine = Engine::Analytical;
-  double seconds = 0;
-  std::string bound;  // "link chip3->chip7", "latency", "vector engine", "launch", "straggler rank 5"
-  // Per link of the machine's network, the bytes that crossed it; folded:
-  // per link of the first instance only (every instance's carry the same).
-  std::vector<double> linkBytes;
 };
 
 // Auto picks the event-driven engine while the schedules of all ranks hold at

@@ -71,13 +71,13 @@ TEST_CASE("sim: a 4-rank ring all-reduce takes 2(n-1) hops of alpha + block/B an
           "[sim]") {
   const HandRing ring;
   constexpr int n = HandRing::n;
-  const sim::Outcome events = sim::runEvents(ring.all, ring.net);
+  const sim::Prediction events = sim::runEvents(ring.all, ring.net);
   CHECK(events.seconds == Approx(HandRing::seconds).epsilon(1e-9));
   CHECK(events.transfers == static_cast<size_t>(n * 2 * (n - 1)));
-  const sim::Outcome analytical = sim::runAnalytical(ring.all, ring.net);
+  const sim::Prediction analytical = sim::runAnalytical(ring.all, ring.net);
   CHECK(analytical.seconds == Approx(HandRing::seconds).epsilon(1e-9));
   // Every link carries 2(n-1) blocks: 2(n-1)/n of the data, in both engines.
-  for (const sim::Outcome* o : {&events, &analytical})
+  for (const sim::Prediction* o : {&events, &analytical})
     for (int l = 0; l < n; ++l) CHECK(o->linkBytes.at(l) == 2.0 * (n - 1) / n * HandRing::count * 4);
 }
 
@@ -89,8 +89,8 @@ TEST_CASE("sim: a rank that enters a ring late delays it by exactly that much in
   for (const double late : {7e-6, 3 * HandRing::seconds}) {
     CAPTURE(late);
     const std::vector<double> entry{0, 0, late, 0};
-    const sim::Outcome events = sim::runEvents(ring.all, ring.net, entry);
-    const sim::Outcome analytical = sim::runAnalytical(ring.all, ring.net, entry);
+    const sim::Prediction events = sim::runEvents(ring.all, ring.net, entry);
+    const sim::Prediction analytical = sim::runAnalytical(ring.all, ring.net, entry);
     CHECK(events.seconds == Approx(HandRing::seconds + late).epsilon(1e-9));
     CHECK(analytical.seconds == Approx(HandRing::seconds + late).epsilon(1e-9));
     // The delay is the bound once it is most of the time.
@@ -115,7 +115,7 @@ TEST_CASE("sim: two transfers on one link share it fairly, and the longer one sp
   const double bytes = 4.0 * S;
   // Event-driven: both at B/2 until the first ends at 2 bytes/B; the other
   // then has 2 bytes left alone at B.
-  const sim::Outcome events = sim::runEvents(all, net);
+  const sim::Prediction events = sim::runEvents(all, net);
   CHECK(events.seconds == Approx(4 * bytes / B + a).epsilon(1e-9));
   CHECK(events.bound == "link shared");
   // Analytical: shares are fixed per step index, so the longer one moves at
@@ -163,7 +163,7 @@ TEST_CASE("sim: one DMA link issues its messages one after another, s apart, and
       CAPTURE(k);
       const F fan(std::vector<size_t>(k, count), true);
       const double expected = k * F::s + bytes / F::B + F::a + F::L;
-      const sim::Outcome events = sim::runEvents(fan.all, fan.net);
+      const sim::Prediction events = sim::runEvents(fan.all, fan.net);
       CHECK(events.seconds == Approx(expected).epsilon(1e-12));
       CHECK(events.linkIssueSeconds.at(0) == Approx(k * F::s).epsilon(1e-12));
       CHECK(events.linkBytes.at(0) == 0);  // the DMA link only issued them
@@ -181,7 +181,7 @@ TEST_CASE("sim: one DMA link issues its messages one after another, s apart, and
   SECTION("a sender whose paths have no issue link is not delayed") {
     const F fan(std::vector<size_t>(4, count), false);
     const double expected = bytes / F::B + F::a + F::L;
-    const sim::Outcome events = sim::runEvents(fan.all, fan.net);
+    const sim::Prediction events = sim::runEvents(fan.all, fan.net);
     CHECK(events.seconds == Approx(expected).epsilon(1e-12));
     CHECK(events.linkIssueSeconds.at(0) == 0);
     CHECK(sim::runAnalytical(fan.all, fan.net).seconds == Approx(expected).epsilon(1e-12));

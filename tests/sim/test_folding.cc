@@ -67,7 +67,7 @@ TEST_CASE("folding: whenever it folds, it equals the cost model over every rank"
         const algo::Prediction all = tuner.predict(*a, args);
         algo::Prediction one;
         try {
-          one = sim::predictFolded(*a, args, *folded, *folding).prediction;
+          one = sim::predictFolded(*a, args, *folded, *folding);
         } catch (const Error& e) {
           CHECK_THAT(e.what(), Catch::Contains(name + " on ") && Catch::Contains("does not treat the instances alike"));
           continue;
