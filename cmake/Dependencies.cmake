@@ -23,6 +23,11 @@ if(NOT nlohmann_json_FOUND)
   trnccl_missing("nlohmann-json" "nlohmann-json3-dev")
 endif()
 
+find_package(CLI11 CONFIG QUIET)  # every tool's and bench's command line
+if(NOT CLI11_FOUND)
+  trnccl_missing("CLI11" "libcli11-dev")
+endif()
+
 find_package(Threads REQUIRED)
 
 if(TRNCCL_BUILD_BENCH)

@@ -14,6 +14,7 @@ packages=(
   libbenchmark-dev libgloo-dev    # kernel benchmarks; the Gloo all-reduce peer
   catch2                          # tests (v2.13 on Debian 12)
   nlohmann-json3-dev              # topology files, JSON output
+  libcli11-dev                    # every tool's and bench's command line
   clang libclang-rt-14-dev        # libFuzzer targets for every parser of outside bytes
   gnuplot-nox                     # trnccl-sim --plot
   python3-torch libtorch-dev      # the PyTorch process-group backend (python/)

@@ -1,57 +1,31 @@
 #include "options.h"
 
-#include <charconv>
+#include <CLI/CLI.hpp>
+#include <limits>
 
+#include "cli/command_line.h"
+#include "logic/size_option.h"
 #include "logic/sizes.h"
-#include "logic/usage_error.h"
 
 namespace trnccl::gloo_bench {
 
-namespace {
-
-using perf::UsageError;
-
-int parse_count(const std::string& flag, const std::string& text, int min) {
-  int value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < min)
-    throw UsageError(flag + " wants an integer of at least " + std::to_string(min) + ", not '" +
-                     text + "'");
-  return value;
-}
-
-}  // namespace
-
 Options parse_args(const std::vector<std::string>& args) {
+  constexpr int kMaxInt = std::numeric_limits<int>::max();
   Options options;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag == "-h" || flag == "--help") {
-      options.help = true;
-      continue;
-    }
-    if (i + 1 == args.size()) throw UsageError("flag " + flag + " needs a value");
-    const std::string& value = args[++i];
-    if (flag == "-b" || flag == "--minbytes") {
-      options.min_bytes = perf::parse_size(value);
-    } else if (flag == "-e" || flag == "--maxbytes") {
-      options.max_bytes = perf::parse_size(value);
-    } else if (flag == "-f" || flag == "--stepfactor") {
-      options.step_factor = static_cast<size_t>(parse_count(flag, value, 2));
-    } else if (flag == "-r" || flag == "--ranks") {
-      options.ranks = parse_count(flag, value, 2);
-    } else if (flag == "-n" || flag == "--iters") {
-      options.iters = parse_count(flag, value, 1);
-    } else if (flag == "-w" || flag == "--warmup_iters") {
-      options.warmup_iters = parse_count(flag, value, 0);
-    } else if (flag == "-a" || flag == "--address") {
-      options.host = value;
-    } else {
-      throw UsageError("unknown flag '" + flag + "'");
-    }
-  }
-  perf::size_sweep(options.min_bytes, options.max_bytes, options.step_factor,
-                   1);  // throws if empty
+  CLI::App app;
+  cli::prepare(app);
+  app.add_flag("-h,--help", options.help);
+  perf::add_size_option(app, "-b,--minbytes", options.min_bytes);
+  perf::add_size_option(app, "-e,--maxbytes", options.max_bytes);
+  cli::addValue(app, "-f,--stepfactor", [&options](const std::string& v) {
+    options.step_factor = static_cast<size_t>(cli::parseInt("-f", v, 2, kMaxInt));
+  });
+  cli::addInt(app, "-r,--ranks", options.ranks, 2, kMaxInt);
+  cli::addInt(app, "-n,--iters", options.iters, 1, kMaxInt);
+  cli::addInt(app, "-w,--warmup_iters", options.warmup_iters, 0, kMaxInt);
+  cli::addText(app, "-a,--address", options.host);
+  cli::parse(app, args, "unknown flag");
+  perf::size_sweep(options.min_bytes, options.max_bytes, options.step_factor, 1);  // throws if empty
   return options;
 }
 

@@ -1,57 +1,33 @@
 #include "options.h"
 
-#include <charconv>
+#include <CLI/CLI.hpp>
 
+#include "cli/command_line.h"
+#include "logic/size_option.h"
 #include "logic/sizes.h"
-#include "logic/usage_error.h"
 
 namespace trnccl::ofi_bench {
-namespace {
-
-using perf::UsageError;
-
-int parse_count(const std::string& flag, const std::string& text, int min, int max) {
-  int value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < min || value > max)
-    throw UsageError(flag + " wants an integer from " + std::to_string(min) + " to " +
-                     std::to_string(max) + ", not '" + text + "'");
-  return value;
-}
-
-}  // namespace
 
 Options parse_args(const std::vector<std::string>& args) {
+  constexpr int kMany = 1 << 20;
   Options options;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag == "-h" || flag == "--help") {
-      options.help = true;
-      continue;
-    }
-    if (i + 1 == args.size()) throw UsageError("flag " + flag + " needs a value");
-    const std::string& value = args[++i];
-    if (flag == "-p" || flag == "--provider") {
-      options.provider = value;
-    } else if (flag == "-b" || flag == "--minbytes") {
-      options.min_bytes = perf::parse_size(value);
-    } else if (flag == "-e" || flag == "--maxbytes") {
-      options.max_bytes = perf::parse_size(value);
-    } else if (flag == "-f" || flag == "--stepfactor") {
-      options.step_factor = static_cast<size_t>(parse_count(flag, value, 2, 1 << 20));
-    } else if (flag == "-c" || flag == "--chunk") {
-      options.chunk_bytes = perf::parse_size(value);
-      if (options.chunk_bytes == 0) throw UsageError(flag + " wants a size above 0");
-    } else if (flag == "-W" || flag == "--window") {
-      options.window = parse_count(flag, value, 1, 1024);
-    } else if (flag == "-n" || flag == "--iters") {
-      options.iters = parse_count(flag, value, 1, 1 << 20);
-    } else if (flag == "-w" || flag == "--warmup_iters") {
-      options.warmup_iters = parse_count(flag, value, 0, 1 << 20);
-    } else {
-      throw UsageError("unknown flag '" + flag + "'");
-    }
-  }
+  CLI::App app;
+  cli::prepare(app);
+  app.add_flag("-h,--help", options.help);
+  cli::addText(app, "-p,--provider", options.provider);
+  perf::add_size_option(app, "-b,--minbytes", options.min_bytes);
+  perf::add_size_option(app, "-e,--maxbytes", options.max_bytes);
+  cli::addValue(app, "-f,--stepfactor", [&options](const std::string& v) {
+    options.step_factor = static_cast<size_t>(cli::parseInt("-f", v, 2, kMany));
+  });
+  cli::addValue(app, "-c,--chunk", [&options](const std::string& v) {
+    options.chunk_bytes = perf::parse_size(v);
+    if (options.chunk_bytes == 0) throw cli::UsageError("-c wants a size above 0");
+  });
+  cli::addInt(app, "-W,--window", options.window, 1, 1024);
+  cli::addInt(app, "-n,--iters", options.iters, 1, kMany);
+  cli::addInt(app, "-w,--warmup_iters", options.warmup_iters, 0, kMany);
+  cli::parse(app, args, "unknown flag");
   perf::size_sweep(options.min_bytes, options.max_bytes, options.step_factor, 1);  // throws if empty
   return options;
 }

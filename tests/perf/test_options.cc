@@ -127,3 +127,25 @@ TEST_CASE("usage_text lists every flag", "[perf][options]") {
     CHECK_THAT(usage, Catch::Contains(flag));
   }
 }
+
+TEST_CASE("parse_args takes --name=value, -xvalue and a flag given twice as before", "[perf][options]") {
+  const Options o = parse({"--iters=7", "-w3", "--root", "2", "-n", "9", "--op", "min", "-omax", "broadcast"});
+  CHECK(o.iters == 9);  // the last -n wins
+  CHECK(o.warmup_iters == 3);
+  CHECK(o.root == 2);
+  CHECK(o.ops == std::vector<trncclRedOp_t>{trncclMax});
+  CHECK(parse({"-t", "2", "--nthreads=3", "all_gather"}).threads == 3);
+}
+
+TEST_CASE("parse_args: a flag takes the next argument even when it starts with a dash", "[perf][options]") {
+  CHECK_THROWS_WITH(parse({"all_reduce", "-n", "-w"}), Catch::Contains("invalid value '-w' for -n"));
+  CHECK_THROWS_WITH(parse({"all_reduce", "--iters"}), "--iters needs a value <count>");
+  CHECK_THROWS_WITH(parse({"all_reduce", "--bogus"}), Catch::Contains("unknown flag '--bogus'"));
+  CHECK_THROWS_WITH(parse({"-x", "all_reduce"}), Catch::Contains("unknown flag '-x'"));
+  CHECK_THROWS_WITH(parse({"all_reduce", "-A", ""}), Catch::Contains("algorithm name"));
+}
+
+TEST_CASE("parse_args with -h still refuses a bad flag", "[perf][options]") {
+  CHECK_THROWS_WITH(parse({"-h", "-q"}), Catch::Contains("unknown flag '-q'"));
+  CHECK(parse({"-h", "all_reduce", "-n", "3"}).help);
+}

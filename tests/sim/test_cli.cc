@@ -71,7 +71,10 @@ TEST_CASE("trnccl-sim refuses bad arguments with a message naming them and statu
                         Case{"--topo trn9.huge", "unknown topology 'trn9.huge'"},
                         Case{"--sizes 8:4G", "--sizes '8:4G'"}, Case{"--format xml", "--format 'xml'"},
                         Case{"--coll sendrecv", "collectives only"}, Case{"--algo torus9", "torus9"},
-                        Case{"--plot out.pdf", "--plot 'out.pdf'"}, Case{"--bogus 1", "unknown argument '--bogus'"}}) {
+                        Case{"--plot out.pdf", "--plot 'out.pdf'"}, Case{"--bogus 1", "unknown argument '--bogus'"},
+                        Case{"--ranks", "--ranks needs a value"}, Case{"--ranks=x", "invalid value 'x' for --ranks"},
+                        Case{"--instances 1,-2", "invalid value '-2' for --instances"},
+                        Case{"--help=1", "--help takes no value"}}) {
     const auto run = runCommand(kSim + " " + c.args);
     CAPTURE(c.args, run.output);
     CHECK(run.status == 2);

@@ -1,49 +1,26 @@
 #include "tools/trnccl-doctor/options.h"
 
-#include <charconv>
+#include <CLI/CLI.hpp>
+
+#include "cli/command_line.h"
 
 namespace trnccl::doctor {
-namespace {
-
-long long number(const std::string& option, const std::string& text, long long min, long long max) {
-  long long value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < min || value > max)
-    throw UsageError(option + " takes a whole number in [" + std::to_string(min) + ", " + std::to_string(max) +
-                     "], not '" + text + "'");
-  return value;
-}
-
-}  // namespace
 
 Options parseOptions(const std::vector<std::string>& args) {
   Options options;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw UsageError(arg + " needs a value");
-      return args[++i];
-    };
-    if (arg == "-h" || arg == "--help") {
-      options.help = true;
-    } else if (arg == "--json") {
-      options.json = true;
-    } else if (arg == "-n") {
-      options.localRanks = static_cast<int>(number(arg, value(), 1, 1024));
-    } else if (arg == "--rendezvous") {
-      options.rendezvous = value();
-    } else if (arg == "--rank") {
-      options.rank = static_cast<int>(number(arg, value(), 0, 1 << 20));
-    } else if (arg == "--nranks") {
-      options.nranks = static_cast<int>(number(arg, value(), 1, 1 << 20));
-    } else if (arg == "--timeout-ms") {
-      options.timeout = std::chrono::milliseconds(number(arg, value(), 1, 3600000));
-    } else if (arg == "--ptrace-scope-file") {
-      options.ptraceScopeFile = value();
-    } else {
-      throw UsageError("unknown argument '" + arg + "'");
-    }
-  }
+  CLI::App app;
+  cli::prepare(app);
+  app.add_flag("-h,--help", options.help);
+  app.add_flag("--json", options.json);
+  cli::addInt(app, "-n", options.localRanks, 1, 1024);
+  cli::addText(app, "--rendezvous", options.rendezvous);
+  cli::addInt(app, "--rank", options.rank, 0, 1 << 20);
+  cli::addInt(app, "--nranks", options.nranks, 1, 1 << 20);
+  cli::addValue(app, "--timeout-ms", [&options](const std::string& v) {
+    options.timeout = std::chrono::milliseconds(cli::parseInt("--timeout-ms", v, 1, 3600000));
+  });
+  cli::addText(app, "--ptrace-scope-file", options.ptraceScopeFile);
+  cli::parse(app, args, "unknown argument");
   const bool joined = !options.rendezvous.empty() || options.rank >= 0 || options.nranks > 0;
   if (joined && (options.rendezvous.empty() || options.rank < 0 || options.nranks == 0))
     throw UsageError("--rendezvous, --rank and --nranks go together");

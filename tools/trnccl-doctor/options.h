@@ -2,17 +2,15 @@
 #pragma once
 
 #include <chrono>
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "cli/usage_error.h"
 
 namespace trnccl::doctor {
 
 // A bad command line: main prints it with the usage and exits with status 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using cli::UsageError;
 
 struct Options {
   int localRanks = 1;  // -n: ranks to start on this host (without mpirun)

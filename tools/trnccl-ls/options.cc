@@ -1,55 +1,27 @@
 #include "options.h"
 
-#include <charconv>
-#include <string_view>
+#include <CLI/CLI.hpp>
+#include <limits>
+
+#include "cli/command_line.h"
 
 namespace trnccl::ls {
-
-namespace {
-
-int parseRanks(std::string_view flag, std::string_view text) {
-  int value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 1) {
-    throw UsageError("invalid value '" + std::string(text) + "' for " + std::string(flag) +
-                     ": expected a positive integer");
-  }
-  return value;
-}
-
-}  // namespace
 
 Options parseOptions(const std::vector<std::string>& args, const std::string& defaultTopology) {
   Options o;
   o.topology = defaultTopology;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i];
-    std::optional<std::string> value;
-    if (const size_t eq = flag.find('='); flag.starts_with("--") && eq != std::string::npos) {
-      value = flag.substr(eq + 1);
-      flag.resize(eq);
-    }
-    const bool takesValue = flag == "--topo" || flag == "--ranks" || flag == "-n" || flag == "--order";
-    if (takesValue && !value) {
-      if (i + 1 == args.size()) throw UsageError(flag + " needs a value");
-      value = args[++i];
-    }
-    if (!takesValue && value) throw UsageError(flag + " takes no value");
-    if (flag == "--topo") {
-      if (value->empty()) throw UsageError("--topo needs a topology name or file");
-      o.topology = *value;
-    } else if (flag == "--ranks" || flag == "-n") {
-      o.ranks = parseRanks(flag, *value);
-    } else if (flag == "--order") {
-      o.order = *value;
-    } else if (flag == "--json") {
-      o.json = true;
-    } else if (flag == "--help" || flag == "-h") {
-      o.help = true;
-    } else {
-      throw UsageError("unknown argument '" + args[i] + "'");
-    }
-  }
+  CLI::App app;
+  cli::prepare(app);
+  app.add_flag("-h,--help", o.help);
+  app.add_flag("--json", o.json);
+  cli::addValue(app, "--topo", [&o](const std::string& v) {
+    if (v.empty()) throw UsageError("--topo needs a topology name or file");
+    o.topology = v;
+  });
+  cli::addValue(app, "-n,--ranks",
+                [&o](const std::string& v) { o.ranks = cli::parseInt("-n", v, 1, std::numeric_limits<int>::max()); });
+  cli::addText(app, "--order", o.order);
+  cli::parse(app, args, "unknown argument");
   return o;
 }
 

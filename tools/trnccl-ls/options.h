@@ -2,17 +2,15 @@
 #pragma once
 
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "cli/usage_error.h"
 
 namespace trnccl::ls {
 
 // A bad command line: main prints it with a hint and exits with status 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using cli::UsageError;
 
 struct Options {
   std::string topology;      // a spec for topo::loadTopology

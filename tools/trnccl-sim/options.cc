@@ -1,7 +1,10 @@
 #include "options.h"
 
-#include <charconv>
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <limits>
 
+#include "cli/command_line.h"
 #include "logic/datatypes.h"
 #include "logic/sizes.h"
 
@@ -19,13 +22,7 @@ std::vector<std::string> split(const std::string& text, char by) {
   }
 }
 
-int parseCount(const std::string& flag, const std::string& text) {
-  int value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < 0)
-    throw UsageError(flag + " '" + text + "': expected a whole number >= 0");
-  return value;
-}
+constexpr int kMaxInt = std::numeric_limits<int>::max();
 
 // "allreduce" or nccl-tests' "all_reduce".
 perf::Collective parseCollective(std::string name) {
@@ -45,6 +42,16 @@ std::vector<size_t> parseSizes(const std::string& text) {
   const size_t step = perf::parse_size(parts[2].substr(1));
   return parts[2][0] == 'x' ? perf::size_sweep(perf::parse_size(parts[0]), perf::parse_size(parts[1]), step, 0)
                             : perf::size_sweep(perf::parse_size(parts[0]), perf::parse_size(parts[1]), 1, step);
+}
+
+// A flag that may be given again and again, each value read in order.
+void repeatable(CLI::App& app, const std::string& name, std::function<void(const std::string&)> each) {
+  app.add_option_function<std::vector<std::string>>(name, [each](const std::vector<std::string>& values) {
+       for (const std::string& v : values) each(v);
+     })
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false)
+      ->type_name("");
 }
 
 }  // namespace
@@ -90,44 +97,44 @@ Options parseOptions(const std::vector<std::string>& args) {
   std::vector<sim::ChipPair> failedLinks;
   std::vector<std::vector<std::string>> compares;
   std::string sizes = "8:4G:x2";
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag == "-h" || flag == "--help") {
-      o.help = true;
-      continue;
-    }
-    if (i + 1 == args.size()) throw UsageError(flag.rfind("--", 0) == 0 ? flag + " needs a value" : "unknown argument '" + flag + "'");
-    const std::string& value = args[++i];
-    if (flag == "--topo") topologies = split(value, ',');
-    else if (flag == "--coll") o.collective = parseCollective(value), o.collectiveGiven = true;
-    else if (flag == "--algo") o.algorithms = split(value, ',');
-    else if (flag == "--dtype") o.type = perf::parse_types(value).at(0), o.typeGiven = true;
-    else if (flag == "--op") o.op = perf::parse_ops(value).at(0);
-    else if (flag == "--sizes") sizes = value;
-    else if (flag == "--ranks") o.ranks = parseCount(flag, value);
-    else if (flag == "--rank-order") o.rankOrder = value;
-    else if (flag == "--engine") o.engine = sim::parseEngine(value);
-    else if (flag == "--set") sets.push_back(value);
-    else if (flag == "--straggler") {
-      const std::vector<sim::Straggler> late = sim::parseStragglers(value);
-      o.stragglers.insert(o.stragglers.end(), late.begin(), late.end());
-    }
-    else if (flag == "--fail-link") failedLinks.push_back(sim::parseFailedLink(value));
-    else if (flag == "--compare") compares.push_back(split(value, ','));
-    else if (flag == "--format") o.format = value;
-    else if (flag == "--out") o.out = value;
-    else if (flag == "--plot") o.plot = value;
-    else if (flag == "--links") o.links = value;
-    else if (flag == "--validate") o.validate = value;
-    else if (flag == "--workload") o.workload = value;
-    else if (flag == "--check") o.check = value;
-    else if (flag == "--calibrate") o.calibrate = value;
-    else if (flag == "--instances") {
-      o.instances.clear();
-      for (const std::string& n : split(value, ',')) o.instances.push_back(parseCount(flag, n));
-    }
-    else throw UsageError("unknown argument '" + flag + "'");
-  }
+  CLI::App app;
+  cli::prepare(app);
+  app.add_flag("-h,--help", o.help);
+  cli::addValue(app, "--topo", [&](const std::string& v) { topologies = split(v, ','); });
+  cli::addValue(app, "--coll", [&](const std::string& v) {
+    o.collective = parseCollective(v);
+    o.collectiveGiven = true;
+  });
+  cli::addValue(app, "--algo", [&](const std::string& v) { o.algorithms = split(v, ','); });
+  cli::addValue(app, "--dtype", [&](const std::string& v) {
+    o.type = perf::parse_types(v).at(0);
+    o.typeGiven = true;
+  });
+  cli::addValue(app, "--op", [&](const std::string& v) { o.op = perf::parse_ops(v).at(0); });
+  cli::addText(app, "--sizes", sizes);
+  cli::addInt(app, "--ranks", o.ranks, 0, kMaxInt);
+  cli::addText(app, "--rank-order", o.rankOrder);
+  cli::addValue(app, "--engine", [&](const std::string& v) { o.engine = sim::parseEngine(v); });
+  repeatable(app, "--set", [&](const std::string& v) { sets.push_back(v); });
+  repeatable(app, "--straggler", [&](const std::string& v) {
+    const std::vector<sim::Straggler> late = sim::parseStragglers(v);
+    o.stragglers.insert(o.stragglers.end(), late.begin(), late.end());
+  });
+  repeatable(app, "--fail-link", [&](const std::string& v) { failedLinks.push_back(sim::parseFailedLink(v)); });
+  repeatable(app, "--compare", [&](const std::string& v) { compares.push_back(split(v, ',')); });
+  cli::addText(app, "--format", o.format);
+  cli::addText(app, "--out", o.out);
+  cli::addText(app, "--plot", o.plot);
+  cli::addText(app, "--links", o.links);
+  cli::addText(app, "--validate", o.validate);
+  cli::addText(app, "--workload", o.workload);
+  cli::addText(app, "--check", o.check);
+  cli::addText(app, "--calibrate", o.calibrate);
+  cli::addValue(app, "--instances", [&](const std::string& v) {
+    o.instances.clear();
+    for (const std::string& n : split(v, ',')) o.instances.push_back(cli::parseInt("--instances", n, 0, kMaxInt));
+  });
+  cli::parse(app, args, "unknown argument");
   if (o.format != "table" && o.format != "csv" && o.format != "json")
     throw UsageError("--format '" + o.format + "': expected table, csv or json");
   if (!o.plot.empty() && !o.plot.ends_with(".png") && !o.plot.ends_with(".svg"))

@@ -1,11 +1,12 @@
 #include "logic/options.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <limits>
 #include <string_view>
 
+#include "cli/command_line.h"
 #include "logic/datatypes.h"
 #include "logic/sizes.h"
 #include "logic/usage_error.h"
@@ -14,19 +15,8 @@ namespace trnccl::perf {
 
 namespace {
 
+using cli::parseInt;
 constexpr int kMaxInt = std::numeric_limits<int>::max();
-
-int parse_int(std::string_view flag, std::string_view text, int min, int max) {
-  int value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < min || value > max) {
-    const std::string range =
-        max == kMaxInt ? ">= " + std::to_string(min) : "from " + std::to_string(min) + " to " + std::to_string(max);
-    throw UsageError("invalid value '" + std::string(text) + "' for " + std::string(flag) + ": expected an integer " +
-                     range);
-  }
-  return value;
-}
 
 struct Flag {
   char short_name;
@@ -38,7 +28,7 @@ struct Flag {
 
 constexpr std::array<Flag, 16> kFlags{{
     {'t', "nthreads", "<ranks>", "ranks as threads of this process, without mpirun (default 1)",
-     [](Options& o, std::string_view f, std::string_view v) { o.threads = parse_int(f, v, 1, 1024); }},
+     [](Options& o, std::string_view f, std::string_view v) { o.threads = parseInt(f, v, 1, 1024); }},
     {'b', "minbytes", "<size>", "smallest message, bytes with an optional K, M or G suffix (default 32M)",
      [](Options& o, std::string_view, std::string_view v) { o.min_bytes = parse_size(v); }},
     {'e', "maxbytes", "<size>", "largest message (default 32M)",
@@ -47,14 +37,14 @@ constexpr std::array<Flag, 16> kFlags{{
      [](Options& o, std::string_view, std::string_view v) { o.step_bytes = parse_size(v); }},
     {'f', "stepfactor", "<factor>", "size multiplication factor (default 1: use -i)",
      [](Options& o, std::string_view f, std::string_view v) {
-       o.step_factor = static_cast<size_t>(parse_int(f, v, 1, kMaxInt));
+       o.step_factor = static_cast<size_t>(parseInt(f, v, 1, kMaxInt));
      }},
     {'n', "iters", "<count>", "timed iterations per size (default 20)",
-     [](Options& o, std::string_view f, std::string_view v) { o.iters = parse_int(f, v, 1, kMaxInt); }},
+     [](Options& o, std::string_view f, std::string_view v) { o.iters = parseInt(f, v, 1, kMaxInt); }},
     {'w', "warmup_iters", "<count>", "warmup iterations per size (default 5)",
-     [](Options& o, std::string_view f, std::string_view v) { o.warmup_iters = parse_int(f, v, 0, kMaxInt); }},
+     [](Options& o, std::string_view f, std::string_view v) { o.warmup_iters = parseInt(f, v, 0, kMaxInt); }},
     {'c', "check", "<0/1>", "check the results (default 1)",
-     [](Options& o, std::string_view f, std::string_view v) { o.check = parse_int(f, v, 0, 1) == 1; }},
+     [](Options& o, std::string_view f, std::string_view v) { o.check = parseInt(f, v, 0, 1) == 1; }},
     {'o', "op", "<op>", "sum, prod, min, max, avg or all (default sum)",
      [](Options& o, std::string_view, std::string_view v) { o.ops = parse_ops(v); }},
     {'d', "datatype", "<type>",
@@ -62,10 +52,10 @@ constexpr std::array<Flag, 16> kFlags{{
      "(default float)",
      [](Options& o, std::string_view, std::string_view v) { o.types = parse_types(v); }},
     {'r', "root", "<rank>", "root of broadcast and reduce (default 0)",
-     [](Options& o, std::string_view f, std::string_view v) { o.root = parse_int(f, v, 0, kMaxInt); }},
+     [](Options& o, std::string_view f, std::string_view v) { o.root = parseInt(f, v, 0, kMaxInt); }},
     {'z', "blocking", "<0/1>",
      "1: blocking calls (NULL stream); 0: a trnccl stream, synchronised per batch (default 0)",
-     [](Options& o, std::string_view f, std::string_view v) { o.blocking = parse_int(f, v, 0, 1) == 1; }},
+     [](Options& o, std::string_view f, std::string_view v) { o.blocking = parseInt(f, v, 0, 1) == 1; }},
     {'J', "json", "<file>", "also write every row and the run's metadata as JSON to <file>",
      [](Options& o, std::string_view f, std::string_view v) {
        if (v.empty()) throw UsageError(std::string(f) + " needs a file name");
@@ -77,62 +67,33 @@ constexpr std::array<Flag, 16> kFlags{{
        o.algorithm = v;
      }},
     {'m', "mpi_peer", "<0/1>", "1: also time Open MPI's equivalent call per size (under mpirun only; default 0)",
-     [](Options& o, std::string_view f, std::string_view v) { o.mpi_peer = parse_int(f, v, 0, 1) == 1; }},
+     [](Options& o, std::string_view f, std::string_view v) { o.mpi_peer = parseInt(f, v, 0, 1) == 1; }},
     {'h', "help", "", "print this help", [](Options& o, std::string_view, std::string_view) { o.help = true; }},
 }};
-
-const Flag* find_short(char name) {
-  for (const Flag& f : kFlags) {
-    if (f.short_name == name) return &f;
-  }
-  return nullptr;
-}
-
-const Flag* find_long(std::string_view name) {
-  for (const Flag& f : kFlags) {
-    if (f.long_name == name) return &f;
-  }
-  return nullptr;
-}
 
 }  // namespace
 
 Options parse_args(const std::vector<std::string>& args) {
   Options options;
-  std::vector<std::string_view> positional;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string_view arg = args[i];
-    if (arg.size() < 2 || arg[0] != '-') {
-      positional.push_back(arg);
-      continue;
+  CLI::App app;
+  cli::prepare(app);
+  for (const Flag& f : kFlags) {
+    const std::string names = "-" + std::string(1, f.short_name) + ",--" + std::string(f.long_name);
+    const std::string shown = "-" + std::string(1, f.short_name);  // errors name the short flag
+    if (f.value_name.empty()) {
+      app.add_flag_callback(names, [&options, &f, shown] { f.apply(options, shown, ""); });
+    } else {
+      cli::addValue(
+          app, names, [&options, &f, shown](const std::string& value) { f.apply(options, shown, value); },
+          std::string(f.value_name));
     }
-    // -x value, -xvalue, --name value or --name=value
-    const bool is_long = arg.starts_with("--");
-    std::string_view name = is_long ? arg.substr(2) : arg.substr(1, 1);
-    std::string_view attached = is_long ? "" : arg.substr(2);
-    bool has_attached = !attached.empty();
-    if (is_long && name.find('=') != std::string_view::npos) {
-      attached = name.substr(name.find('=') + 1);
-      name = name.substr(0, name.find('='));
-      has_attached = true;
-    }
-    const Flag* flag = is_long ? find_long(name) : find_short(name[0]);
-    if (flag == nullptr) throw UsageError("unknown flag '" + std::string(arg) + "'");
-    const std::string shown = is_long ? "--" + std::string(name) : "-" + std::string(name);
-    if (flag->value_name.empty()) {
-      if (has_attached) throw UsageError(shown + " takes no value");
-      flag->apply(options, shown, "");
-      continue;
-    }
-    if (!has_attached) {
-      if (i + 1 == args.size()) throw UsageError(shown + " needs a value " + std::string(flag->value_name));
-      attached = args[++i];
-    }
-    flag->apply(options, shown, attached);
   }
+  std::vector<std::string> positional;
+  app.add_option("collective", positional)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cli::parse(app, args, "unknown flag");
   if (options.help) return options;
   if (positional.empty()) throw UsageError("no collective given");
-  if (positional.size() > 1) throw UsageError("unexpected argument '" + std::string(positional[1]) + "'");
+  if (positional.size() > 1) throw UsageError("unexpected argument '" + positional[1] + "'");
   options.collective = parse_collective(positional[0]);
   size_sweep(options.min_bytes, options.max_bytes, options.step_factor, options.step_bytes);  // throws if unusable
   return options;

@@ -1,14 +1,11 @@
 #pragma once
 
-#include <stdexcept>
+#include "cli/usage_error.h"
 
 namespace trnccl::perf {
 
 // A bad command line: main prints the message and the usage text, then exits
-// with status 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// with status 2. The type every tool's command line throws.
+using cli::UsageError;
 
 }  // namespace trnccl::perf
