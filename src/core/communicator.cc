@@ -1,11 +1,6 @@
 #include "core/communicator.h"
 
-#include <sched.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstring>
-#include <fstream>
 #include <thread>
 
 #include "algorithms/mesh.h"
@@ -14,49 +9,13 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "core/call_check.h"
+#include "core/host_census.h"
 #include "device/kernels/kernels.h"
 #include "topology/host.h"
 #include "transports/factory.h"
 
 namespace trnccl::core {
 namespace {
-
-// Ranks share memory only if they run on the same machine (same boot); ranks
-// in different network namespaces (containers, or the tests' emulated hosts)
-// are treated as different hosts, as their addresses are.
-struct HostIdentity {
-  char name[64] = {};
-  char boot[40] = {};
-  char network[40] = {};
-  bool operator==(const HostIdentity& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }
-};
-
-struct RankPlacement {
-  HostIdentity host;
-  cpu_set_t cores;
-};
-
-HostIdentity thisHost() {
-  HostIdentity id;
-  gethostname(id.name, sizeof(id.name) - 1);
-  std::ifstream in("/proc/sys/kernel/random/boot_id");
-  std::string boot;
-  std::getline(in, boot);
-  std::strncpy(id.boot, boot.c_str(), sizeof(id.boot) - 1);
-  if (readlink("/proc/self/ns/net", id.network, sizeof(id.network) - 1) < 0) id.network[0] = 0;
-  return id;
-}
-
-// The cores this process may run on. The ranks of a host compete for the
-// union of their masks (mpirun binds each rank to its own core).
-cpu_set_t usableCores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) {
-    CPU_ZERO(&set);
-    for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; ++c) CPU_SET(c, &set);
-  }
-  return set;
-}
 
 std::string jobKey(const trncclUniqueId& id, int nranks) {
   // The id's bytes are random enough (a port and a 128-bit secret) to name
@@ -89,24 +48,9 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   diagnostics_ = std::make_unique<Diagnostics>(config_, jobKey(id, nranks), rank, nranks);
   bootstrap_ = Bootstrap::connect(id, rank, nranks, config_.timeout, &abortFlag_);
 
-  std::vector<RankPlacement> placement(nranks);
-  placement[rank] = RankPlacement{thisHost(), usableCores()};
-  bootstrap_->allGather(placement.data(), sizeof(RankPlacement));
-  // Hosts numbered in order of their first rank; this host's ranks compete
-  // for the union of their cores.
-  std::vector<int> hostOf(nranks);
-  std::vector<HostIdentity> hosts;
-  cpu_set_t hostCores;
-  CPU_ZERO(&hostCores);
-  int ranksHere = 0;
-  for (int r = 0; r < nranks; ++r) {
-    const auto known = std::find(hosts.begin(), hosts.end(), placement[r].host);
-    hostOf[r] = static_cast<int>(known - hosts.begin());
-    if (known == hosts.end()) hosts.push_back(placement[r].host);
-    if (placement[r].host == placement[rank].host) CPU_OR(&hostCores, &hostCores, &placement[r].cores), ++ranksHere;
-  }
-  hostCount_ = static_cast<int>(hosts.size());
-  placement_ = std::make_unique<Placement>(config_, nranks, inheritedCores, hostOf);
+  const HostCensus census = HostCensus::take(*bootstrap_);
+  hostCount_ = census.hostCount();
+  placement_ = std::make_unique<Placement>(config_, nranks, inheritedCores, census.hostOf());
   tuner_ = std::make_unique<algo::Tuner>(
       algo::AlgorithmFilter(config_.algorithm, config_.algorithmSource, algo::Tuner::algorithmNames()),
       placement_->network(), &placement_->layout());
@@ -117,7 +61,7 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   context_.device = &device_;
   context_.sliceBytes = config_.sliceBytes;
   context_.window = config_.window;
-  context_.oversubscribed = ranksHere > CPU_COUNT(&hostCores);
+  context_.oversubscribed = census.oversubscribed();
   context_.timeout = config_.timeout;
   context_.abortFlag = &abortFlag_;
   context_.rounding =
@@ -130,8 +74,8 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
               "%d ranks on %d cores of this host%s",
               config_.name.empty() ? "-" : config_.name.c_str(), rank, nranks,
               transportNames.c_str(), kernels::isaName(kernels::selectedIsa()),
-              config_.sliceBytes, config_.window, static_cast<long long>(config_.timeout.count()), ranksHere,
-              CPU_COUNT(&hostCores), context_.oversubscribed ? " (oversubscribed: waits yield)" : "");
+              config_.sliceBytes, config_.window, static_cast<long long>(config_.timeout.count()), census.ranksHere(),
+              census.coresHere(), context_.oversubscribed ? " (oversubscribed: waits yield)" : "");
   if (log::enabled(log::Level::Info)) {
     TRNCCL_INFO("comm %s rank %d: %s; %s%s", config_.name.empty() ? "-" : config_.name.c_str(), rank,
                 placement_->describe(rank).c_str(), topo::discoverHost().describe().c_str(),
