@@ -276,20 +276,12 @@ void Communicator::runCollective(const CollectiveCall& c) {
   if (config_.checkCalls) checkCall(a, c.sequence);  // first: before a refusal could differ by rank
   // A step carries at most the slices the executor keeps in flight.
   a.maxStepElements = static_cast<size_t>(config_.window) * (config_.sliceBytes / typeSize(a.type));
-  const ScheduleKey key{static_cast<int>(a.collective), a.count, a.type, a.op, a.root, a.inPlace};
-  if (lastSchedule_ == nullptr || key != lastKey_) {
-    auto it = schedules_.find(key);
-    if (it == schedules_.end()) {
-      if (schedules_.size() >= 256) schedules_.clear(), lastSchedule_ = nullptr;  // bound the cache
-      const algo::Algorithm& algorithm = choose(a);
-      it = schedules_.emplace(key, algorithm.build(a)).first;
-      TRNCCL_TRACE("rank %d: %s of %zu x %s uses %s", rank_, algo::collectiveName(a.collective), a.count,
-                   typeName(a.type), algorithm.name());
-    }
-    lastSchedule_ = &it->second;
-    lastKey_ = key;
-  }
-  const algo::Schedule& schedule = *lastSchedule_;
+  const algo::Schedule& schedule = schedules_.find(a, [&] {
+    const algo::Algorithm& algorithm = choose(a);
+    TRNCCL_TRACE("rank %d: %s of %zu x %s uses %s", rank_, algo::collectiveName(a.collective), a.count,
+                 typeName(a.type), algorithm.name());
+    return algorithm.build(a);
+  });
   const size_t scratchBytes = schedule.scratchElements * typeSize(a.type);
   if (scratch_.size() < scratchBytes) scratch_.resize(scratchBytes);
 

@@ -6,12 +6,10 @@
 
 #include <atomic>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "algorithms/algorithm.h"
@@ -23,6 +21,7 @@
 #include "core/creation_group.h"
 #include "core/diagnostics.h"
 #include "core/placement.h"
+#include "core/schedule_cache.h"
 #include "device/device.h"
 #include "runtime/executor.h"
 #include "runtime/stream.h"
@@ -144,11 +143,7 @@ class Communicator {
   runtime::TurnTaker turns_;
   std::vector<char> scratch_;
   std::optional<algo::Schedule> checkSchedule_;  // TRNCCL_CHECK's all-gather, built on first use
-
-  using ScheduleKey = std::tuple<int, size_t, int, int, int, bool>;
-  std::map<ScheduleKey, algo::Schedule> schedules_;  // touched only in turns
-  const algo::Schedule* lastSchedule_ = nullptr;     // benchmarks repeat one call
-  ScheduleKey lastKey_;
+  ScheduleCache schedules_;  // touched only in turns
 
   uint64_t sequence_ = 0;
   std::vector<uint32_t> sendTags_, recvTags_;
