@@ -12,7 +12,6 @@
 #include "core/host_census.h"
 #include "device/kernels/kernels.h"
 #include "topology/host.h"
-#include "transports/factory.h"
 
 namespace trnccl::core {
 namespace {
@@ -49,12 +48,11 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   bootstrap_ = Bootstrap::connect(id, rank, nranks, config_.timeout, &abortFlag_);
 
   const HostCensus census = HostCensus::take(*bootstrap_);
-  hostCount_ = census.hostCount();
   placement_ = std::make_unique<Placement>(config_, nranks, inheritedCores, census.hostOf());
   tuner_ = std::make_unique<algo::Tuner>(
       algo::AlgorithmFilter(config_.algorithm, config_.algorithmSource, algo::Tuner::algorithmNames()),
       placement_->network(), &placement_->layout());
-  connectTransports(id);
+  connectTransports(id, census.hostCount());
 
   context_.rank = rank;
   context_.nranks = nranks;
@@ -108,67 +106,32 @@ AlgorithmInfo Communicator::algorithmFor(algo::Collective collective, size_t cou
   return AlgorithmInfo{chosen.name(), tuner_->predict(chosen, a).seconds * scale};
 }
 
-void Communicator::connectTransports(const trncclUniqueId& id) {
-  context_.transportOf.assign(nranks_, nullptr);
+void Communicator::connectTransports(const trncclUniqueId& id, int hostCount) {
   if (config_.emulateLinks && placement_->topology() == nullptr)
     throwError(trncclInvalidUsage, "TRNCCL_EMULATE_LINKS=1 needs a topology to emulate: set TRNCCL_TOPO");
-  if (nranks_ == 1) return;
-  // Shared memory within an instance, the network between instances. Every
-  // rank decides from the same placement, so all call the same (collective)
-  // factories.
-  const std::vector<int>& instanceOf = placement_->layout().instanceOf;
-  auto instance = [&](int r) { return instanceOf.empty() ? 0 : instanceOf[r]; };
   transport::Options options;
   options.rank = rank_;
   options.nranks = nranks_;
   options.oob = bootstrap_.get();
   options.timeout = config_.timeout;
   options.jobKey = jobKey(id, nranks_);
-  if (config_.emulateLinks) options.emulation = placement_->emulation(rank_, config_.emulateScale);
-  // Instances emulated on one host may, by choice, all share memory.
-  const std::string network = placement_->layout().instances() > 1 ? networkTransport() : "shm";
-  transport::Options local = options, remote = options;
-  for (int r = 0; r < nranks_; ++r)
-    if (r != rank_) (instance(r) == instance(rank_) || network == "shm" ? local : remote).peers.push_back(r);
-  remote.emulation = {};  // pacing models NeuronLink, inside an instance
-
-  transports_.push_back(transport::createTransport("shm", local));
-  if (network != "shm") transports_.push_back(transport::createTransport(network, remote));
-  for (int r : local.peers) context_.transportOf[r] = transports_[0].get();
-  for (int r : remote.peers) context_.transportOf[r] = transports_[1].get();
-  for (const auto& t : transports_) context_.transports.push_back(t.get());
+  if (config_.emulateLinks && nranks_ > 1) options.emulation = placement_->emulation(rank_, config_.emulateScale);
+  const transport::TransportEntry& local = instanceTransport();
+  const transport::TransportEntry& network =
+      nranks_ > 1 && placement_->layout().instances() > 1
+          ? networkTransport(config_.transport, config_.transportSource, hostCount)
+          : local;
+  transports_ = std::make_unique<TransportSet>(options, placement_->layout().instanceOf, local, network);
+  context_.transportOf = transports_->byPeer();
+  context_.transports = transports_->all();
 }
 
-std::string Communicator::transportDescription() const {
-  std::string text;
-  for (const auto& t : transports_) text += (text.empty() ? "" : " + ") + t->description();
-  return text.empty() ? "none" : text;
-}
+std::string Communicator::transportDescription() const { return transports_->description(); }
 
 transport::MemoryUse Communicator::memoryUse() const {
-  transport::MemoryUse total;
-  total.hostBytes = executor_.stagingBytes() + scratch_.capacity();
-  for (const auto& t : transports_) {
-    const transport::MemoryUse use = t->memoryUse();
-    total.sharedBytes += use.sharedBytes;
-    total.hostBytes += use.hostBytes;
-    total.registeredBytes += use.registeredBytes;
-    total.peersWithBuffers += use.peersWithBuffers;
-  }
+  transport::MemoryUse total = transports_->memoryUse();
+  total.hostBytes += executor_.stagingBytes() + scratch_.capacity();
   return total;
-}
-
-std::string Communicator::networkTransport() const {
-  if (config_.transport != "auto") {
-    if (config_.transport == "shm" && hostCount_ > 1)
-      throwError(trncclInvalidUsage, config_.transportSource + "=shm, but the ranks run on " +
-                                         std::to_string(hostCount_) + " hosts: use ofi or tcp (or auto)");
-    return config_.transport;
-  }
-  const std::vector<std::string> built = transport::transportNames();
-  for (const char* preferred : {"ofi", "tcp"})
-    if (std::find(built.begin(), built.end(), preferred) != built.end()) return preferred;
-  return "shm";
 }
 
 Communicator::~Communicator() {
@@ -349,7 +312,7 @@ void Communicator::runP2P(const std::vector<P2PCall>& calls) {
 void Communicator::abort() {
   abortFlag_ = true;
   diagnostics_->dump("abort");  // while a blocked call still shows what it waits for
-  for (auto& t : transports_) t->interrupt();
+  transports_->interrupt();
 }
 
 void Communicator::fail(trncclResult_t code, const std::string& message) {

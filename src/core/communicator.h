@@ -22,6 +22,7 @@
 #include "core/diagnostics.h"
 #include "core/placement.h"
 #include "core/schedule_cache.h"
+#include "core/transport_set.h"
 #include "device/device.h"
 #include "runtime/executor.h"
 #include "runtime/stream.h"
@@ -113,13 +114,13 @@ class Communicator {
   const algo::Algorithm& choose(const algo::CollectiveArgs& args) const;
   void runP2P(const std::vector<P2PCall>& calls);
   void fail(trncclResult_t code, const std::string& message);
-  void connectTransports(const trncclUniqueId& id);
-  // Between instances: TRNCCL_TRANSPORT, or for auto the best this build has.
-  std::string networkTransport() const;
+  // Shared memory within an instance, the network between instances. Every
+  // rank decides from the same placement, so all call the same (collective)
+  // factories.
+  void connectTransports(const trncclUniqueId& id, int hostCount);
   algo::CollectiveArgs argsFor(algo::Collective collective, size_t count, trncclDataType_t type) const;
 
   int rank_, nranks_;
-  int hostCount_ = 1;
   Config config_;
   std::atomic<bool> abortFlag_{false};
   // In the creation group while the constructor runs: left at its end, or
@@ -134,7 +135,7 @@ class Communicator {
     ~GroupMembership() { leave(); }
   } membership_;
   std::unique_ptr<Bootstrap> bootstrap_;
-  std::vector<std::unique_ptr<transport::Transport>> transports_;
+  std::unique_ptr<TransportSet> transports_;  // set once the ranks' instances are known
   device::Device device_;
   std::unique_ptr<Placement> placement_;  // set once the ranks' hosts are known
   std::unique_ptr<algo::Tuner> tuner_;
