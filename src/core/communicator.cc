@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <thread>
 
-#include "algorithms/mesh.h"
 #include "base/datatype.h"
 #include "base/fnv1a.h"
 #include "base/error.h"
 #include "base/log.h"
-#include "core/call_check.h"
 #include "core/host_census.h"
 #include "device/kernels/kernels.h"
 #include "topology/host.h"
@@ -41,6 +39,7 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
       membership_{group, &abortFlag_},
       device_(device::trainium()),
       executor_(context_),
+      callChecker_(executor_, rank, nranks),
       sendTags_(nranks, 0),
       recvTags_(nranks, 0) {
   if (group) group->join(&abortFlag_);
@@ -207,36 +206,11 @@ const algo::Algorithm& Communicator::choose(const algo::CollectiveArgs& args) co
   }
 }
 
-void Communicator::checkCall(const algo::CollectiveArgs& args, uint64_t sequence) {
-  if (!checkSchedule_) {
-    algo::CollectiveArgs swap;
-    swap.collective = algo::Collective::AllGather;
-    swap.rank = rank_;
-    swap.nranks = nranks_;
-    swap.count = sizeof(CallFingerprint);
-    swap.type = trncclUint8;
-    swap.layout = &placement_->layout();
-    checkSchedule_ = algo::Mesh().build(swap);
-  }
-  CallFingerprint mine = fingerprintOf(args, sequence);
-  std::vector<CallFingerprint> all(static_cast<size_t>(nranks_));
-  void* const buffers[] = {nullptr, &mine, all.data(), nullptr};
-  runtime::Call call;
-  call.buffers = buffers;
-  call.bufferCount = std::size(buffers);
-  call.tagBase = runtime::checkTagBase(sequence);
-  call.what = "TRNCCL_CHECK's call comparison";
-  call.sequence = sequence;
-  executor_.run(*checkSchedule_, call);
-  const std::string disagreement = describeDisagreement(all);
-  if (!disagreement.empty()) throwError(trncclInvalidUsage, disagreement);
-}
-
 void Communicator::runCollective(const CollectiveCall& c) {
   algo::CollectiveArgs a = c.args;
   a.layout = &placement_->layout();
   Diagnostics::Op op(*diagnostics_, Diagnostics::collectiveInfo(a, c.sequence));
-  if (config_.checkCalls) checkCall(a, c.sequence);  // first: before a refusal could differ by rank
+  if (config_.checkCalls) callChecker_.check(a, c.sequence);  // first: before a refusal could differ by rank
   // A step carries at most the slices the executor keeps in flight.
   a.maxStepElements = static_cast<size_t>(config_.window) * (config_.sliceBytes / typeSize(a.type));
   const algo::Schedule& schedule = schedules_.find(a, [&] {

@@ -8,7 +8,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +16,7 @@
 #include "algorithms/tuner.h"
 #include "base/signal.h"
 #include "core/bootstrap.h"
+#include "core/call_checker.h"
 #include "core/config.h"
 #include "core/creation_group.h"
 #include "core/diagnostics.h"
@@ -107,9 +107,6 @@ class Communicator {
   void inTurn(uint64_t ticket, Body&& body);
   void runCollective(const CollectiveCall& call);
   void emulateLaunch(const algo::Schedule& schedule) const;
-  // TRNCCL_CHECK: every rank's fingerprint of the call; throws InvalidUsage
-  // on every rank when they differ.
-  void checkCall(const algo::CollectiveArgs& args, uint64_t sequence);
   // The tuner's choice; a refusal does not fail the communicator.
   const algo::Algorithm& choose(const algo::CollectiveArgs& args) const;
   void runP2P(const std::vector<P2PCall>& calls);
@@ -141,9 +138,9 @@ class Communicator {
   std::unique_ptr<algo::Tuner> tuner_;
   runtime::ExecutorContext context_;
   runtime::Executor executor_;
+  CallChecker callChecker_;  // TRNCCL_CHECK
   runtime::TurnTaker turns_;
   std::vector<char> scratch_;
-  std::optional<algo::Schedule> checkSchedule_;  // TRNCCL_CHECK's all-gather, built on first use
   ScheduleCache schedules_;  // touched only in turns
 
   uint64_t sequence_ = 0;
