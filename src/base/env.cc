@@ -42,12 +42,16 @@ bool getBool(const char* name, bool fallback) {
 
 std::string getChoice(const char* name, const std::string& fallback,
                       std::initializer_list<const char*> allowed) {
+  return getChoice(name, fallback, std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+std::string getChoice(const char* name, const std::string& fallback, const std::vector<std::string>& allowed) {
   auto text = get(name);
   if (!text) return fallback;
   std::string list;
-  for (const char* choice : allowed) {
-    if (strcasecmp(text->c_str(), choice) == 0) return choice;
-    list += list.empty() ? choice : std::string(", ") + choice;
+  for (const std::string& choice : allowed) {
+    if (strcasecmp(text->c_str(), choice.c_str()) == 0) return choice;
+    list += list.empty() ? choice : ", " + choice;
   }
   throwError(trncclInvalidArgument, std::string("environment variable ") + name + "='" + *text +
                                         "' is not one of: " + list);

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace trnccl::env {
 
@@ -15,5 +16,7 @@ bool getBool(const char* name, bool fallback);
 // One of `allowed` (case-insensitive); returns the allowed spelling.
 std::string getChoice(const char* name, const std::string& fallback,
                       std::initializer_list<const char*> allowed);
+// The same, for a list made at run time.
+std::string getChoice(const char* name, const std::string& fallback, const std::vector<std::string>& allowed);
 
 }  // namespace trnccl::env

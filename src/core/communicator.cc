@@ -1,62 +1,18 @@
 #include "core/communicator.h"
 
-#include <sched.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstring>
-#include <fstream>
 #include <thread>
 
-#include "algorithms/mesh.h"
 #include "base/datatype.h"
 #include "base/fnv1a.h"
 #include "base/error.h"
 #include "base/log.h"
-#include "core/call_check.h"
+#include "core/host_census.h"
 #include "device/kernels/kernels.h"
 #include "topology/host.h"
-#include "transports/factory.h"
 
 namespace trnccl::core {
 namespace {
-
-// Ranks share memory only if they run on the same machine (same boot); ranks
-// in different network namespaces (containers, or the tests' emulated hosts)
-// are treated as different hosts, as their addresses are.
-struct HostIdentity {
-  char name[64] = {};
-  char boot[40] = {};
-  char network[40] = {};
-  bool operator==(const HostIdentity& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }
-};
-
-struct RankPlacement {
-  HostIdentity host;
-  cpu_set_t cores;
-};
-
-HostIdentity thisHost() {
-  HostIdentity id;
-  gethostname(id.name, sizeof(id.name) - 1);
-  std::ifstream in("/proc/sys/kernel/random/boot_id");
-  std::string boot;
-  std::getline(in, boot);
-  std::strncpy(id.boot, boot.c_str(), sizeof(id.boot) - 1);
-  if (readlink("/proc/self/ns/net", id.network, sizeof(id.network) - 1) < 0) id.network[0] = 0;
-  return id;
-}
-
-// The cores this process may run on. The ranks of a host compete for the
-// union of their masks (mpirun binds each rank to its own core).
-cpu_set_t usableCores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) {
-    CPU_ZERO(&set);
-    for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; ++c) CPU_SET(c, &set);
-  }
-  return set;
-}
 
 std::string jobKey(const trncclUniqueId& id, int nranks) {
   // The id's bytes are random enough (a port and a 128-bit secret) to name
@@ -83,41 +39,26 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
       membership_{group, &abortFlag_},
       device_(device::trainium()),
       executor_(context_),
+      callChecker_(executor_, rank, nranks),
       sendTags_(nranks, 0),
       recvTags_(nranks, 0) {
   if (group) group->join(&abortFlag_);
   diagnostics_ = std::make_unique<Diagnostics>(config_, jobKey(id, nranks), rank, nranks);
   bootstrap_ = Bootstrap::connect(id, rank, nranks, config_.timeout, &abortFlag_);
 
-  std::vector<RankPlacement> placement(nranks);
-  placement[rank] = RankPlacement{thisHost(), usableCores()};
-  bootstrap_->allGather(placement.data(), sizeof(RankPlacement));
-  // Hosts numbered in order of their first rank; this host's ranks compete
-  // for the union of their cores.
-  std::vector<int> hostOf(nranks);
-  std::vector<HostIdentity> hosts;
-  cpu_set_t hostCores;
-  CPU_ZERO(&hostCores);
-  int ranksHere = 0;
-  for (int r = 0; r < nranks; ++r) {
-    const auto known = std::find(hosts.begin(), hosts.end(), placement[r].host);
-    hostOf[r] = static_cast<int>(known - hosts.begin());
-    if (known == hosts.end()) hosts.push_back(placement[r].host);
-    if (placement[r].host == placement[rank].host) CPU_OR(&hostCores, &hostCores, &placement[r].cores), ++ranksHere;
-  }
-  hostCount_ = static_cast<int>(hosts.size());
-  placement_ = std::make_unique<Placement>(config_, nranks, inheritedCores, hostOf);
+  const HostCensus census = HostCensus::take(*bootstrap_);
+  placement_ = std::make_unique<Placement>(config_, nranks, inheritedCores, census.hostOf());
   tuner_ = std::make_unique<algo::Tuner>(
       algo::AlgorithmFilter(config_.algorithm, config_.algorithmSource, algo::Tuner::algorithmNames()),
       placement_->network(), &placement_->layout());
-  connectTransports(id);
+  connectTransports(id, census.hostCount());
 
   context_.rank = rank;
   context_.nranks = nranks;
   context_.device = &device_;
   context_.sliceBytes = config_.sliceBytes;
   context_.window = config_.window;
-  context_.oversubscribed = ranksHere > CPU_COUNT(&hostCores);
+  context_.oversubscribed = census.oversubscribed();
   context_.timeout = config_.timeout;
   context_.abortFlag = &abortFlag_;
   context_.rounding =
@@ -130,8 +71,8 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
               "%d ranks on %d cores of this host%s",
               config_.name.empty() ? "-" : config_.name.c_str(), rank, nranks,
               transportNames.c_str(), kernels::isaName(kernels::selectedIsa()),
-              config_.sliceBytes, config_.window, static_cast<long long>(config_.timeout.count()), ranksHere,
-              CPU_COUNT(&hostCores), context_.oversubscribed ? " (oversubscribed: waits yield)" : "");
+              config_.sliceBytes, config_.window, static_cast<long long>(config_.timeout.count()), census.ranksHere(),
+              census.coresHere(), context_.oversubscribed ? " (oversubscribed: waits yield)" : "");
   if (log::enabled(log::Level::Info)) {
     TRNCCL_INFO("comm %s rank %d: %s; %s%s", config_.name.empty() ? "-" : config_.name.c_str(), rank,
                 placement_->describe(rank).c_str(), topo::discoverHost().describe().c_str(),
@@ -164,67 +105,32 @@ AlgorithmInfo Communicator::algorithmFor(algo::Collective collective, size_t cou
   return AlgorithmInfo{chosen.name(), tuner_->predict(chosen, a).seconds * scale};
 }
 
-void Communicator::connectTransports(const trncclUniqueId& id) {
-  context_.transportOf.assign(nranks_, nullptr);
+void Communicator::connectTransports(const trncclUniqueId& id, int hostCount) {
   if (config_.emulateLinks && placement_->topology() == nullptr)
     throwError(trncclInvalidUsage, "TRNCCL_EMULATE_LINKS=1 needs a topology to emulate: set TRNCCL_TOPO");
-  if (nranks_ == 1) return;
-  // Shared memory within an instance, the network between instances. Every
-  // rank decides from the same placement, so all call the same (collective)
-  // factories.
-  const std::vector<int>& instanceOf = placement_->layout().instanceOf;
-  auto instance = [&](int r) { return instanceOf.empty() ? 0 : instanceOf[r]; };
   transport::Options options;
   options.rank = rank_;
   options.nranks = nranks_;
   options.oob = bootstrap_.get();
   options.timeout = config_.timeout;
   options.jobKey = jobKey(id, nranks_);
-  if (config_.emulateLinks) options.emulation = placement_->emulation(rank_, config_.emulateScale);
-  // Instances emulated on one host may, by choice, all share memory.
-  const std::string network = placement_->layout().instances() > 1 ? networkTransport() : "shm";
-  transport::Options local = options, remote = options;
-  for (int r = 0; r < nranks_; ++r)
-    if (r != rank_) (instance(r) == instance(rank_) || network == "shm" ? local : remote).peers.push_back(r);
-  remote.emulation = {};  // pacing models NeuronLink, inside an instance
-
-  transports_.push_back(transport::createTransport("shm", local));
-  if (network != "shm") transports_.push_back(transport::createTransport(network, remote));
-  for (int r : local.peers) context_.transportOf[r] = transports_[0].get();
-  for (int r : remote.peers) context_.transportOf[r] = transports_[1].get();
-  for (const auto& t : transports_) context_.transports.push_back(t.get());
+  if (config_.emulateLinks && nranks_ > 1) options.emulation = placement_->emulation(rank_, config_.emulateScale);
+  const transport::TransportEntry& local = instanceTransport();
+  const transport::TransportEntry& network =
+      nranks_ > 1 && placement_->layout().instances() > 1
+          ? networkTransport(config_.transport, config_.transportSource, hostCount)
+          : local;
+  transports_ = std::make_unique<TransportSet>(options, placement_->layout().instanceOf, local, network);
+  context_.transportOf = transports_->byPeer();
+  context_.transports = transports_->all();
 }
 
-std::string Communicator::transportDescription() const {
-  std::string text;
-  for (const auto& t : transports_) text += (text.empty() ? "" : " + ") + t->description();
-  return text.empty() ? "none" : text;
-}
+std::string Communicator::transportDescription() const { return transports_->description(); }
 
 transport::MemoryUse Communicator::memoryUse() const {
-  transport::MemoryUse total;
-  total.hostBytes = executor_.stagingBytes() + scratch_.capacity();
-  for (const auto& t : transports_) {
-    const transport::MemoryUse use = t->memoryUse();
-    total.sharedBytes += use.sharedBytes;
-    total.hostBytes += use.hostBytes;
-    total.registeredBytes += use.registeredBytes;
-    total.peersWithBuffers += use.peersWithBuffers;
-  }
+  transport::MemoryUse total = transports_->memoryUse();
+  total.hostBytes += executor_.stagingBytes() + scratch_.capacity();
   return total;
-}
-
-std::string Communicator::networkTransport() const {
-  if (config_.transport != "auto") {
-    if (config_.transport == "shm" && hostCount_ > 1)
-      throwError(trncclInvalidUsage, config_.transportSource + "=shm, but the ranks run on " +
-                                         std::to_string(hostCount_) + " hosts: use ofi or tcp (or auto)");
-    return config_.transport;
-  }
-  const std::vector<std::string> built = transport::transportNames();
-  for (const char* preferred : {"ofi", "tcp"})
-    if (std::find(built.begin(), built.end(), preferred) != built.end()) return preferred;
-  return "shm";
 }
 
 Communicator::~Communicator() {
@@ -300,52 +206,19 @@ const algo::Algorithm& Communicator::choose(const algo::CollectiveArgs& args) co
   }
 }
 
-void Communicator::checkCall(const algo::CollectiveArgs& args, uint64_t sequence) {
-  if (!checkSchedule_) {
-    algo::CollectiveArgs swap;
-    swap.collective = algo::Collective::AllGather;
-    swap.rank = rank_;
-    swap.nranks = nranks_;
-    swap.count = sizeof(CallFingerprint);
-    swap.type = trncclUint8;
-    swap.layout = &placement_->layout();
-    checkSchedule_ = algo::Mesh().build(swap);
-  }
-  CallFingerprint mine = fingerprintOf(args, sequence);
-  std::vector<CallFingerprint> all(static_cast<size_t>(nranks_));
-  void* const buffers[] = {nullptr, &mine, all.data(), nullptr};
-  runtime::Call call;
-  call.buffers = buffers;
-  call.bufferCount = std::size(buffers);
-  call.tagBase = runtime::checkTagBase(sequence);
-  call.what = "TRNCCL_CHECK's call comparison";
-  call.sequence = sequence;
-  executor_.run(*checkSchedule_, call);
-  const std::string disagreement = describeDisagreement(all);
-  if (!disagreement.empty()) throwError(trncclInvalidUsage, disagreement);
-}
-
 void Communicator::runCollective(const CollectiveCall& c) {
   algo::CollectiveArgs a = c.args;
   a.layout = &placement_->layout();
   Diagnostics::Op op(*diagnostics_, Diagnostics::collectiveInfo(a, c.sequence));
-  if (config_.checkCalls) checkCall(a, c.sequence);  // first: before a refusal could differ by rank
+  if (config_.checkCalls) callChecker_.check(a, c.sequence);  // first: before a refusal could differ by rank
   // A step carries at most the slices the executor keeps in flight.
   a.maxStepElements = static_cast<size_t>(config_.window) * (config_.sliceBytes / typeSize(a.type));
-  const ScheduleKey key{static_cast<int>(a.collective), a.count, a.type, a.op, a.root, a.inPlace};
-  if (lastSchedule_ == nullptr || key != lastKey_) {
-    auto it = schedules_.find(key);
-    if (it == schedules_.end()) {
-      if (schedules_.size() >= 256) schedules_.clear(), lastSchedule_ = nullptr;  // bound the cache
-      const algo::Algorithm& algorithm = choose(a);
-      it = schedules_.emplace(key, algorithm.build(a)).first;
-      TRNCCL_TRACE("rank %d: %s of %zu x %s uses %s", rank_, algo::collectiveName(a.collective), a.count,
-                   typeName(a.type), algorithm.name());
-    }
-    lastSchedule_ = &it->second;
-    lastKey_ = key;
-  }
-  const algo::Schedule& schedule = *lastSchedule_;
+  const algo::Schedule& schedule = schedules_.find(a, [&] {
+    const algo::Algorithm& algorithm = choose(a);
+    TRNCCL_TRACE("rank %d: %s of %zu x %s uses %s", rank_, algo::collectiveName(a.collective), a.count,
+                 typeName(a.type), algorithm.name());
+    return algorithm.build(a);
+  });
   const size_t scratchBytes = schedule.scratchElements * typeSize(a.type);
   if (scratch_.size() < scratchBytes) scratch_.resize(scratchBytes);
 
@@ -413,7 +286,7 @@ void Communicator::runP2P(const std::vector<P2PCall>& calls) {
 void Communicator::abort() {
   abortFlag_ = true;
   diagnostics_->dump("abort");  // while a blocked call still shows what it waits for
-  for (auto& t : transports_) t->interrupt();
+  transports_->interrupt();
 }
 
 void Communicator::fail(trncclResult_t code, const std::string& message) {

@@ -6,12 +6,9 @@
 
 #include <atomic>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "algorithms/algorithm.h"
@@ -19,10 +16,13 @@
 #include "algorithms/tuner.h"
 #include "base/signal.h"
 #include "core/bootstrap.h"
+#include "core/call_checker.h"
 #include "core/config.h"
 #include "core/creation_group.h"
 #include "core/diagnostics.h"
 #include "core/placement.h"
+#include "core/schedule_cache.h"
+#include "core/transport_set.h"
 #include "device/device.h"
 #include "runtime/executor.h"
 #include "runtime/stream.h"
@@ -107,20 +107,17 @@ class Communicator {
   void inTurn(uint64_t ticket, Body&& body);
   void runCollective(const CollectiveCall& call);
   void emulateLaunch(const algo::Schedule& schedule) const;
-  // TRNCCL_CHECK: every rank's fingerprint of the call; throws InvalidUsage
-  // on every rank when they differ.
-  void checkCall(const algo::CollectiveArgs& args, uint64_t sequence);
   // The tuner's choice; a refusal does not fail the communicator.
   const algo::Algorithm& choose(const algo::CollectiveArgs& args) const;
   void runP2P(const std::vector<P2PCall>& calls);
   void fail(trncclResult_t code, const std::string& message);
-  void connectTransports(const trncclUniqueId& id);
-  // Between instances: TRNCCL_TRANSPORT, or for auto the best this build has.
-  std::string networkTransport() const;
+  // Shared memory within an instance, the network between instances. Every
+  // rank decides from the same placement, so all call the same (collective)
+  // factories.
+  void connectTransports(const trncclUniqueId& id, int hostCount);
   algo::CollectiveArgs argsFor(algo::Collective collective, size_t count, trncclDataType_t type) const;
 
   int rank_, nranks_;
-  int hostCount_ = 1;
   Config config_;
   std::atomic<bool> abortFlag_{false};
   // In the creation group while the constructor runs: left at its end, or
@@ -135,20 +132,16 @@ class Communicator {
     ~GroupMembership() { leave(); }
   } membership_;
   std::unique_ptr<Bootstrap> bootstrap_;
-  std::vector<std::unique_ptr<transport::Transport>> transports_;
+  std::unique_ptr<TransportSet> transports_;  // set once the ranks' instances are known
   device::Device device_;
   std::unique_ptr<Placement> placement_;  // set once the ranks' hosts are known
   std::unique_ptr<algo::Tuner> tuner_;
   runtime::ExecutorContext context_;
   runtime::Executor executor_;
+  CallChecker callChecker_;  // TRNCCL_CHECK
   runtime::TurnTaker turns_;
   std::vector<char> scratch_;
-  std::optional<algo::Schedule> checkSchedule_;  // TRNCCL_CHECK's all-gather, built on first use
-
-  using ScheduleKey = std::tuple<int, size_t, int, int, int, bool>;
-  std::map<ScheduleKey, algo::Schedule> schedules_;  // touched only in turns
-  const algo::Schedule* lastSchedule_ = nullptr;     // benchmarks repeat one call
-  ScheduleKey lastKey_;
+  ScheduleCache schedules_;  // touched only in turns
 
   uint64_t sequence_ = 0;
   std::vector<uint32_t> sendTags_, recvTags_;

@@ -5,6 +5,7 @@
 #include "base/env.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "transports/factory.h"
 
 namespace trnccl::core {
 namespace {
@@ -12,12 +13,12 @@ namespace {
 bool isSet(int field) { return field != TRNCCL_CONFIG_UNDEF_INT; }
 
 std::string choice(const char* field, const char* value, const char* variable,
-                   const std::string& fallback, std::initializer_list<const char*> allowed) {
+                   const std::string& fallback, const std::vector<std::string>& allowed) {
   if (value == nullptr) return env::getChoice(variable, fallback, allowed);
   std::string list;
-  for (const char* a : allowed) {
-    if (std::string(value) == a) return a;
-    list += list.empty() ? a : std::string(", ") + a;
+  for (const std::string& a : allowed) {
+    if (value == a) return a;
+    list += list.empty() ? a : ", " + a;
   }
   throwInvalidArgument(std::string("config->") + field,
                        std::string("is '") + value + "', not one of: " + list);
@@ -57,7 +58,9 @@ Config resolveConfig(const trncclConfig_t* user) {
   out.emulateScale = static_cast<int>(env::getInt("TRNCCL_EMULATE_SCALE", out.emulateScale, 1, 1000000));
 
   // Between instances; within one, ranks always share memory.
-  out.transport = choice("transport", c.transport, "TRNCCL_TRANSPORT", "auto", {"auto", "shm", "ofi", "tcp"});
+  std::vector<std::string> transports = {"auto"};
+  for (const std::string& name : transport::transportNames()) transports.push_back(name);
+  out.transport = choice("transport", c.transport, "TRNCCL_TRANSPORT", "auto", transports);
   out.transportSource = c.transport ? "config->transport" : "TRNCCL_TRANSPORT";
 
   out.algorithm = c.algorithm ? c.algorithm : env::get("TRNCCL_ALGO").value_or("auto");

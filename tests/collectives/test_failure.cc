@@ -18,6 +18,7 @@
 #include "launcher.h"
 #include "scoped_env.h"
 #include "thread_ranks.h"
+#include "transports/factory.h"
 
 using namespace colltest;
 using Clock = std::chrono::steady_clock;
@@ -143,14 +144,16 @@ TEST_CASE("failure: a rank killed mid-collective is named by every survivor, ove
   checkDeadRank(4, victim, "", /*killed=*/true);
 }
 
-TEST_CASE("failure: a rank that stops reading mid-collective makes the others time out naming it, over tcp and ofi",
+TEST_CASE("failure: a rank that stops reading mid-collective makes the others time out naming it, over every "
+          "network transport",
           "[failure][processes][transports]") {
   // Two instances of one rank each: the survivor's sends fill the network
   // transport's buffers and it can only give up at its timeout.
-  const char* transport = GENERATE("tcp", "ofi");
+  const std::string transport =
+      GENERATE(from_range(trnccl::transport::transportNames(trnccl::transport::Reach::Network)));
   CAPTURE(transport);
   ScopedEnv topology("TRNCCL_TOPO", "trn1.2xlarge:2"), order("TRNCCL_RANK_ORDER", "0,2");
-  ScopedEnv network("TRNCCL_TRANSPORT", transport), provider("TRNCCL_OFI_PROVIDER", "tcp;ofi_rxm");
+  ScopedEnv network("TRNCCL_TRANSPORT", transport.c_str()), provider("TRNCCL_OFI_PROVIDER", "tcp;ofi_rxm");
   checkDeadRank(2, 1, "", /*killed=*/false, /*stopped=*/true);
 }
 
@@ -294,18 +297,15 @@ TEST_CASE("failure: trncclCommAbort ends an emulated collective's launch within 
 TEST_CASE("failure: trncclCommAbort from another thread ends a blocked blocking call within a second, and a new "
           "communicator works afterwards",
           "[failure][abort]") {
-  struct Where {
-    const char* name;
-    const char* topology;
-    const char* rankOrder;
-    const char* transport;
-  };
-  const Where where = GENERATE(Where{"shm", nullptr, nullptr, nullptr},
-                               Where{"tcp between instances", "trn1.2xlarge:2", "0,2", "tcp"},
-                               Where{"ofi between instances", "trn1.2xlarge:2", "0,2", "ofi"});
-  CAPTURE(where.name);
-  ScopedEnv topology("TRNCCL_TOPO", where.topology), order("TRNCCL_RANK_ORDER", where.rankOrder);
-  ScopedEnv transport("TRNCCL_TRANSPORT", where.transport);
+  // The two ranks on one instance (shared memory), then on two instances
+  // over each network transport.
+  const std::string network =
+      GENERATE(std::string(), from_range(trnccl::transport::transportNames(trnccl::transport::Reach::Network)));
+  CAPTURE(network);
+  const bool between = !network.empty();
+  ScopedEnv topology("TRNCCL_TOPO", between ? "trn1.2xlarge:2" : nullptr);
+  ScopedEnv order("TRNCCL_RANK_ORDER", between ? "0,2" : nullptr);
+  ScopedEnv transport("TRNCCL_TRANSPORT", between ? network.c_str() : nullptr);
   std::vector<trncclComm_t> comms(2, nullptr);
   REQUIRE(trncclCommInitAll(comms.data(), 2, nullptr) == trncclSuccess);
   // Rank 0 waits in a blocking all-reduce that rank 1 never joins.

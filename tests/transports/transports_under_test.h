@@ -1,5 +1,6 @@
-// The transports (and their variants) the conformance suite runs against.
-// A new transport adds its entries in transports_under_test.cc.
+// The transports (and their variants) the conformance suite runs against:
+// every transport of the factory (transports/factory.h), with its defaults
+// unless transports_under_test.cc lists settings to test it under.
 #pragma once
 
 #include <functional>

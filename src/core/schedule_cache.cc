@@ -1,0 +1,9 @@
+#include "core/schedule_cache.h"
+
+namespace trnccl::core {
+
+ScheduleCache::Key ScheduleCache::keyOf(const algo::CollectiveArgs& args) {
+  return Key{static_cast<int>(args.collective), args.count, args.type, args.op, args.root, args.inPlace};
+}
+
+}  // namespace trnccl::core

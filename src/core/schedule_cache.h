@@ -1,0 +1,49 @@
+// The schedules a communicator has built, by call. Building one costs more
+// than running a small collective, and benchmarks and training loops repeat
+// the same few calls. Not thread-safe: a communicator touches it only in its
+// turns.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <tuple>
+
+#include "algorithms/algorithm.h"
+
+namespace trnccl::core {
+
+class ScheduleCache {
+ public:
+  // Past this many schedules the cache forgets them all: a program whose
+  // sizes never repeat must not grow without bound.
+  static constexpr size_t kCapacity = 256;
+
+  // The schedule for `args`'s call (this rank's, for the same layout and step
+  // bound every time), made by build() on a miss. Forgetting invalidates the
+  // references returned before.
+  template <class Build>
+  const algo::Schedule& find(const algo::CollectiveArgs& args, Build&& build) {
+    const Key key = keyOf(args);
+    if (last_ != nullptr && key == lastKey_) return *last_;  // benchmarks repeat one call
+    auto it = schedules_.find(key);
+    if (it == schedules_.end()) {
+      if (schedules_.size() >= kCapacity) schedules_.clear(), last_ = nullptr;  // build() may throw
+      it = schedules_.emplace(key, build()).first;
+    }
+    last_ = &it->second;
+    lastKey_ = key;
+    return *last_;
+  }
+
+  size_t size() const { return schedules_.size(); }
+
+ private:
+  using Key = std::tuple<int, size_t, int, int, int, bool>;
+  static Key keyOf(const algo::CollectiveArgs& args);
+
+  std::map<Key, algo::Schedule> schedules_;
+  const algo::Schedule* last_ = nullptr;
+  Key lastKey_;
+};
+
+}  // namespace trnccl::core

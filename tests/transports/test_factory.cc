@@ -1,0 +1,50 @@
+// The factory's list of transports: names, what each reaches, the automatic
+// choice, and that the conformance suite runs every one of them.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "base/error.h"
+#include "tests/transports/transports_under_test.h"
+#include "transports/factory.h"
+
+using namespace trnccl;
+using namespace trnccl::transport;
+
+TEST_CASE("factory: every transport has its own name and can be found by it", "[factory]") {
+  const std::vector<std::string> names = transportNames();
+  CHECK(names == std::vector<std::string>{"shm", "ofi", "tcp"});
+  CHECK(std::set<std::string>(names.begin(), names.end()).size() == names.size());
+  for (const std::string& name : names) CHECK(transportNamed(name).name == name);
+}
+
+TEST_CASE("factory: an unknown transport is an invalid argument naming it", "[factory]") {
+  try {
+    transportNamed("carrier-pigeon");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == trncclInvalidArgument);
+    CHECK(std::string(e.what()) == "argument 'transport' 'carrier-pigeon' is not a transport of this build");
+  }
+}
+
+TEST_CASE("factory: shm serves an instance, ofi is preferred over tcp between instances", "[factory]") {
+  CHECK(transportNamed("shm").reach == Reach::Instance);
+  CHECK(transportNamed("ofi").reach == Reach::Network);
+  CHECK(transportNamed("tcp").reach == Reach::Network);
+  REQUIRE(preferredTransport(Reach::Instance) != nullptr);
+  REQUIRE(preferredTransport(Reach::Network) != nullptr);
+  CHECK(std::string(preferredTransport(Reach::Instance)->name) == "shm");
+  CHECK(std::string(preferredTransport(Reach::Network)->name) == "ofi");
+  CHECK(transportNames(Reach::Network) == std::vector<std::string>{"ofi", "tcp"});
+  CHECK(transportNames(Reach::Instance) == std::vector<std::string>{"shm"});
+}
+
+TEST_CASE("factory: the conformance suite runs every transport of the factory", "[factory]") {
+  std::set<std::string> tested;
+  for (const test::TransportUnderTest& variant : test::transportsUnderTest())
+    tested.insert(variant.name.substr(0, variant.name.find('/')));
+  const std::vector<std::string> names = transportNames();
+  CHECK(tested == std::set<std::string>(names.begin(), names.end()));
+}
