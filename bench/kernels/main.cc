@@ -23,10 +23,10 @@
 namespace trnccl::bench {
 namespace {
 
-void benchReduce(benchmark::State& state, kernels::Isa isa, trncclDataType_t type, trncclRedOp_t op,
+void benchReduce(benchmark::State& state, device::kernels::Isa isa, trncclDataType_t type, trncclRedOp_t op,
                  int nsrcs, size_t bytes) {
   BenchBuffers& buffers = BenchBuffers::instance();
-  kernels::ReduceArgs args;
+  device::kernels::ReduceArgs args;
   args.dst = buffers.destination();
   args.srcs = buffers.sources();
   args.nsrcs = nsrcs;
@@ -35,7 +35,7 @@ void benchReduce(benchmark::State& state, kernels::Isa isa, trncclDataType_t typ
   args.op = op;
   args.avgDivisor = static_cast<uint64_t>(nsrcs);
   for (auto _ : state) {
-    kernels::reduce(isa, args);
+    device::kernels::reduce(isa, args);
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>((nsrcs + 1) * bytes));
@@ -62,7 +62,7 @@ void benchMemcpy(benchmark::State& state, size_t bytes) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(2 * bytes));
 }
 
-void registerBenchmarks(kernels::Isa isa) {
+void registerBenchmarks(device::kernels::Isa isa) {
   for (size_t bytes : kBufferBytes) {
     benchmark::RegisterBenchmark(referenceName(kStreamAdd, bytes).c_str(), benchStreamAdd, bytes);
     benchmark::RegisterBenchmark(referenceName(kMemcpy, bytes).c_str(), benchMemcpy, bytes);
@@ -96,16 +96,16 @@ int main(int argc, char** argv) {
   int count = static_cast<int>(args.size()) - 1;
   benchmark::Initialize(&count, args.data());
   if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
-  kernels::Isa isa;
+  device::kernels::Isa isa;
   try {
-    isa = kernels::selectedIsa();
+    isa = device::kernels::selectedIsa();
   } catch (const std::exception& e) {  // a bad TRNCCL_KERNEL_ISA
     std::cerr << argv[0] << ": " << e.what() << "\n";
     return 1;
   }
-  benchmark::AddCustomContext("kernel ISA", kernels::isaName(isa));
+  benchmark::AddCustomContext("kernel ISA", device::kernels::isaName(isa));
   bench::registerBenchmarks(isa);
-  bench::SummaryReporter reporter(kernels::isaName(isa));
+  bench::SummaryReporter reporter(device::kernels::isaName(isa));
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;

@@ -62,7 +62,7 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   context_.timeout = config_.timeout;
   context_.abortFlag = &abortFlag_;
   context_.rounding =
-      config_.stochasticRounding ? kernels::Rounding::Stochastic : kernels::Rounding::NearestEven;
+      config_.stochasticRounding ? device::kernels::Rounding::Stochastic : device::kernels::Rounding::NearestEven;
   context_.seed = config_.seed;
   context_.recorder = diagnostics_->recorder();
   context_.trace = diagnostics_->trace();
@@ -70,7 +70,7 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   TRNCCL_INFO("comm %s rank %d/%d ready: transport %s, kernels %s, slice %zu B, window %d, timeout %lld ms, "
               "%d ranks on %d cores of this host%s",
               config_.name.empty() ? "-" : config_.name.c_str(), rank, nranks,
-              transportNames.c_str(), kernels::isaName(kernels::selectedIsa()),
+              transportNames.c_str(), device::kernels::isaName(device::kernels::selectedIsa()),
               config_.sliceBytes, config_.window, static_cast<long long>(config_.timeout.count()), census.ranksHere(),
               census.coresHere(), context_.oversubscribed ? " (oversubscribed: waits yield)" : "");
   if (log::enabled(log::Level::Info)) {

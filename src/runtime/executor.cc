@@ -230,7 +230,7 @@ class StepRunner {
     size_t i = 0;
     for (const algo::Span& src : step_->srcs) inputs[i++] = at(src, slice);
     if (received) inputs[i++] = received;
-    kernels::ReduceArgs args;
+    device::kernels::ReduceArgs args;
     args.dst = out;
     args.srcs = inputs;
     args.nsrcs = static_cast<int>(k);

@@ -37,7 +37,7 @@ struct ExecutorContext {
   bool oversubscribed = false;     // more ranks on this host than cores: yield, never spin
   std::chrono::milliseconds timeout{300000};
   const std::atomic<bool>* abortFlag = nullptr;
-  kernels::Rounding rounding = kernels::Rounding::NearestEven;
+  device::kernels::Rounding rounding = device::kernels::Rounding::NearestEven;
   uint64_t seed = 0;
   FlightRecorder* recorder = nullptr;  // told which peer and step a blocked call waits on; null: off
   TraceBuffer* trace = nullptr;        // TRNCCL_TRACE: steps and transfers; null: off

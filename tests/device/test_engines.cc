@@ -25,7 +25,7 @@ TEST_CASE("vector engine reduces and accounts the modelled time", "[device][engi
   const size_t n = 4096;
   std::vector<float> a(n, 1.5f), b(n, 2.0f), out(n, 0);
   const void* srcs[] = {a.data(), b.data()};
-  trnccl::kernels::ReduceArgs args;
+  trnccl::device::kernels::ReduceArgs args;
   args.dst = out.data();
   args.srcs = srcs;
   args.nsrcs = 2;

@@ -7,7 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
-namespace trnccl::kernels::test {
+namespace trnccl::device::kernels::test {
 namespace {
 
 double maxFinite(const FloatLayout& f) {
@@ -122,4 +122,4 @@ std::vector<double> finiteValues(trncclDataType_t type) {
   return values;
 }
 
-}  // namespace trnccl::kernels::test
+}  // namespace trnccl::device::kernels::test

@@ -10,7 +10,7 @@
 
 #include "trnccl/trnccl.h"
 
-namespace trnccl::kernels::test {
+namespace trnccl::device::kernels::test {
 
 struct FloatLayout {
   int exponentBits;
@@ -50,4 +50,4 @@ class Decoder {
 // once (+0 only), without NaN and infinities.
 std::vector<double> finiteValues(trncclDataType_t type);
 
-}  // namespace trnccl::kernels::test
+}  // namespace trnccl::device::kernels::test

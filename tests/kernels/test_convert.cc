@@ -12,7 +12,7 @@
 #include "reference.h"
 #include "test_support.h"
 
-namespace trnccl::kernels::test {
+namespace trnccl::device::kernels::test {
 namespace {
 
 uint64_t canonicalNaN(trncclDataType_t type) {
@@ -138,4 +138,4 @@ TEST_CASE("kernels: convert rejects pairs it cannot convert and accepts count 0"
 }
 
 }  // namespace
-}  // namespace trnccl::kernels::test
+}  // namespace trnccl::device::kernels::test

@@ -10,7 +10,7 @@
 #include "base/datatype.h"
 #include "test_support.h"
 
-namespace trnccl::kernels::test {
+namespace trnccl::device::kernels::test {
 namespace {
 
 // Not a multiple of any lane count: vector bodies and a tail.
@@ -130,4 +130,4 @@ TEST_CASE("kernels: every ISA converts to the scalar path's bits", "[kernels][cr
 }
 
 }  // namespace
-}  // namespace trnccl::kernels::test
+}  // namespace trnccl::device::kernels::test

@@ -14,7 +14,7 @@
 #include "device/kernels/isa.h"
 #include "test_support.h"
 
-namespace trnccl::kernels::test {
+namespace trnccl::device::kernels::test {
 namespace {
 
 TEST_CASE("kernels: ISA names, support and selection", "[kernels][isa]") {
@@ -201,4 +201,4 @@ TEST_CASE("kernels: every NaN result is the type's canonical NaN", "[kernels][re
 }
 
 }  // namespace
-}  // namespace trnccl::kernels::test
+}  // namespace trnccl::device::kernels::test

@@ -10,7 +10,7 @@
 #include "reference.h"
 #include "test_support.h"
 
-namespace trnccl::kernels::test {
+namespace trnccl::device::kernels::test {
 namespace {
 
 Format formatOf(trncclDataType_t type) { return *narrowFormat(type); }
@@ -113,4 +113,4 @@ TEST_CASE("kernels: stochastic encoding picks one of the two neighbours by the r
 }
 
 }  // namespace
-}  // namespace trnccl::kernels::test
+}  // namespace trnccl::device::kernels::test

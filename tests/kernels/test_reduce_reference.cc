@@ -28,7 +28,7 @@
 #include "reference.h"
 #include "test_support.h"
 
-namespace trnccl::kernels::test {
+namespace trnccl::device::kernels::test {
 namespace {
 
 constexpr size_t kLargest = (size_t{1} << 20) + 3;
@@ -262,4 +262,4 @@ TEMPLATE_TEST_CASE_SIG("kernels: reduce matches the double-precision reference",
 }
 
 }  // namespace
-}  // namespace trnccl::kernels::test
+}  // namespace trnccl::device::kernels::test

@@ -11,7 +11,7 @@
 #include "device/kernels/formats.h"
 #include "test_support.h"
 
-namespace trnccl::kernels::test {
+namespace trnccl::device::kernels::test {
 namespace {
 
 struct EncodeCase {
@@ -191,4 +191,4 @@ TEST_CASE("kernels: hand-checked round-to-nearest-even cases: reduce on every IS
 }
 
 }  // namespace
-}  // namespace trnccl::kernels::test
+}  // namespace trnccl::device::kernels::test

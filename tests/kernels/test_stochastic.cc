@@ -10,7 +10,7 @@
 #include "reference.h"
 #include "test_support.h"
 
-namespace trnccl::kernels::test {
+namespace trnccl::device::kernels::test {
 namespace {
 
 constexpr size_t kSamples = 100000;
@@ -128,4 +128,4 @@ TEST_CASE("kernels: adding 0.5 to fp16 1024 2048 times: stuck with RNE, about 20
 }
 
 }  // namespace
-}  // namespace trnccl::kernels::test
+}  // namespace trnccl::device::kernels::test

@@ -8,7 +8,7 @@
 #include "base/datatype.h"
 #include "reference.h"
 
-namespace trnccl::kernels::test {
+namespace trnccl::device::kernels::test {
 namespace {
 
 constexpr uint64_t kFp32Specials[] = {0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000,
@@ -137,4 +137,4 @@ ScopedEnv::~ScopedEnv() {
     unsetenv(name_.c_str());
 }
 
-}  // namespace trnccl::kernels::test
+}  // namespace trnccl::device::kernels::test

@@ -11,7 +11,7 @@
 
 #include "device/kernels/kernels.h"
 
-namespace trnccl::kernels::test {
+namespace trnccl::device::kernels::test {
 
 inline constexpr trncclDataType_t kAllTypes[] = {
     trncclInt8,    trncclUint8,    trncclInt32,      trncclUint32,
@@ -75,4 +75,4 @@ class ScopedEnv {
   std::optional<std::string> saved_;
 };
 
-}  // namespace trnccl::kernels::test
+}  // namespace trnccl::device::kernels::test

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstring>
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 namespace {
 
 // block(sourceAt, out, first): reduce elements first .. first + kBlock - 1;
@@ -34,4 +34,4 @@ void forEachBlock(std::byte* dst, const void* const* srcs, size_t count, Block b
 }
 
 }  // namespace
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

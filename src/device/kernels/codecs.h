@@ -13,7 +13,7 @@
 #include "device/kernels/encoding.h"
 #include "device/kernels/simd/lanes.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 namespace {
 
 template <class V>
@@ -158,4 +158,4 @@ struct Fp64Codec {
 };
 
 }  // namespace
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

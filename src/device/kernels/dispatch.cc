@@ -8,7 +8,7 @@
 #include "device/kernels/kernel_table.h"
 #include "device/kernels/kernels.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 namespace {
 
 const KernelTable& kernelsFor(Isa isa) {
@@ -98,4 +98,4 @@ void convert(Isa isa, const ConvertArgs& args) {
   kernels.convert[args.srcType][args.dstType](args, randomKey(args.rounding));
 }
 
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

@@ -10,7 +10,7 @@
 
 #include "device/kernels/formats.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 namespace {
 
 inline constexpr uint32_t kFp32SignBit = 0x80000000u;
@@ -137,4 +137,4 @@ typename V::H halfToFp8NearestEven(typename V::H half) {
 }
 
 }  // namespace
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

@@ -9,7 +9,7 @@
 #include "device/kernels/rounding.h"
 #include "device/kernels/simd/scalar.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 namespace {
 
 // Calls fn with the format as a compile-time constant.
@@ -71,4 +71,4 @@ uint32_t encodeStochastic(Format format, float value, uint32_t randomBits) {
                     [=](auto f) { return encodeOne<f.value>(value, GivenRandomBits{randomBits}); });
 }
 
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

@@ -26,7 +26,7 @@
 
 #include "trnccl/trnccl.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 
 enum class Format : uint8_t { Fp16, Bf16, E4m3, E5m2 };
 
@@ -77,4 +77,4 @@ uint32_t encodeNearestEven(Format format, float value);
 // Stochastic rounding with the given 32 random bits.
 uint32_t encodeStochastic(Format format, float value, uint32_t randomBits);
 
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

@@ -8,7 +8,7 @@
 #include "base/env.h"
 #include "base/error.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 namespace {
 
 struct CpuFeatures {
@@ -96,4 +96,4 @@ Isa selectedIsa() {
   return isa;
 }
 
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

@@ -3,7 +3,7 @@
 
 #include "device/kernels/kernels.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 
 inline constexpr const char* kIsaEnvironmentVariable = "TRNCCL_KERNEL_ISA";
 
@@ -13,4 +13,4 @@ inline constexpr const char* kIsaEnvironmentVariable = "TRNCCL_KERNEL_ISA";
 // CPU cannot run.
 Isa chooseIsa();
 
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

@@ -3,6 +3,6 @@
 #include "device/kernels/kernel_table_builder.h"
 #include "device/kernels/simd/avx2.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 const KernelTable& avx2Kernels() { return kernelTableFor<simd::Avx2>(); }
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

@@ -3,6 +3,6 @@
 #include "device/kernels/kernel_table_builder.h"
 #include "device/kernels/simd/avx512.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 const KernelTable& avx512Kernels() { return kernelTableFor<simd::Avx512>(); }
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

@@ -3,6 +3,6 @@
 #include "device/kernels/kernel_table_builder.h"
 #include "device/kernels/simd/avx512.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 const KernelTable& avx512Bf16Kernels() { return kernelTableFor<simd::Avx512Bf16>(); }
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

@@ -3,6 +3,6 @@
 #include "device/kernels/kernel_table_builder.h"
 #include "device/kernels/simd/scalar.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 const KernelTable& scalarKernels() { return kernelTableFor<simd::Scalar>(); }
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

@@ -7,7 +7,7 @@
 
 #include "device/kernels/kernels.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 
 // The per-call key of stochastic rounding's hash, derived from (seed, call).
 struct RandomKey {
@@ -29,4 +29,4 @@ const KernelTable& avx2Kernels();
 const KernelTable& avx512Kernels();
 const KernelTable& avx512Bf16Kernels();
 
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

@@ -11,7 +11,7 @@
 #include "device/kernels/kernel_templates.h"
 #include "device/kernels/ops.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 namespace {
 
 // Integers and fp64 reduce in generic vectors as wide as the ISA's.
@@ -99,4 +99,4 @@ const KernelTable& kernelTableFor() {
 }
 
 }  // namespace
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

@@ -19,7 +19,7 @@
 #include "device/kernels/rounding.h"
 #include "device/kernels/simd/lanes.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 namespace {
 
 struct Job {
@@ -101,4 +101,4 @@ void convertDoubleToFloat(const ConvertArgs& args, const RandomKey&) {
 }
 
 }  // namespace
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

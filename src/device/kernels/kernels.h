@@ -20,7 +20,7 @@
 
 #include "trnccl/trnccl.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 
 enum class Rounding : uint8_t { NearestEven, Stochastic };
 
@@ -72,4 +72,4 @@ bool canConvert(trncclDataType_t from, trncclDataType_t to);
 void convert(const ConvertArgs& args);
 void convert(Isa isa, const ConvertArgs& args);
 
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

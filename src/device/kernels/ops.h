@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 namespace {
 
 template <class L>
@@ -56,4 +56,4 @@ struct Avg {
 };
 
 }  // namespace
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

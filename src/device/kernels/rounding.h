@@ -9,7 +9,7 @@
 
 #include "device/kernels/kernel_table.h"
 
-namespace trnccl::kernels {
+namespace trnccl::device::kernels {
 namespace {
 
 struct RoundNearestEven {
@@ -49,4 +49,4 @@ struct RoundStochastically {
 };
 
 }  // namespace
-}  // namespace trnccl::kernels
+}  // namespace trnccl::device::kernels

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace trnccl::kernels::simd {
+namespace trnccl::device::kernels::simd {
 namespace {
 
 struct Avx2 {
@@ -117,4 +117,4 @@ struct Avx2 {
 };
 
 }  // namespace
-}  // namespace trnccl::kernels::simd
+}  // namespace trnccl::device::kernels::simd

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace trnccl::kernels::simd {
+namespace trnccl::device::kernels::simd {
 namespace {
 
 struct Avx512 {
@@ -123,4 +123,4 @@ struct Avx512Bf16 : Avx512 {
 };
 
 }  // namespace
-}  // namespace trnccl::kernels::simd
+}  // namespace trnccl::device::kernels::simd

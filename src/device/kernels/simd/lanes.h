@@ -15,7 +15,7 @@
 #include <limits>
 #include <type_traits>
 
-namespace trnccl::kernels::simd {
+namespace trnccl::device::kernels::simd {
 namespace {
 
 // Unaligned element access: buffers need not be aligned to their type.
@@ -104,4 +104,4 @@ struct VectorLanes {
 };
 
 }  // namespace
-}  // namespace trnccl::kernels::simd
+}  // namespace trnccl::device::kernels::simd

@@ -20,7 +20,7 @@
 
 #include "device/kernels/simd/lanes.h"
 
-namespace trnccl::kernels::simd {
+namespace trnccl::device::kernels::simd {
 namespace {
 
 struct Scalar : ScalarLanes {
@@ -93,4 +93,4 @@ struct Scalar : ScalarLanes {
 };
 
 }  // namespace
-}  // namespace trnccl::kernels::simd
+}  // namespace trnccl::device::kernels::simd
