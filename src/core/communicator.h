@@ -14,7 +14,7 @@
 #include "algorithms/algorithm.h"
 #include "algorithms/p2p.h"
 #include "algorithms/tuner.h"
-#include "base/signal.h"
+#include "base/futex_event.h"
 #include "core/bootstrap.h"
 #include "core/call_checker.h"
 #include "core/config.h"
@@ -147,7 +147,7 @@ class Communicator {
   std::vector<uint32_t> sendTags_, recvTags_;
 
   std::atomic<int> pending_{0};  // prepared closures not yet destroyed
-  Signal pendingChanged_;
+  FutexEvent pendingChanged_;
 
   mutable std::mutex errorMutex_;
   trncclResult_t asyncError_ = trncclSuccess;

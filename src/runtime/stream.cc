@@ -40,7 +40,7 @@ void Stream::enqueue(std::function<void()> work) {
   workArrived_.notify();
 }
 
-// The predicate of run()'s wait: Signal::wait may evaluate it again after it
+// The predicate of run()'s wait: FutexEvent::wait may evaluate it again after it
 // was true once (before sleeping, then on its next turn), so an operation
 // already taken is kept, not replaced by the next one in the queue.
 bool Stream::takeWork(std::function<void()>& work) {

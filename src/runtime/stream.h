@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "base/signal.h"
+#include "base/futex_event.h"
 #include "trnccl/trnccl.h"
 
 namespace trnccl::runtime {
@@ -39,7 +39,7 @@ class Stream {
   std::atomic<uint64_t> enqueued_{0};
   std::atomic<uint64_t> completed_{0};
   std::atomic<bool> stopping_{false};
-  Signal workArrived_, workDone_;
+  FutexEvent workArrived_, workDone_;
   trncclResult_t error_ = trncclSuccess;
   std::string errorMessage_;
   std::thread worker_;
@@ -58,7 +58,7 @@ class TurnTaker {
  private:
   std::atomic<uint64_t> next_{0};
   std::atomic<uint64_t> serving_{0};
-  Signal changed_;
+  FutexEvent changed_;
 };
 
 }  // namespace trnccl::runtime

@@ -1,4 +1,4 @@
-#include "base/signal.h"
+#include "base/futex_event.h"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>

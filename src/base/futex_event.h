@@ -16,7 +16,7 @@ namespace trnccl {
 void futexWait(std::atomic<uint32_t>& word, uint32_t expected, std::chrono::microseconds maxWait);
 void futexWakeAll(std::atomic<uint32_t>& word);
 
-class Signal {
+class FutexEvent {
  public:
   // Waits until ready() or giveUp() is true; returns ready(). Make the state
   // behind ready() true before calling notify().
