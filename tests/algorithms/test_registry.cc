@@ -1,6 +1,7 @@
 // The registry: every algorithm once, in the tuner's preference order for
 // ties, each able to run where its entry says.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -10,14 +11,18 @@
 
 using namespace trnccl;
 
-TEST_CASE("the registry lists every algorithm once, in the tuner's order of preference for ties",
+TEST_CASE("the registry keeps today's algorithms in the tuner's order of preference for ties",
           "[algorithms][registry]") {
-  // Changing this order changes which algorithm the tuner picks on a tie.
-  const std::vector<std::string> expected = {"ring", "bidir_ring", "torus2d", "rdh", "mesh", "kangaring",
-                                             "hierarchical", "hierarchical_rdh", "hierarchical_mesh"};
-  std::vector<std::string> names;
-  for (const algo::RegisteredAlgorithm& a : algo::registeredAlgorithms()) names.push_back(a.name);
-  CHECK(names == expected);
+  // Reordering them changes which the tuner picks on a tie; a new algorithm
+  // may go anywhere.
+  const std::vector<std::string> today = {"ring", "bidir_ring", "torus2d", "rdh", "mesh", "kangaring",
+                                          "hierarchical", "hierarchical_rdh", "hierarchical_mesh"};
+  std::vector<std::string> names, kept;
+  for (const algo::RegisteredAlgorithm& a : algo::registeredAlgorithms()) {
+    names.push_back(a.name);
+    if (std::find(today.begin(), today.end(), a.name) != today.end()) kept.push_back(a.name);
+  }
+  CHECK(kept == today);
   CHECK(algo::Tuner::algorithmNames() == names);
 }
 
