@@ -161,10 +161,14 @@ void embed(const Schedule& sub, const Embedding& where, Schedule& host) {
   }
 }
 
+namespace {
+
 template <class Inter>
 std::unique_ptr<Algorithm> hierarchicalOver() {
   return std::make_unique<Hierarchical>(std::make_unique<Inter>());
 }
+
+}  // namespace
 
 // Across instances: ring for bandwidth, RDH and mesh for latency.
 TRNCCL_REGISTER_ALGORITHMS(hierarchical, {Reach::Instances, make<Hierarchical>},

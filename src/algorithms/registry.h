@@ -1,10 +1,10 @@
 // The one list of algorithms there are, for the tuner, TRNCCL_ALGO and the
 // tests. Each algorithm's file registers what it offers with one line,
 //   TRNCCL_REGISTER_ALGORITHMS(ring, {Reach::AnyRanks, make<Ring>})
-// (inside namespace trnccl::algo; the first argument is the file's name),
-// and its name goes into TRNCCL_ALGORITHMS in src/algorithms/algorithms.cmake,
-// whose order is the order here: the tuner's preference among algorithms
-// predicted equally fast.
+// (inside namespace trnccl::algo; the first argument is the file's name
+// without .cc), and that name goes into TRNCCL_ALGORITHMS in
+// src/algorithms/algorithms.cmake, whose order is the order here: the
+// tuner's preference among algorithms predicted equally fast.
 //
 // Why not self-registration by static initialisers: libtrnccl.a is a static
 // archive, and a linker leaves out an archive member that nothing
@@ -31,6 +31,7 @@ enum class Reach {
 
 using AlgorithmFactory = std::unique_ptr<Algorithm> (*)();
 
+// The factory of an algorithm made without arguments.
 template <class A>
 std::unique_ptr<Algorithm> make() {
   return std::make_unique<A>();
