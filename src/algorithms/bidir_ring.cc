@@ -1,5 +1,6 @@
 #include "algorithms/bidir_ring.h"
 
+#include "algorithms/registry.h"
 #include "algorithms/ring.h"
 
 namespace trnccl::algo {
@@ -24,5 +25,7 @@ Schedule BidirRing::build(const CollectiveArgs& args) const {
                          TagRange::slot(h), s.phases[0].channels[h].steps);
   return s;
 }
+
+TRNCCL_REGISTER_ALGORITHMS(bidir_ring, {Reach::AnyRanks, make<BidirRing>})
 
 }  // namespace trnccl::algo

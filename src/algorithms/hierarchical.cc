@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "algorithms/mesh.h"
+#include "algorithms/rdh.h"
+#include "algorithms/registry.h"
 #include "algorithms/ring.h"
 #include "base/error.h"
 
@@ -157,5 +160,18 @@ void embed(const Schedule& sub, const Embedding& where, Schedule& host) {
     }
   }
 }
+
+namespace {
+
+template <class Inter>
+std::unique_ptr<Algorithm> hierarchicalOver() {
+  return std::make_unique<Hierarchical>(std::make_unique<Inter>());
+}
+
+}  // namespace
+
+// Across instances: ring for bandwidth, RDH and mesh for latency.
+TRNCCL_REGISTER_ALGORITHMS(hierarchical, {Reach::Instances, make<Hierarchical>},
+                           {Reach::Instances, hierarchicalOver<Rdh>}, {Reach::Instances, hierarchicalOver<Mesh>})
 
 }  // namespace trnccl::algo

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "algorithms/grid.h"
+#include "algorithms/registry.h"
 #include "algorithms/ring_pass.h"
 #include "base/error.h"
 
@@ -324,5 +325,7 @@ Schedule KangaRing::build(const CollectiveArgs& args) const {
   if (args.nranks == 1) return localCopySchedule(args, name());
   return Builder(args).build();
 }
+
+TRNCCL_REGISTER_ALGORITHMS(kangaring, {Reach::AnyRanks, make<KangaRing>})
 
 }  // namespace trnccl::algo

@@ -1,5 +1,7 @@
 #include "algorithms/mesh.h"
 
+#include "algorithms/registry.h"
+
 namespace trnccl::algo {
 namespace {
 
@@ -114,5 +116,7 @@ Schedule Mesh::build(const CollectiveArgs& args) const {
   }
   return s;
 }
+
+TRNCCL_REGISTER_ALGORITHMS(mesh, {Reach::AnyRanks, make<Mesh>})
 
 }  // namespace trnccl::algo

@@ -2,6 +2,8 @@
 
 #include <bit>
 
+#include "algorithms/registry.h"
+
 namespace trnccl::algo {
 namespace {
 
@@ -253,5 +255,7 @@ Schedule Rdh::build(const CollectiveArgs& args) const {
   }
   return s;
 }
+
+TRNCCL_REGISTER_ALGORITHMS(rdh, {Reach::AnyRanks, make<Rdh>})
 
 }  // namespace trnccl::algo

@@ -1,5 +1,6 @@
 #include "algorithms/ring.h"
 
+#include "algorithms/registry.h"
 #include "base/error.h"
 
 namespace trnccl::algo {
@@ -84,5 +85,7 @@ Schedule Ring::build(const CollectiveArgs& args) const {
   }
   return s;
 }
+
+TRNCCL_REGISTER_ALGORITHMS(ring, {Reach::AnyRanks, make<Ring>})
 
 }  // namespace trnccl::algo

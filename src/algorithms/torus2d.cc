@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "algorithms/grid.h"
+#include "algorithms/registry.h"
 #include "algorithms/ring_pass.h"
 
 namespace trnccl::algo {
@@ -188,5 +189,7 @@ Schedule Torus2d::build(const CollectiveArgs& args) const {
   }
   return s;
 }
+
+TRNCCL_REGISTER_ALGORITHMS(torus2d, {Reach::AnyRanks, make<Torus2d>})
 
 }  // namespace trnccl::algo

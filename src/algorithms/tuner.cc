@@ -3,37 +3,23 @@
 #include <bit>
 #include <cstdio>
 
-#include "algorithms/bidir_ring.h"
-#include "algorithms/hierarchical.h"
-#include "algorithms/kangaring.h"
-#include "algorithms/mesh.h"
 #include "algorithms/neuron_profile.h"
-#include "algorithms/rdh.h"
-#include "algorithms/ring.h"
-#include "algorithms/torus2d.h"
+#include "algorithms/registry.h"
 #include "base/datatype.h"
 #include "base/error.h"
 
 namespace trnccl::algo {
 namespace {
 
-// Ties go to the earlier one: the simplest algorithm that is as fast.
-std::vector<std::unique_ptr<Algorithm>> makeAlgorithms() {
+int log2Floor(size_t bytes) { return bytes == 0 ? -1 : std::bit_width(bytes) - 1; }
+
+// In the registry's order, which is the preference for ties: the simplest
+// algorithm that is as fast.
+std::vector<std::unique_ptr<Algorithm>> makeRegisteredAlgorithms() {
   std::vector<std::unique_ptr<Algorithm>> all;
-  all.push_back(std::make_unique<Ring>());
-  all.push_back(std::make_unique<BidirRing>());
-  all.push_back(std::make_unique<Torus2d>());
-  all.push_back(std::make_unique<Rdh>());
-  all.push_back(std::make_unique<Mesh>());
-  all.push_back(std::make_unique<KangaRing>());
-  // Across instances: ring for bandwidth, RDH and mesh for latency.
-  all.push_back(std::make_unique<Hierarchical>());
-  all.push_back(std::make_unique<Hierarchical>(std::make_unique<Rdh>()));
-  all.push_back(std::make_unique<Hierarchical>(std::make_unique<Mesh>()));
+  for (const RegisteredAlgorithm& a : registeredAlgorithms()) all.push_back(a.make());
   return all;
 }
-
-int log2Floor(size_t bytes) { return bytes == 0 ? -1 : std::bit_width(bytes) - 1; }
 
 std::string humanBytes(size_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -45,7 +31,7 @@ std::string humanBytes(size_t bytes) {
 }  // namespace
 
 Tuner::Tuner(AlgorithmFilter filter, const Network& network, const RankLayout* layout, Predictor predictor)
-    : algorithms_(makeAlgorithms()),
+    : algorithms_(makeRegisteredAlgorithms()),
       filter_(std::move(filter)),
       network_(network),
       layout_(layout),
@@ -55,7 +41,7 @@ Tuner::~Tuner() = default;
 
 std::vector<std::string> Tuner::algorithmNames() {
   std::vector<std::string> names;
-  for (const auto& a : makeAlgorithms()) names.push_back(a->name());
+  for (const RegisteredAlgorithm& a : registeredAlgorithms()) names.push_back(a.name);
   return names;
 }
 

@@ -31,7 +31,7 @@ class Tuner {
   Tuner(AlgorithmFilter filter, const Network& network, const RankLayout* layout, Predictor predictor = nullptr);
   ~Tuner();
 
-  // Every algorithm there is, by name (for the filter and messages).
+  // Every algorithm there is (registry.h), by name, for the filter and messages.
   static std::vector<std::string> algorithmNames();
 
   // Thread-safe. Throws Error(InvalidUsage) naming why when no allowed

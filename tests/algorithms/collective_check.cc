@@ -144,6 +144,12 @@ void sweepGroup(const algo::Algorithm& algorithm, Collective collective, const a
   }
 }
 
+algo::RankLayout onInstances(int instances, int local, bool interleaved) {
+  algo::RankLayout layout;
+  for (int r = 0; r < instances * local; ++r) layout.instanceOf.push_back(interleaved ? r % instances : r / local);
+  return layout;
+}
+
 void sweep(const algo::Algorithm& algorithm, Collective collective, const Rules& rules) {
   for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 16}) {
     algo::CollectiveArgs group;

@@ -13,6 +13,11 @@
 
 namespace trnccl::test {
 
+// The collectives an algorithm may implement (send/recv is not one).
+inline constexpr algo::Collective kAlgorithmCollectives[] = {
+    algo::Collective::AllReduce, algo::Collective::AllGather, algo::Collective::ReduceScatter,
+    algo::Collective::Broadcast, algo::Collective::Reduce,    algo::Collective::AllToAll};
+
 // Rank r's input element i: small integers, so every reduction order gives the same doubles.
 double input(int rank, size_t i);
 // op over value(0..n-1), avg dividing at the end.
@@ -39,6 +44,10 @@ struct Rules {
 // Builds every rank's schedule for args (args.rank is ignored) and REQUIREs
 // the checks above.
 void checkCollective(const algo::Algorithm& algorithm, algo::CollectiveArgs args, const Rules& rules = {});
+// `instances` x `local` ranks; interleaved: rank r on instance r % instances,
+// else on instance r / local.
+algo::RankLayout onInstances(int instances, int local, bool interleaved);
+
 // checkCollective for every count {0, 1, 3, 17, 64} x op x in/out-of-place x
 // root x maxStepElements {0, 2, 5}, on the group of `group` (nranks, layout).
 void sweepGroup(const algo::Algorithm& algorithm, algo::Collective collective, const algo::CollectiveArgs& group,

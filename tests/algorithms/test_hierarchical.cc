@@ -21,14 +21,6 @@ using algo::Collective;
 
 namespace {
 
-// `instances` x `local` ranks; interleaved: rank r on instance r % instances,
-// else on instance r / local.
-algo::RankLayout onInstances(int instances, int local, bool interleaved) {
-  algo::RankLayout layout;
-  for (int r = 0; r < instances * local; ++r) layout.instanceOf.push_back(interleaved ? r % instances : r / local);
-  return layout;
-}
-
 // Within an instance, the next rank of the instance (in rank order, wrapping
 // around); across instances, only the rank with the same local index.
 bool instanceRingOrSameLocalIndex(const algo::CollectiveArgs& args, int from, int to) {
@@ -69,7 +61,7 @@ TEST_CASE("hierarchical all-reduce is right with every inter-instance algorithm"
   for (const auto& [hierarchical, bounded] : algorithms) {
     for (auto [instances, local] : {std::pair{2, 2}, {4, 2}, {2, 4}, {3, 3}}) {
       for (bool interleaved : {true, false}) {
-        const algo::RankLayout layout = onInstances(instances, local, interleaved);
+        const algo::RankLayout layout = test::onInstances(instances, local, interleaved);
         algo::CollectiveArgs group;
         group.nranks = instances * local;
         group.layout = &layout;
@@ -88,7 +80,7 @@ TEST_CASE("hierarchical says why it cannot run a call", "[algorithms][hierarchic
   algo::Hierarchical hierarchical;
   algo::CollectiveArgs args{Collective::AllReduce, 0, 4, 8};
   CHECK_THAT(hierarchical.whyUnsupported(args), Catch::Contains("which instance"));
-  const algo::RankLayout oneInstance = onInstances(1, 4, false);
+  const algo::RankLayout oneInstance = test::onInstances(1, 4, false);
   args.layout = &oneInstance;
   CHECK_THAT(hierarchical.whyUnsupported(args), Catch::Contains("two instances"));
   const algo::RankLayout unequal{0, 0, {}, {0, 0, 0, 1}};
@@ -97,7 +89,7 @@ TEST_CASE("hierarchical says why it cannot run a call", "[algorithms][hierarchic
   const algo::RankLayout tooFew{0, 0, {}, {0, 1}};
   args.layout = &tooFew;
   CHECK_THAT(hierarchical.whyUnsupported(args), Catch::Contains("2 ranks, not 4"));
-  const algo::RankLayout twoByTwo = onInstances(2, 2, false);
+  const algo::RankLayout twoByTwo = test::onInstances(2, 2, false);
   args.layout = &twoByTwo;
   CHECK(hierarchical.whyUnsupported(args).empty());
   args.collective = Collective::AllGather;

@@ -4,7 +4,10 @@
 // message unmatched.
 #include <catch2/catch.hpp>
 
+#include <vector>
+
 #include "algorithms/mesh.h"
+#include "algorithms/registry.h"
 #include "algorithms/ring.h"
 #include "collective_check.h"
 
@@ -12,6 +15,31 @@ using namespace trnccl;
 using algo::Collective;
 using test::makeBuffers;
 using test::sweep;
+
+TEST_CASE("every registered algorithm computes every collective it implements", "[algorithms][registry]") {
+  // For the algorithms that need instances: 2 x 2 ranks in blocks, 3 x 2 interleaved.
+  const std::vector<algo::RankLayout> onInstances = {test::onInstances(2, 2, false), test::onInstances(3, 2, true)};
+  for (const algo::RegisteredAlgorithm& registered : algo::registeredAlgorithms()) {
+    CAPTURE(registered.name);
+    const auto algorithm = registered.make();
+    int implemented = 0;
+    for (Collective c : test::kAlgorithmCollectives) {
+      if (registered.reach == algo::Reach::AnyRanks && algorithm->whyUnsupported({c, 0, 4, 8}).empty()) {
+        sweep(*algorithm, c);
+        ++implemented;
+      }
+      for (const algo::RankLayout& layout : onInstances) {
+        algo::CollectiveArgs group{c, 0, static_cast<int>(layout.instanceOf.size()), 8};
+        group.layout = &layout;
+        if (registered.reach == algo::Reach::Instances && algorithm->whyUnsupported(group).empty()) {
+          test::sweepGroup(*algorithm, c, group);
+          ++implemented;
+        }
+      }
+    }
+    CHECK(implemented > 0);
+  }
+}
 
 TEST_CASE("ring schedules compute every collective it implements", "[algorithms][ring]") {
   algo::Ring ring;

@@ -1,19 +1,24 @@
-// Every algorithm, forced with TRNCCL_ALGO, through the public C API on the
-// placements that shape it: flat groups torus2d factors (4 = 2 x 2, 6 = 2 x 3,
-// 16 = 4 x 4), grids of trn1.32xlarge chips, and jobs over several instances
-// for the hierarchical algorithms. Each collective it implements runs the
+// Every registered algorithm (algorithms/registry.h, read for the names and
+// the collectives each implements), forced with TRNCCL_ALGO, through the
+// public C API on the placements that shape it: flat groups torus2d factors
+// (4 = 2 x 2, 6 = 2 x 3, 16 = 4 x 4), grids of trn1.32xlarge chips, and jobs
+// over several instances for the hierarchical algorithms. Each collective it implements runs the
 // matrix (matrix.h: results checked element by element against references
 // computed in the test) for float32, bfloat16, int32 and float8e4m3, the
 // reduction ops (every one up to 8 ranks), counts 0, 1, 37 (a multiple of no
 // rank count) and sizes that span many slices, in place and out of place.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "algorithms/registry.h"
 #include "checks.h"
 #include "scoped_env.h"
 
 using namespace colltest;
+namespace algo = trnccl::algo;
 
 namespace {
 
@@ -35,14 +40,27 @@ const std::vector<trncclDataType_t> kTypes = {trncclFloat32, trncclBfloat16, trn
 // block of 17011 / 16 float32 elements is 4.2 KB.
 constexpr size_t kMultiSliceCount = 17011;
 
-// The collectives `algorithm` implements (algorithms/*.h), within reach of
-// an `nranks` job: broadcast and reduce run every root, so only small jobs
-// run them.
-std::vector<Coll> collectivesOf(const std::string& algorithm, int nranks) {
-  if (algorithm.rfind("hierarchical", 0) == 0) return {Coll::AllReduce};
-  std::vector<Coll> colls = {Coll::AllReduce, Coll::AllGather, Coll::ReduceScatter};
-  if (algorithm == "ring" && nranks <= 6) colls.insert(colls.end(), {Coll::Broadcast, Coll::Reduce});
-  if (algorithm == "mesh") colls.push_back(Coll::AlltoAll);
+const std::pair<Coll, algo::Collective> kCollectives[] = {
+    {Coll::AllReduce, algo::Collective::AllReduce}, {Coll::AllGather, algo::Collective::AllGather},
+    {Coll::ReduceScatter, algo::Collective::ReduceScatter}, {Coll::Broadcast, algo::Collective::Broadcast},
+    {Coll::Reduce, algo::Collective::Reduce}, {Coll::AlltoAll, algo::Collective::AllToAll}};
+
+// The collectives `algorithm` implements, as it says on a group of `nranks`
+// (split over two instances for one that needs them; which collectives it
+// implements does not depend on where the ranks sit), within reach of an
+// `nranks` job: broadcast and reduce run every root, so only small jobs run
+// them.
+std::vector<Coll> collectivesOf(const algo::RegisteredAlgorithm& algorithm, int nranks) {
+  algo::RankLayout twoInstances;
+  for (int r = 0; r < nranks; ++r) twoInstances.instanceOf.push_back(2 * r / nranks);
+  const auto implementation = algorithm.make();
+  std::vector<Coll> colls;
+  for (const auto& [coll, collective] : kCollectives) {
+    algo::CollectiveArgs args{collective, 0, nranks, 37};
+    if (algorithm.reach == algo::Reach::Instances) args.layout = &twoInstances;
+    const bool everyRoot = coll == Coll::Broadcast || coll == Coll::Reduce;
+    if (implementation->whyUnsupported(args).empty() && (!everyRoot || nranks <= 6)) colls.push_back(coll);
+  }
   return colls;
 }
 
@@ -52,7 +70,7 @@ std::vector<Coll> collectivesOf(const std::string& algorithm, int nranks) {
 // and avg run there (and max on float8e4m3), every op on the smaller jobs.
 // The matrix's float inputs keep partial results exact up to 8 ranks
 // (values.h); beyond, sums leave float8e4m3's exact integers.
-std::vector<MatrixOptions> matricesFor(const std::string& algorithm, int nranks) {
+std::vector<MatrixOptions> matricesFor(const algo::RegisteredAlgorithm& algorithm, int nranks) {
   MatrixOptions main;
   main.collectives = collectivesOf(algorithm, nranks);
   main.counts = {0, 1, 37, kLargeCount};
@@ -90,10 +108,15 @@ std::string placementText(const Placement& where) {
 }
 
 // `algorithm`'s matrices on thread ranks placed as `where`, with TRNCCL_ALGO=algorithm.
-void checkAlgorithm(const Placement& where, const std::string& algorithm) {
+void checkAlgorithm(const Placement& where, const std::string& name) {
+  const auto& registered = algo::registeredAlgorithms();
+  const auto found = std::find_if(registered.begin(), registered.end(), [&](const auto& a) { return a.name == name; });
+  INFO("TRNCCL_ALGO=" << name);
+  REQUIRE(found != registered.end());
+  const algo::RegisteredAlgorithm& algorithm = *found;
   ScopedEnv topology("TRNCCL_TOPO", where.topology), order("TRNCCL_RANK_ORDER", where.rankOrder);
   ScopedEnv transport("TRNCCL_TRANSPORT", where.transport), provider("TRNCCL_OFI_PROVIDER", where.provider);
-  ScopedEnv algo("TRNCCL_ALGO", algorithm.c_str()), window("TRNCCL_WINDOW", "1");
+  ScopedEnv forced("TRNCCL_ALGO", name.c_str()), window("TRNCCL_WINDOW", "1");
   setMatrixEnvironment();
   std::vector<MatrixOptions> matrices = matricesFor(algorithm, where.nranks);
   // Across a network transport the algorithms are the same: fewer types.
@@ -105,33 +128,37 @@ void checkAlgorithm(const Placement& where, const std::string& algorithm) {
     for (const MatrixOptions& m : matrices) failures += runMatrix(comm, m);
     return failures;
   });
-  INFO("TRNCCL_ALGO=" << algorithm << " on " << placementText(where) << ": " << run.initError);
+  INFO("TRNCCL_ALGO=" << name << " on " << placementText(where) << ": " << run.initError);
   REQUIRE(run.init == trncclSuccess);
   INFO("failed cases per rank (details on stderr): " << describeResults(run.results));
   CHECK(run.results == std::vector<int>(static_cast<size_t>(where.nranks), 0));
   CHECK(run.destroy == trncclSuccess);
 }
 
-// The algorithms that do not need instances. Only torus2d reads the layout;
-// the others build the same schedules on any placement.
-const std::vector<std::string> kFlatAlgorithms = {"ring", "bidir_ring", "torus2d", "rdh", "mesh", "kangaring"};
+// The names of the registered algorithms that can run where `reach` says.
+std::vector<std::string> reaching(algo::Reach reach) {
+  std::vector<std::string> names;
+  for (const algo::RegisteredAlgorithm& a : algo::registeredAlgorithms())
+    if (a.reach == reach) names.push_back(a.name);
+  return names;
+}
 
 }  // namespace
 
 TEST_CASE("algorithms e2e: every algorithm on 4 ranks without a topology (torus2d: 2 x 2)", "[algorithms-e2e]") {
-  for (const std::string& algorithm : kFlatAlgorithms) {
+  for (const std::string& algorithm : reaching(algo::Reach::AnyRanks)) {
     SECTION(algorithm) { checkAlgorithm({nullptr, nullptr, 4}, algorithm); }
   }
 }
 
 TEST_CASE("algorithms e2e: every algorithm on 6 ranks without a topology (torus2d: 2 x 3)", "[algorithms-e2e]") {
-  for (const std::string& algorithm : kFlatAlgorithms) {
+  for (const std::string& algorithm : reaching(algo::Reach::AnyRanks)) {
     SECTION(algorithm) { checkAlgorithm({nullptr, nullptr, 6}, algorithm); }
   }
 }
 
 TEST_CASE("algorithms e2e: every algorithm on 16 ranks of trn1.32xlarge, one per chip (4 x 4)", "[algorithms-e2e]") {
-  for (const std::string& algorithm : kFlatAlgorithms) {
+  for (const std::string& algorithm : reaching(algo::Reach::AnyRanks)) {
     SECTION(algorithm) { checkAlgorithm({"trn1.32xlarge", "chip", 16}, algorithm); }
   }
 }
@@ -161,7 +188,7 @@ TEST_CASE("algorithms e2e: kangaring on whole chips of trn1.32xlarge and trn2.48
 }
 
 TEST_CASE("algorithms e2e: the hierarchical algorithms across instances", "[algorithms-e2e][hierarchical]") {
-  for (const std::string algorithm : {"hierarchical", "hierarchical_rdh", "hierarchical_mesh"}) {
+  for (const std::string& algorithm : reaching(algo::Reach::Instances)) {
     // 4 instances of 2 NeuronCores: 2 ranks per instance, 4 across.
     SECTION(algorithm + " on trn1.2xlarge:4") { checkAlgorithm({"trn1.2xlarge:4", nullptr, 8}, algorithm); }
     // Chips 0, 2, 4 of each of 2 instances (32 NeuronCores each): 3 per instance, 2 across.
@@ -216,11 +243,10 @@ TEST_CASE("algorithms e2e: every algorithm on 2 instances x 2 ranks over each ne
     const char* provider;
   };
   for (const Network& net : {Network{"tcp", nullptr}, Network{"ofi", "tcp;ofi_rxm"}, Network{"ofi", "udp;ofi_rxd"}}) {
-    for (const std::string algorithm :
-         {"ring", "bidir_ring", "torus2d", "rdh", "mesh", "kangaring", "hierarchical", "hierarchical_rdh",
-          "hierarchical_mesh"}) {
-      SECTION(std::string(net.transport) + (net.provider ? std::string(" ") + net.provider : "") + " " + algorithm) {
-        checkAlgorithm({"trn1.2xlarge:2", nullptr, 4, net.transport, net.provider}, algorithm);
+    for (const algo::RegisteredAlgorithm& algorithm : algo::registeredAlgorithms()) {
+      SECTION(std::string(net.transport) + (net.provider ? std::string(" ") + net.provider : "") + " " +
+              algorithm.name) {
+        checkAlgorithm({"trn1.2xlarge:2", nullptr, 4, net.transport, net.provider}, algorithm.name);
       }
     }
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "algorithms/algorithm_filter.h"
+#include "algorithms/registry.h"
 #include "base/env.h"
 #include "base/error.h"
 #include "base/socket.h"
@@ -42,7 +43,8 @@ void parseChoice(FuzzedDataProvider& input) {
 }
 
 void parseAlgorithmFilter(FuzzedDataProvider& input) {
-  const std::vector<std::string> known = {"ring", "bidir_ring", "torus2d", "rdh", "mesh", "kangaring", "hierarchical"};
+  std::vector<std::string> known;
+  for (const algo::RegisteredAlgorithm& a : algo::registeredAlgorithms()) known.push_back(a.name);
   const algo::AlgorithmFilter filter(input.ConsumeRemainingBytesAsString(), "TRNCCL_ALGO", known);
   for (auto c : {algo::Collective::AllReduce, algo::Collective::AllGather, algo::Collective::ReduceScatter,
                  algo::Collective::Broadcast, algo::Collective::Reduce, algo::Collective::AllToAll}) {

@@ -1,0 +1,62 @@
+// The one list of algorithms there are, for the tuner, TRNCCL_ALGO and the
+// tests. Each algorithm's file registers what it offers with one line,
+//   TRNCCL_REGISTER_ALGORITHMS(ring, {Reach::AnyRanks, make<Ring>})
+// (inside namespace trnccl::algo; the first argument is the file's name
+// without .cc), and that name goes into TRNCCL_ALGORITHMS in
+// src/algorithms/algorithms.cmake, whose order is the order here: the
+// tuner's preference among algorithms predicted equally fast.
+//
+// Why not self-registration by static initialisers: libtrnccl.a is a static
+// archive, and a linker leaves out an archive member that nothing
+// references, its initialisers with it. Here the macro defines a function
+// named after the file, and the registry calls every one of them from a list
+// CMake writes from TRNCCL_ALGORITHMS: each algorithm's object is referenced,
+// so it is linked, in the list's order, whoever links the archive. A file in
+// the list without its macro is a link error, not a silently missing entry.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm.h"
+
+namespace trnccl::algo {
+
+// Where an algorithm can run.
+enum class Reach {
+  AnyRanks,   // any group of ranks, on one instance or several
+  Instances,  // only ranks on two instances or more (hierarchical)
+};
+
+using AlgorithmFactory = std::unique_ptr<Algorithm> (*)();
+
+// The factory of an algorithm made without arguments.
+template <class A>
+std::unique_ptr<Algorithm> make() {
+  return std::make_unique<A>();
+}
+
+// One algorithm a file offers.
+struct AlgorithmVariant {
+  Reach reach;
+  AlgorithmFactory make;
+};
+
+struct RegisteredAlgorithm {
+  std::string name;  // make()->name()
+  Reach reach;
+  AlgorithmFactory make;
+};
+
+// Every algorithm, in the tuner's preference order for ties.
+const std::vector<RegisteredAlgorithm>& registeredAlgorithms();
+
+}  // namespace trnccl::algo
+
+// The function through which the file `file` (file.cc) registers its algorithms.
+#define TRNCCL_ALGORITHMS_OF(file) algorithmsOf_##file
+
+#define TRNCCL_REGISTER_ALGORITHMS(file, ...)                           \
+  std::vector<AlgorithmVariant> TRNCCL_ALGORITHMS_OF(file)();           \
+  std::vector<AlgorithmVariant> TRNCCL_ALGORITHMS_OF(file)() { return {__VA_ARGS__}; }
