@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Ring vs bidirectional ring vs 2D torus vs RDH vs KangaRing all-reduce on an emulated
+# Every algorithm that runs within one instance (trnccl-sim --list-algorithms:
+# ring, bidirectional ring, 2D torus, RDH, mesh, KangaRing, ...), all-reduce on an emulated
 # machine: the shm transport paces every message to the topology's links
 # (TRNCCL_EMULATE_LINKS=1, host time = modelled time x TRNCCL_EMULATE_SCALE),
 # so the measured times show the modelled machine's behaviour; the tuner's
@@ -15,9 +16,12 @@ export TRNCCL_EMULATE_LINKS=1
 export TRNCCL_EMULATE_SCALE=${TRNCCL_EMULATE_SCALE:-1000}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for algo in ring bidir_ring torus2d rdh kangaring; do
+build=${TRNCCL_BUILD:-build}
+algorithms=$("$build"/bin/trnccl-sim --list-algorithms | awk '$2 == "any-ranks" {print $1}')
+for algo in $algorithms; do
   mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$ranks" \
     -x TRNCCL_TOPO -x TRNCCL_RANK_ORDER -x TRNCCL_EMULATE_LINKS -x TRNCCL_EMULATE_SCALE \
-    "${TRNCCL_BUILD:-build}"/bin/trnccl-perf all_reduce -b 64K -e 64M -f 4 -w 1 -n 3 -m 0 -A "$algo" -J "$out/$algo.json" >/dev/null
+    "$build"/bin/trnccl-perf all_reduce -b 64K -e 64M -f 4 -w 1 -n 3 -m 0 -A "$algo" -J "$out/$algo.json" >/dev/null
 done
-python3 bench/emulated_table.py "$TRNCCL_EMULATE_SCALE" "$out"/{ring,bidir_ring,torus2d,rdh,kangaring}.json
+# shellcheck disable=SC2046  # one JSON file per algorithm, in the registry's order
+python3 bench/emulated_table.py "$TRNCCL_EMULATE_SCALE" $(printf "$out/%s.json " $algorithms)

@@ -30,6 +30,8 @@ std::vector<RegisteredAlgorithm> collectAlgorithms() {
 
 }  // namespace
 
+const char* reachName(Reach reach) { return reach == Reach::AnyRanks ? "any-ranks" : "instances"; }
+
 const std::vector<RegisteredAlgorithm>& registeredAlgorithms() {
   static const std::vector<RegisteredAlgorithm> all = collectAlgorithms();
   return all;

@@ -29,6 +29,9 @@ enum class Reach {
   Instances,  // only ranks on two instances or more (hierarchical)
 };
 
+// "any-ranks", "instances".
+const char* reachName(Reach reach);
+
 using AlgorithmFactory = std::unique_ptr<Algorithm> (*)();
 
 // The factory of an algorithm made without arguments.

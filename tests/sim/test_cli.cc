@@ -1,10 +1,13 @@
 // trnccl-sim as a user runs it: its outputs, its plots and its errors.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "algorithms/registry.h"
 #include "tests/sim/sim_command.h"
 
+using namespace trnccl;
 using namespace trnccl::test;
 
 TEST_CASE("trnccl-sim prints a row per algorithm and size, with the tuner's pick for auto", "[sim][cli]") {
@@ -15,6 +18,19 @@ TEST_CASE("trnccl-sim prints a row per algorithm and size, with the tuner's pick
   CHECK_THAT(run.output, Catch::Contains("busbw"));
   CHECK(dataLines(run.output).size() == 3 * 3);  // 64 KiB, 2 MiB, 64 MiB
   CHECK_THAT(run.output, Catch::Contains("torus2d      ") && Catch::Contains("(event)"));
+}
+
+TEST_CASE("trnccl-sim --list-algorithms prints every registered algorithm with where it runs", "[sim][cli]") {
+  const auto run = runCommand(kSim + " --list-algorithms");
+  REQUIRE(run.status == 0);
+  const std::vector<std::string> lines = dataLines(run.output);
+  REQUIRE(lines.size() == algo::registeredAlgorithms().size());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const algo::RegisteredAlgorithm& a = algo::registeredAlgorithms()[i];
+    CHECK(lines[i] == a.name + " " + algo::reachName(a.reach));
+  }
+  CHECK(lines.front() == "ring any-ranks");  // the tuner's first preference
+  CHECK(std::find(lines.begin(), lines.end(), "hierarchical instances") != lines.end());
 }
 
 TEST_CASE("trnccl-sim writes CSV and JSON with nccl-tests' bandwidths", "[sim][cli]") {

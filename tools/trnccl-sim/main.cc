@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/registry.h"
 #include "base/error.h"
 #include "calibration.h"
 #include "links.h"
@@ -28,6 +29,11 @@ int main(int argc, char** argv) {
     const simtool::Options options = simtool::parseOptions(std::vector<std::string>(argv + 1, argv + argc));
     if (options.help) {
       std::printf("%s\n", simtool::usageText().c_str());
+      return 0;
+    }
+    if (options.listAlgorithms) {
+      for (const algo::RegisteredAlgorithm& a : algo::registeredAlgorithms())
+        std::printf("%s %s\n", a.name.c_str(), algo::reachName(a.reach));
       return 0;
     }
     if (!options.validate.empty()) {

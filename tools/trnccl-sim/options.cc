@@ -82,6 +82,7 @@ std::string usageText() {
          "       trnccl-sim --calibrate DIR [--topo T] [--algo neuron] [--engine ...]\n"
          "                  (real hardware's nccom-test runs, as in shared/calibration; a file's name such as\n"
          "                  allreduce_64rank_2inst_fp32.tsv says what was measured, the flags what it does not)\n"
+         "       trnccl-sim --list-algorithms   (each algorithm and where it runs: any-ranks or instances)\n"
          "knobs: link.bandwidth=2x|GBps, link.latency=0.5x|us, efa.gbps=N, efa.latency=us, nodes=N,\n"
          "       launch=us, dma.bandwidth=GBps, dma.message=us (the collective engine)\n"
          "--straggler 5:+50us   rank 5 enters the collective 50 us late (TIME in ns, us, ms or s)\n"
@@ -100,6 +101,7 @@ Options parseOptions(const std::vector<std::string>& args) {
   CLI::App app;
   cli::prepare(app);
   app.add_flag("-h,--help", o.help);
+  app.add_flag("--list-algorithms", o.listAlgorithms);
   cli::addValue(app, "--topo", [&](const std::string& v) { topologies = split(v, ','); });
   cli::addValue(app, "--coll", [&](const std::string& v) {
     o.collective = parseCollective(v);

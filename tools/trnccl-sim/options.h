@@ -44,6 +44,7 @@ struct Options {
   bool typeGiven = false;        // --dtype was given
   std::vector<int> instances{1, 4, 16, 64};  // --instances, for --workload
   bool help = false;
+  bool listAlgorithms = false;  // print the registry's algorithms and stop
 };
 
 // Throws UsageError for a bad command line; a bad knob, --straggler or
