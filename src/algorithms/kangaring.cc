@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/grid.h"
+#include "algorithms/rank_grid.h"
 #include "algorithms/registry.h"
 #include "algorithms/ring_pass.h"
 #include "base/error.h"
@@ -114,17 +114,17 @@ class Builder {
   explicit Builder(const CollectiveArgs& args) : args_(args) {
     const int n = args.nranks;
     if (args.layout && args.layout->hasGrid()) {
-      const Grid grid = gridFor(args);
+      const RankGrid grid = gridFor(args);
       const int k = args.layout->ranksPerChip;
-      sizeX_ = grid.sizeX / k;
-      sizeY_ = grid.sizeY;
-      for (int y = 0; y < sizeY_; ++y)
-        for (int x = 0; x < sizeX_; ++x) {
+      width_ = grid.width / k;
+      height_ = grid.height;
+      for (int y = 0; y < height_; ++y)
+        for (int x = 0; x < width_; ++x) {
           std::vector<int>& cores = cores_.emplace_back();
           for (int j = 0; j < k; ++j) cores.push_back(grid.at(x * k + j, y));
         }
     } else {
-      sizeX_ = n;
+      width_ = n;
       for (int r = 0; r < n; ++r) cores_.push_back({r});
     }
     for (int c = 0; c < static_cast<int>(cores_.size()); ++c)
@@ -233,7 +233,7 @@ class Builder {
       phase.channels.push_back(Channel{{copy}});
       return;
     }
-    const auto cycles = chipCycles(sizeX_, sizeY_);
+    const auto cycles = chipCycles(width_, height_);
     const int channels = 2 * static_cast<int>(cycles.size());
     std::vector<int> primaries(chips());
     for (int c = 0; c < channels; ++c) {
@@ -296,7 +296,7 @@ class Builder {
   }
 
   const CollectiveArgs& args_;
-  int sizeX_ = 1, sizeY_ = 1;  // the chip torus
+  int width_ = 1, height_ = 1;  // the chip torus
   std::vector<std::vector<int>> cores_;
   int chip_ = 0, core_ = 0;  // this rank's chip, and its place among the chip's cores
   size_t handed_ = 0, returned_ = 0;  // elements a secondary hands over and gets back
@@ -314,8 +314,8 @@ std::string KangaRing::whyUnsupported(const CollectiveArgs& args) const {
   if (!args.layout || !args.layout->hasGrid()) return {};
   if (const std::string why = whyBadGrid(*args.layout, args.nranks); !why.empty()) return "kangaring: " + why;
   const int k = args.layout->ranksPerChip;
-  if (k < 1 || args.layout->gridX % k != 0)
-    return "kangaring: the layout's " + std::to_string(args.layout->gridX) + " columns do not make chips of " +
+  if (k < 1 || args.layout->gridWidth % k != 0)
+    return "kangaring: the layout's " + std::to_string(args.layout->gridWidth) + " columns do not make chips of " +
            std::to_string(k) + " cores";
   return {};
 }

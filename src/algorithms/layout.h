@@ -9,9 +9,9 @@ namespace trnccl::algo {
 
 struct RankLayout {
   // The X x Y grid the ranks form on the machine's links, when they form one:
-  // the rank at column x, row y is grid[y * gridX + x]; rows and columns are
+  // the rank at column x, row y is grid[y * gridWidth + x]; rows and columns are
   // rings (a torus). Empty when the topology gives no grid for these ranks.
-  int gridX = 0, gridY = 0;
+  int gridWidth = 0, gridHeight = 0;
   std::vector<int> grid;
   // Per rank: the instance (node) it runs on. Empty: all on one instance.
   std::vector<int> instanceOf;

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "topology/grid.h"
+#include "topology/core_grid.h"
 
 namespace trnccl::algo {
 namespace {
@@ -127,7 +127,7 @@ RankLayout topologyLayout(const topo::Topology& t, const std::vector<topo::CoreL
     if (grid[y * width + x] != -1) return layout;
     grid[y * width + x] = static_cast<int>(r);
   }
-  layout.gridX = width, layout.gridY = height, layout.grid = std::move(grid);
+  layout.gridWidth = width, layout.gridHeight = height, layout.grid = std::move(grid);
   // Whole chips only: every used column of a chip, for every used chip.
   const int perChip = t.coresPerChip;
   bool wholeChips = perChip > 1 && width % perChip == 0;

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/grid.h"
+#include "algorithms/rank_grid.h"
 #include "algorithms/registry.h"
 #include "algorithms/ring_pass.h"
 
@@ -120,7 +120,7 @@ class ChannelPlan {
 // Channel c's cells, for a rank at `first`.position, `second`.position: the
 // data is split into four parts, one per channel; part c of the buffer for
 // all-reduce, part c of every rank's block otherwise.
-Cells cellsOf(const CollectiveArgs& args, const Grid& grid, bool rowsFirst, int c, const Line& first,
+Cells cellsOf(const CollectiveArgs& args, const RankGrid& grid, bool rowsFirst, int c, const Line& first,
               const Line& second) {
   const size_t count = args.count;
   const size_t partBegin = blockBegin(count, kChannels, c), partLength = blockSize(count, kChannels, c);
@@ -160,7 +160,7 @@ std::string Torus2d::whyUnsupported(const CollectiveArgs& args) const {
 
 Schedule Torus2d::build(const CollectiveArgs& args) const {
   if (args.nranks == 1) return localCopySchedule(args, name());
-  const Grid grid = gridFor(args);
+  const RankGrid grid = gridFor(args);
   const int x = grid.xOf(args.rank), y = grid.yOf(args.rank);
   const Line row{grid.row(y), x}, column{grid.column(x), y};
   const bool reduce = args.collective != Collective::AllGather;

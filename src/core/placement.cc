@@ -74,7 +74,7 @@ std::string Placement::describe(int rank) const {
   std::string text = t.name + " (" + std::to_string(t.nodes) + (t.nodes == 1 ? " node" : " nodes") + "), rank " +
                      std::to_string(rank) + " on node " + std::to_string(c.node) + " chip " +
                      std::to_string(c.chip) + " core " + std::to_string(c.core);
-  if (layout_.hasGrid()) text += ", grid " + std::to_string(layout_.gridX) + " x " + std::to_string(layout_.gridY);
+  if (layout_.hasGrid()) text += ", grid " + std::to_string(layout_.gridWidth) + " x " + std::to_string(layout_.gridHeight);
   if (!layout_.instanceOf.empty()) text += ", " + std::to_string(layout_.instances()) + " instances";
   return text;
 }

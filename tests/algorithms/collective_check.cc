@@ -74,7 +74,7 @@ std::string describe(const algo::CollectiveArgs& a, const char* algorithm) {
   os << algorithm << ' ' << algo::collectiveName(a.collective) << " n=" << a.nranks << " count=" << a.count
      << " op=" << a.op << " root=" << a.root << " maxStep=" << a.maxStepElements
      << (a.inPlace ? " in-place" : " out-of-place");
-  if (a.layout && a.layout->hasGrid()) os << " grid=" << a.layout->gridX << 'x' << a.layout->gridY;
+  if (a.layout && a.layout->hasGrid()) os << " grid=" << a.layout->gridWidth << 'x' << a.layout->gridHeight;
   if (a.layout && !a.layout->instanceOf.empty()) os << " instances=" << a.layout->instances();
   return os.str();
 }

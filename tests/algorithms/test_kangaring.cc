@@ -22,16 +22,16 @@ namespace {
 
 const Collective kCollectives[] = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter};
 
-// gridX x gridY ranks, ranksPerChip neighbouring columns a chip; ranks in
+// gridWidth x gridHeight ranks, ranksPerChip neighbouring columns a chip; ranks in
 // row-major order, or scrambled.
-algo::RankLayout chipLayout(int gridX, int gridY, int ranksPerChip, bool scrambled = false) {
+algo::RankLayout chipLayout(int gridWidth, int gridHeight, int ranksPerChip, bool scrambled = false) {
   algo::RankLayout layout;
-  layout.gridX = gridX;
-  layout.gridY = gridY;
+  layout.gridWidth = gridWidth;
+  layout.gridHeight = gridHeight;
   layout.ranksPerChip = ranksPerChip;
-  layout.grid.resize(gridX * gridY);
+  layout.grid.resize(gridWidth * gridHeight);
   std::iota(layout.grid.begin(), layout.grid.end(), 0);
-  if (scrambled) std::shuffle(layout.grid.begin(), layout.grid.end(), std::mt19937(gridX * 100 + gridY));
+  if (scrambled) std::shuffle(layout.grid.begin(), layout.grid.end(), std::mt19937(gridWidth * 100 + gridHeight));
   return layout;
 }
 
@@ -42,8 +42,8 @@ struct Place {
 
 Place placeOf(const algo::RankLayout& layout, int rank) {
   const int i = static_cast<int>(std::find(layout.grid.begin(), layout.grid.end(), rank) - layout.grid.begin());
-  const int x = i % layout.gridX;
-  return {x / layout.ranksPerChip, i / layout.gridX, x % layout.ranksPerChip};
+  const int x = i % layout.gridWidth;
+  return {x / layout.ranksPerChip, i / layout.gridWidth, x % layout.ranksPerChip};
 }
 
 // Messages go between a chip's primary and its secondaries, or between the
@@ -51,11 +51,11 @@ Place placeOf(const algo::RankLayout& layout, int rank) {
 test::MessageRule chipRoutes(algo::RankLayout layout) {
   return [layout](const algo::CollectiveArgs&, int from, int to) {
     const Place a = placeOf(layout, from), b = placeOf(layout, to);
-    const int sizeX = layout.gridX / layout.ranksPerChip, sizeY = layout.gridY;
+    const int width = layout.gridWidth / layout.ranksPerChip, height = layout.gridHeight;
     const auto near = [](int p, int q, int size) { return (p + 1) % size == q || (q + 1) % size == p; };
     if (a.chipX == b.chipX && a.chipY == b.chipY) return (a.core == 0) != (b.core == 0);
-    const bool neighbours = (a.chipY == b.chipY && near(a.chipX, b.chipX, sizeX)) ||
-                            (a.chipX == b.chipX && near(a.chipY, b.chipY, sizeY));
+    const bool neighbours = (a.chipY == b.chipY && near(a.chipX, b.chipX, width)) ||
+                            (a.chipX == b.chipX && near(a.chipY, b.chipY, height));
     return a.core == 0 && b.core == 0 && neighbours;
   };
 }
@@ -76,7 +76,7 @@ TEST_CASE("kangaring computes its collectives on flat groups", "[algorithms][kan
 
 TEST_CASE("kangaring computes its collectives on chip layouts", "[algorithms][kangaring]") {
   algo::KangaRing kanga;
-  // gridX, gridY, ranks per chip: trn1 (4x4 chips of two cores), 2x2 chips,
+  // gridWidth, gridHeight, ranks per chip: trn1 (4x4 chips of two cores), 2x2 chips,
   // 4x1 chips, 1x4 chips, 3x3 chips, 2x2 chips of four cores, one chip of two
   // and of four, and a 4x4 torus of one core per chip, scrambled.
   for (auto [x, y, k, scrambled] : {std::tuple{8, 4, 2, false}, {4, 2, 2, false}, {8, 1, 2, false}, {2, 4, 2, true},

@@ -7,7 +7,7 @@
 #include <set>
 #include <tuple>
 
-#include "algorithms/grid.h"
+#include "algorithms/rank_grid.h"
 #include "algorithms/torus2d.h"
 #include "base/error.h"
 #include "collective_check.h"
@@ -20,8 +20,8 @@ namespace {
 // An X x Y layout whose ranks sit in a scrambled (but fixed) order.
 algo::RankLayout scrambledGrid(int x, int y) {
   algo::RankLayout layout;
-  layout.gridX = x;
-  layout.gridY = y;
+  layout.gridWidth = x;
+  layout.gridHeight = y;
   layout.grid.resize(x * y);
   std::iota(layout.grid.begin(), layout.grid.end(), 0);
   std::shuffle(layout.grid.begin(), layout.grid.end(), std::mt19937(x * 100 + y));
@@ -33,12 +33,12 @@ test::MessageRule gridNeighbours(algo::RankLayout grid) {
   return [grid](const algo::CollectiveArgs&, int from, int to) {
     const auto place = [&](int r) {
       const int i = static_cast<int>(std::find(grid.grid.begin(), grid.grid.end(), r) - grid.grid.begin());
-      return std::pair{i % grid.gridX, i / grid.gridX};
+      return std::pair{i % grid.gridWidth, i / grid.gridWidth};
     };
     const auto [fx, fy] = place(from);
     const auto [tx, ty] = place(to);
     const auto adjacent = [](int a, int b, int size) { return (a + 1) % size == b || (b + 1) % size == a; };
-    return (fy == ty && adjacent(fx, tx, grid.gridX)) || (fx == tx && adjacent(fy, ty, grid.gridY));
+    return (fy == ty && adjacent(fx, tx, grid.gridWidth)) || (fx == tx && adjacent(fy, ty, grid.gridHeight));
   };
 }
 
@@ -83,17 +83,17 @@ TEST_CASE("without a layout grid, the grid is the most square factoring", "[algo
   for (auto [n, x, y] : {std::tuple{1, 1, 1}, {6, 2, 3}, {7, 1, 7}, {12, 3, 4}, {16, 4, 4}, {32, 4, 8}}) {
     algo::CollectiveArgs args;
     args.nranks = n;
-    const algo::Grid grid = algo::gridFor(args);
-    CHECK(grid.sizeX == x);
-    CHECK(grid.sizeY == y);
+    const algo::RankGrid grid = algo::gridFor(args);
+    CHECK(grid.width == x);
+    CHECK(grid.height == y);
     CHECK(grid.ranks == rowMajor(x, y).grid);
   }
   const algo::RankLayout layout = scrambledGrid(2, 3);
   algo::CollectiveArgs args;
   args.nranks = 6;
   args.layout = &layout;
-  const algo::Grid grid = algo::gridFor(args);
-  CHECK(grid.sizeX == 2);
+  const algo::RankGrid grid = algo::gridFor(args);
+  CHECK(grid.width == 2);
   CHECK(grid.ranks == layout.grid);
   CHECK(grid.at(1, 2) == layout.grid[5]);
   CHECK(grid.xOf(layout.grid[3]) == 1);

@@ -96,8 +96,8 @@ TEST_CASE("placement: trn1.32xlarge, default order, 32 ranks: two per chip in sn
   for (int r = 0; r < 32; ++r) CHECK(cores[r] == 2 * kSnake4x4[r / 2] + r % 2);
   const algo::RankLayout& layout = p.layout();
   CHECK(layout.instanceOf.empty());
-  REQUIRE(layout.gridX == 8);
-  REQUIRE(layout.gridY == 4);
+  REQUIRE(layout.gridWidth == 8);
+  REQUIRE(layout.gridHeight == 4);
   // Column x is NeuronCore x % 2 of the chips in torus column x / 2; row y is torus row y.
   for (int y = 0; y < 4; ++y)
     for (int x = 0; x < 8; ++x) {
@@ -116,8 +116,8 @@ TEST_CASE("placement: chip order on 16 ranks: a 4 x 4 grid whose rows and column
   const std::vector<int> cores = p.globalCores();
   for (int r = 0; r < 16; ++r) CHECK(cores[r] == 2 * kSnake4x4[r]);
   const algo::RankLayout& layout = p.layout();
-  REQUIRE(layout.gridX == 4);
-  REQUIRE(layout.gridY == 4);
+  REQUIRE(layout.gridWidth == 4);
+  REQUIRE(layout.gridHeight == 4);
   auto chipAt = [&](int x, int y) { return cores[layout.grid[y * 4 + x]] / 2; };
   for (int y = 0; y < 4; ++y)
     for (int x = 0; x < 4; ++x) {
@@ -131,8 +131,8 @@ TEST_CASE("placement: chip order on 16 ranks: a 4 x 4 grid whose rows and column
 
 TEST_CASE("placement: 8 ranks two per chip on 4 chips of a row form an 8 x 1 grid", "[core][placement]") {
   const core::Placement p(placed("trn1.32xlarge", ""), 8, nullptr);
-  CHECK(p.layout().gridX == 8);
-  CHECK(p.layout().gridY == 1);
+  CHECK(p.layout().gridWidth == 8);
+  CHECK(p.layout().gridHeight == 1);
   // Chips 0-3 in order, NeuronCores 0 and 1 of each: already in grid order.
   CHECK(p.layout().grid == allRanks(8));
 }
@@ -143,15 +143,15 @@ TEST_CASE("placement: a split keeps its ranks' NeuronCores and sees the sub-grid
     const std::vector<int> cores = {0, 8, 16, 24};
     const core::Placement p(config, 4, &cores);
     CHECK(p.globalCores() == cores);
-    CHECK(p.layout().gridX == 1);
-    CHECK(p.layout().gridY == 4);
+    CHECK(p.layout().gridWidth == 1);
+    CHECK(p.layout().gridHeight == 4);
     CHECK(p.layout().grid == allRanks(4));
   }
   SECTION("torus row 1 in snake order (chips 7, 6, 5, 4): a 4 x 1 grid, ranks right to left") {
     const std::vector<int> cores = {14, 12, 10, 8};
     const core::Placement p(config, 4, &cores);
-    CHECK(p.layout().gridX == 4);
-    CHECK(p.layout().gridY == 1);
+    CHECK(p.layout().gridWidth == 4);
+    CHECK(p.layout().gridHeight == 1);
     CHECK(p.layout().grid == std::vector<int>{3, 2, 1, 0});
   }
   SECTION("chips 0, 6, 10: no grid") {

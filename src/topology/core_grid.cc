@@ -1,4 +1,4 @@
-#include "topology/grid.h"
+#include "topology/core_grid.h"
 
 namespace trnccl::topo {
 

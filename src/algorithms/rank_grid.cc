@@ -1,4 +1,4 @@
-#include "algorithms/grid.h"
+#include "algorithms/rank_grid.h"
 
 #include <algorithm>
 #include <numeric>
@@ -7,28 +7,28 @@
 
 namespace trnccl::algo {
 
-std::vector<int> Grid::row(int y) const {
-  return std::vector<int>(ranks.begin() + y * sizeX, ranks.begin() + (y + 1) * sizeX);
+std::vector<int> RankGrid::row(int y) const {
+  return std::vector<int>(ranks.begin() + y * width, ranks.begin() + (y + 1) * width);
 }
 
-std::vector<int> Grid::column(int x) const {
+std::vector<int> RankGrid::column(int x) const {
   std::vector<int> c;
-  for (int y = 0; y < sizeY; ++y) c.push_back(at(x, y));
+  for (int y = 0; y < height; ++y) c.push_back(at(x, y));
   return c;
 }
 
-int Grid::xOf(int rank) const {
-  return static_cast<int>(std::find(ranks.begin(), ranks.end(), rank) - ranks.begin()) % sizeX;
+int RankGrid::xOf(int rank) const {
+  return static_cast<int>(std::find(ranks.begin(), ranks.end(), rank) - ranks.begin()) % width;
 }
 
-int Grid::yOf(int rank) const {
-  return static_cast<int>(std::find(ranks.begin(), ranks.end(), rank) - ranks.begin()) / sizeX;
+int RankGrid::yOf(int rank) const {
+  return static_cast<int>(std::find(ranks.begin(), ranks.end(), rank) - ranks.begin()) / width;
 }
 
 std::string whyBadGrid(const RankLayout& layout, int nranks) {
   if (!layout.hasGrid()) return {};
-  const std::string shape = std::to_string(layout.gridX) + " x " + std::to_string(layout.gridY);
-  if (layout.gridX < 1 || layout.gridY < 1 || layout.gridX * layout.gridY != nranks ||
+  const std::string shape = std::to_string(layout.gridWidth) + " x " + std::to_string(layout.gridHeight);
+  if (layout.gridWidth < 1 || layout.gridHeight < 1 || layout.gridWidth * layout.gridHeight != nranks ||
       static_cast<int>(layout.grid.size()) != nranks)
     return "the layout's " + shape + " grid of " + std::to_string(layout.grid.size()) + " ranks does not hold " +
            std::to_string(nranks) + " ranks";
@@ -39,17 +39,17 @@ std::string whyBadGrid(const RankLayout& layout, int nranks) {
   return {};
 }
 
-Grid gridFor(const CollectiveArgs& args) {
+RankGrid gridFor(const CollectiveArgs& args) {
   const int n = args.nranks;
   if (args.layout && args.layout->hasGrid()) {
     const std::string why = whyBadGrid(*args.layout, n);
     if (!why.empty()) throwError(trncclInternalError, why);
-    return Grid{args.layout->gridX, args.layout->gridY, args.layout->grid};
+    return RankGrid{args.layout->gridWidth, args.layout->gridHeight, args.layout->grid};
   }
   int x = 1;
   for (int d = 1; d * d <= n; ++d)
     if (n % d == 0) x = d;
-  Grid g{x, n / x, std::vector<int>(n)};
+  RankGrid g{x, n / x, std::vector<int>(n)};
   std::iota(g.ranks.begin(), g.ranks.end(), 0);
   return g;
 }

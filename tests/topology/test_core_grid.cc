@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 
-#include "topology/grid.h"
+#include "topology/core_grid.h"
 
 using trnccl::topo::GridPoint;
 using trnccl::topo::gridHeight;
