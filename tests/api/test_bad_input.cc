@@ -14,7 +14,7 @@
 #include "scoped_env.h"
 #include "trnccl/trnccl.h"
 
-using namespace colltest;
+using namespace trnccl::test;
 
 namespace {
 

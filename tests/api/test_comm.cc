@@ -12,7 +12,7 @@
 #include "scoped_env.h"
 #include "thread_ranks.h"
 
-using namespace colltest;
+using namespace trnccl::test;
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include "scoped_env.h"
 #include "thread_ranks.h"
 
-using namespace colltest;
+using namespace trnccl::test;
 using Clock = std::chrono::steady_clock;
 
 namespace {

@@ -5,7 +5,7 @@
 
 #include "launcher.h"
 
-namespace colltest {
+namespace trnccl::test {
 
 void checkThreadMatrix(int nranks, const MatrixOptions& options, const trncclConfig_t* config,
                        const std::string& sliceBytes) {
@@ -42,4 +42,4 @@ void requireClean(const ThreadJob& job, const FailureLog& log) {
   CHECK(job.destroy == trncclSuccess);
 }
 
-}  // namespace colltest
+}  // namespace trnccl::test

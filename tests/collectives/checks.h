@@ -9,7 +9,7 @@
 #include "matrix.h"
 #include "thread_ranks.h"
 
-namespace colltest {
+namespace trnccl::test {
 
 // trncclCommInitAll (or, given a config, trncclCommInitRankConfig in each
 // thread) + one thread per rank running runMatrix(options).
@@ -29,4 +29,4 @@ void checkOnThreads(int nranks, const std::function<bool(trncclComm_t comm, int 
 // rank noted a failure in `log`.
 void requireClean(const ThreadJob& job, const FailureLog& log);
 
-}  // namespace colltest
+}  // namespace trnccl::test

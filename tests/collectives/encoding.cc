@@ -7,7 +7,7 @@
 #include <cstring>
 #include <iterator>
 
-namespace colltest {
+namespace trnccl::test {
 namespace {
 
 const TypeInfo kTypes[] = {
@@ -177,4 +177,4 @@ std::string describe(trncclDataType_t type, uint64_t bits) {
   return text;
 }
 
-}  // namespace colltest
+}  // namespace trnccl::test

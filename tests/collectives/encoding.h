@@ -11,7 +11,7 @@
 
 #include "trnccl/trnccl.h"
 
-namespace colltest {
+namespace trnccl::test {
 
 enum class Specials {
   None,     // integers
@@ -59,4 +59,4 @@ double ulpAt(trncclDataType_t type, double value);
 // "0x3c00 (1)" or "0xff (-1)": bits and value, for failure messages.
 std::string describe(trncclDataType_t type, uint64_t bits);
 
-}  // namespace colltest
+}  // namespace trnccl::test

@@ -13,7 +13,7 @@
 
 extern char** environ;
 
-namespace colltest {
+namespace trnccl::test {
 
 WorkerJob runWorkers(const std::string& worker, int nranks, const std::vector<std::string>& args,
                      std::chrono::seconds limit, const WorkerPlacement& placement) {
@@ -96,4 +96,4 @@ std::string describeJob(const WorkerJob& job) {
   return out;
 }
 
-}  // namespace colltest
+}  // namespace trnccl::test

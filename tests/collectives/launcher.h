@@ -9,7 +9,7 @@
 
 #include "trnccl/trnccl.h"
 
-namespace colltest {
+namespace trnccl::test {
 
 struct WorkerExit {
   bool exited = false;  // exited normally, with `code`
@@ -44,4 +44,4 @@ bool exitedWith(const WorkerJob& job, const std::vector<int>& codes);
 // "rank 0: exit 0, rank 1: signal 9 (overran)" for failure messages.
 std::string describeJob(const WorkerJob& job);
 
-}  // namespace colltest
+}  // namespace trnccl::test

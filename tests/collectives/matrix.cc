@@ -9,7 +9,7 @@
 #include "encoding.h"
 #include "values.h"
 
-namespace colltest {
+namespace trnccl::test {
 namespace {
 
 constexpr size_t kGuardElems = 3;  // checked past the end of every buffer
@@ -365,4 +365,4 @@ void setMatrixEnvironment(const std::string& sliceBytes) {
   setenv("TRNCCL_TIMEOUT_MS", "30000", 1);
 }
 
-}  // namespace colltest
+}  // namespace trnccl::test

@@ -12,7 +12,7 @@
 
 #include "trnccl/trnccl.h"
 
-namespace colltest {
+namespace trnccl::test {
 
 enum class Coll { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AlltoAll, SendRecvRing, SendRecvAllPairs };
 
@@ -53,4 +53,4 @@ int runMatrix(trncclComm_t comm, const MatrixOptions& options);
 // instead of hanging it. Sets (overwrites) both.
 void setMatrixEnvironment(const std::string& sliceBytes = "4096");
 
-}  // namespace colltest
+}  // namespace trnccl::test

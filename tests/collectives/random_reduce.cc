@@ -6,7 +6,7 @@
 #include "encoding.h"
 #include "values.h"
 
-namespace colltest {
+namespace trnccl::test {
 namespace {
 
 // Random bits of a finite value in [2^-6, 1) with a random sign, any type.
@@ -65,4 +65,4 @@ std::string randomAllReduce(trncclComm_t comm, const RandomCase& c, uint64_t sal
   return {};
 }
 
-}  // namespace colltest
+}  // namespace trnccl::test

@@ -10,7 +10,7 @@
 
 #include "trnccl/trnccl.h"
 
-namespace colltest {
+namespace trnccl::test {
 
 struct RandomCase {
   trncclDataType_t type;
@@ -31,4 +31,4 @@ std::string randomAllReduce(trncclComm_t comm, const RandomCase& c, uint64_t sal
 // "float32 sum count=1000"
 std::string describeCase(const RandomCase& c);
 
-}  // namespace colltest
+}  // namespace trnccl::test

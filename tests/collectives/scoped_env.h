@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-namespace colltest {
+namespace trnccl::test {
 
 class ScopedEnv {
  public:
@@ -32,4 +32,4 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
-}  // namespace colltest
+}  // namespace trnccl::test

@@ -15,7 +15,7 @@
 #include "checks.h"
 #include "scoped_env.h"
 
-using namespace colltest;
+using namespace trnccl::test;
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include "encoding.h"
 #include "values.h"
 
-using namespace colltest;
+using namespace trnccl::test;
 
 namespace {
 

@@ -20,7 +20,7 @@
 #include "thread_ranks.h"
 #include "transports/factory.h"
 
-using namespace colltest;
+using namespace trnccl::test;
 using Clock = std::chrono::steady_clock;
 
 namespace {

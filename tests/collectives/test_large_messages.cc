@@ -5,7 +5,7 @@
 
 #include "checks.h"
 
-using namespace colltest;
+using namespace trnccl::test;
 
 namespace {
 

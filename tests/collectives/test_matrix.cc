@@ -4,7 +4,7 @@
 
 #include "checks.h"
 
-using namespace colltest;
+using namespace trnccl::test;
 
 TEST_CASE("matrix: 1 rank as a thread", "[matrix][threads]") { checkThreadMatrix(1, MatrixOptions{}); }
 TEST_CASE("matrix: 2 ranks as threads", "[matrix][threads]") { checkThreadMatrix(2, MatrixOptions{}); }

@@ -4,7 +4,7 @@
 
 #include "checks.h"
 
-using namespace colltest;
+using namespace trnccl::test;
 
 TEST_CASE("matrix: 8 ranks as threads, then as processes", "[matrix][8ranks]") {
   SECTION("threads") { checkThreadMatrix(8, MatrixOptions{}); }

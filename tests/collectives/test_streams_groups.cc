@@ -13,7 +13,7 @@
 #include "checks.h"
 #include "thread_ranks.h"
 
-using namespace colltest;
+using namespace trnccl::test;
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include "transports/factory.h"
 #include "two_hosts.h"
 
-using namespace colltest;
+using namespace trnccl::test;
 
 namespace {
 

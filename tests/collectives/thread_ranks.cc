@@ -2,7 +2,7 @@
 
 #include <thread>
 
-namespace colltest {
+namespace trnccl::test {
 
 std::vector<int> inThreads(int nranks, const std::function<int(int rank)>& body) {
   std::vector<int> results(static_cast<size_t>(nranks), -1);
@@ -93,4 +93,4 @@ std::string describeResults(const std::vector<int>& results) {
   return out;
 }
 
-}  // namespace colltest
+}  // namespace trnccl::test

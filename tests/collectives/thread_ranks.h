@@ -10,7 +10,7 @@
 
 #include "trnccl/trnccl.h"
 
-namespace colltest {
+namespace trnccl::test {
 
 // Runs body(rank) on nranks threads at once; returns what each returned.
 std::vector<int> inThreads(int nranks, const std::function<int(int rank)>& body);
@@ -50,4 +50,4 @@ ThreadJob runOnThreadsWithConfig(int nranks, const trncclConfig_t& config,
 // "rank 0: 0, rank 1: 3" for failure messages.
 std::string describeResults(const std::vector<int>& results);
 
-}  // namespace colltest
+}  // namespace trnccl::test

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-namespace colltest {
+namespace trnccl::test {
 namespace {
 
 void run(const std::string& command) {
@@ -69,4 +69,4 @@ trncclUniqueId TwoHosts::uniqueIdOnHost0() const {
   return id;
 }
 
-}  // namespace colltest
+}  // namespace trnccl::test

@@ -9,7 +9,7 @@
 
 #include "trnccl/trnccl.h"
 
-namespace colltest {
+namespace trnccl::test {
 
 class TwoHosts {
  public:
@@ -30,4 +30,4 @@ class TwoHosts {
   std::vector<std::string> names_;
 };
 
-}  // namespace colltest
+}  // namespace trnccl::test

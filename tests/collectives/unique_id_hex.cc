@@ -1,6 +1,6 @@
 #include "unique_id_hex.h"
 
-namespace colltest {
+namespace trnccl::test {
 namespace {
 
 int nibble(char c) {
@@ -33,4 +33,4 @@ bool uniqueIdFromHex(const std::string& hex, trncclUniqueId* id) {
   return true;
 }
 
-}  // namespace colltest
+}  // namespace trnccl::test

@@ -5,10 +5,10 @@
 
 #include "trnccl/trnccl.h"
 
-namespace colltest {
+namespace trnccl::test {
 
 std::string uniqueIdToHex(const trncclUniqueId& id);
 // False if `hex` is not exactly 2 * sizeof(trncclUniqueId) hex digits.
 bool uniqueIdFromHex(const std::string& hex, trncclUniqueId* id);
 
-}  // namespace colltest
+}  // namespace trnccl::test

@@ -6,7 +6,7 @@
 
 #include "encoding.h"
 
-namespace colltest {
+namespace trnccl::test {
 namespace {
 
 uint64_t splitmix(uint64_t x) {
@@ -129,4 +129,4 @@ bool reductionMatches(trncclDataType_t type, trncclRedOp_t op, const std::vector
                                 : integerMatches(type, op, inputs, got, expected);
 }
 
-}  // namespace colltest
+}  // namespace trnccl::test

@@ -17,7 +17,7 @@
 
 #include "trnccl/trnccl.h"
 
-namespace colltest {
+namespace trnccl::test {
 
 // Deterministic pseudo-random 64 bits of the arguments.
 uint64_t mixBits(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
@@ -34,4 +34,4 @@ uint64_t movedInput(trncclDataType_t type, int rank, size_t i, uint64_t salt);
 bool reductionMatches(trncclDataType_t type, trncclRedOp_t op, const std::vector<uint64_t>& inputs, uint64_t got,
                       std::string* expected);
 
-}  // namespace colltest
+}  // namespace trnccl::test

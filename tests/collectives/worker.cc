@@ -25,7 +25,7 @@
 #include "trnccl/trnccl.h"
 #include "unique_id_hex.h"
 
-using namespace colltest;
+using namespace trnccl::test;
 using Clock = std::chrono::steady_clock;
 
 namespace {

@@ -20,7 +20,7 @@
 #include "topology/topology.h"
 
 using namespace trnccl;
-using colltest::ScopedEnv;
+using trnccl::test::ScopedEnv;
 
 namespace {
 

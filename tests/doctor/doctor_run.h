@@ -9,7 +9,7 @@
 
 #include "tests/command_run.h"
 
-namespace doctortest {
+namespace trnccl::test {
 
 using trnccl::test::Run;
 
@@ -71,4 +71,4 @@ inline std::string segmentMiB(int localRanks) {
   return text;
 }
 
-}  // namespace doctortest
+}  // namespace trnccl::test

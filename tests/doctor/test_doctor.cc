@@ -7,7 +7,7 @@
 
 #include "tests/doctor/doctor_run.h"
 
-using namespace doctortest;
+using namespace trnccl::test;
 
 TEST_CASE("doctor: every check passes on this machine, alone and with -n 4", "[doctor]") {
   checkAllOk(doctor("", ""), 1);

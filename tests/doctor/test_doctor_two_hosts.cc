@@ -10,13 +10,13 @@
 #include "tests/doctor/doctor_run.h"
 #include "two_hosts.h"
 
-using namespace doctortest;
+using namespace trnccl::test;
 
 namespace {
 
 // Rank 0 in host 0 and rank 1 in host 1, started together; rank 0's report,
 // and rank 1's exit status through `status1`.
-Run acrossHosts(const colltest::TwoHosts& hosts, int* status1) {
+Run acrossHosts(const trnccl::test::TwoHosts& hosts, int* status1) {
   char dir[] = "/tmp/trnccl-doctor-hosts-XXXXXX";
   REQUIRE(mkdtemp(dir) != nullptr);
   auto rank = [&](int r) {
@@ -34,7 +34,7 @@ Run acrossHosts(const colltest::TwoHosts& hosts, int* status1) {
 }  // namespace
 
 TEST_CASE("doctor across two hosts: every rank reaches the other over its veth address", "[doctor][two-hosts]") {
-  colltest::TwoHosts hosts;
+  trnccl::test::TwoHosts hosts;
   int status1 = -1;
   const Run r = acrossHosts(hosts, &status1);
   checkAllOk(r, 2);
@@ -46,7 +46,7 @@ TEST_CASE("doctor across two hosts: every rank reaches the other over its veth a
 
 TEST_CASE("doctor across two hosts: a host on another subnet is unreachable, named with the fix",
           "[doctor][two-hosts]") {
-  colltest::TwoHosts hosts;
+  trnccl::test::TwoHosts hosts;
   const std::string veth1 = "vethB" + hosts.name(1).substr(std::string("trncclB").size());
   REQUIRE(run("ip -n " + hosts.name(1) + " addr flush dev " + veth1 + " && ip -n " + hosts.name(1) +
               " addr add 10.78.0.2/24 dev " + veth1)

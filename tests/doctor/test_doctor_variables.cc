@@ -12,7 +12,7 @@
 #include "tests/doctor/doctor_run.h"
 #include "tools/trnccl-doctor/variables.h"
 
-using namespace doctortest;
+using namespace trnccl::test;
 
 namespace {
 

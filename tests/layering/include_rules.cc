@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace trnccl::layering {
+namespace trnccl::test {
 namespace fs = std::filesystem;
 namespace {
 
@@ -100,4 +100,4 @@ std::vector<std::string> layeringViolations(const std::vector<Layer>& layers, co
   return violations;
 }
 
-}  // namespace trnccl::layering
+}  // namespace trnccl::test

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace trnccl::layering {
+namespace trnccl::test {
 
 struct Layer {
   std::string folder;              // relative to the source tree: "src/algorithms"
@@ -22,4 +22,4 @@ std::vector<Layer> readLayerRules(const std::filesystem::path& rules);
 // "<file>:<line>: <what is wrong>".
 std::vector<std::string> layeringViolations(const std::vector<Layer>& layers, const std::filesystem::path& root);
 
-}  // namespace trnccl::layering
+}  // namespace trnccl::test

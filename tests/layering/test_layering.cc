@@ -6,8 +6,8 @@
 #include "include_rules.h"
 
 namespace fs = std::filesystem;
-using trnccl::layering::layeringViolations;
-using trnccl::layering::readLayerRules;
+using trnccl::test::layeringViolations;
+using trnccl::test::readLayerRules;
 
 TEST_CASE("No file of src or transports includes a layer its layer does not name", "[layering]") {
   const auto layers = readLayerRules(TRNCCL_LAYER_RULES);
@@ -27,7 +27,7 @@ TEST_CASE("An upward, a sideways and an unlayered file are each named with file 
   write("src/algorithms/ring.cc", "#include \"algorithms/ring.h\"\n#include <vector>\n#include \"core/communicator.h\"\n");
   write("transports/shm/fifo.cc", "#include \"transports/transport.h\"\n#include \"transports/tcp/frame.h\"\n");
   write("src/orphan/x.h", "#pragma once\n");
-  const std::vector<trnccl::layering::Layer> layers = {
+  const std::vector<trnccl::test::Layer> layers = {
       {"src/core", "trnccl_core", {"core/", "algorithms/"}},
       {"src/algorithms", "trnccl_algorithms", {"algorithms/"}},
       {"transports/shm", "trnccl_transport_shm", {"transports/shm/", "transports/transport.h"}},

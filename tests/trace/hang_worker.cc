@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   const int nranks = intArgument(argc, argv, "--nranks", 0), rank = intArgument(argc, argv, "--rank", -1);
   const int calls = intArgument(argc, argv, "--calls", 0), skipRank = intArgument(argc, argv, "--skip-rank", -1);
   trncclUniqueId uid;
-  if (id == nullptr || dir == nullptr || !colltest::uniqueIdFromHex(id, &uid) || calls < 1 || rank < 0 ||
+  if (id == nullptr || dir == nullptr || !trnccl::test::uniqueIdFromHex(id, &uid) || calls < 1 || rank < 0 ||
       rank >= nranks) {
     std::fprintf(stderr, "usage: %s --id HEX --nranks N --rank R --calls K --skip-rank S --pid-dir DIR\n", argv[0]);
     return 2;

@@ -10,8 +10,8 @@
 #include "thread_ranks.h"
 #include "trace_support.h"
 
-using colltest::ScopedEnv;
-using namespace tracetest;
+using trnccl::test::ScopedEnv;
+using namespace trnccl::test;
 using nlohmann::json;
 
 namespace {
@@ -60,7 +60,7 @@ TEST_CASE("chrome trace: TRNCCL_TRACE writes every collective, step and transfer
   const std::string pattern = dir.path() + "/trace-%r.json";
   ScopedEnv trace("TRNCCL_TRACE", pattern.c_str());
   ScopedEnv slices("TRNCCL_SLICE_BYTES", "4096");  // several transfers per step
-  const colltest::ThreadJob job = colltest::runOnThreads(3, [](trncclComm_t comm, int) {
+  const trnccl::test::ThreadJob job = trnccl::test::runOnThreads(3, [](trncclComm_t comm, int) {
     std::vector<float> data(10000, 1.0f);
     int failures = 0;
     for (int i = 0; i < 2; ++i)
@@ -95,7 +95,7 @@ TEST_CASE("chrome trace: ranks that are threads of one process share one file wi
   const std::string path = dir.path() + "/all.json";
   ScopedEnv trace("TRNCCL_TRACE", path.c_str());
   // An all-reduce, then rank 0 sends to rank 1 (a send/recv group).
-  const colltest::ThreadJob job = colltest::runOnThreads(2, [](trncclComm_t comm, int rank) {
+  const trnccl::test::ThreadJob job = trnccl::test::runOnThreads(2, [](trncclComm_t comm, int rank) {
     std::vector<float> data(5000, 1.0f);
     int failures = trncclAllReduce(data.data(), data.data(), data.size(), trncclFloat32, trncclSum, comm, nullptr);
     failures += rank == 0 ? trncclSend(data.data(), data.size(), trncclFloat32, 1, comm, nullptr)

@@ -14,8 +14,8 @@
 #include "scoped_env.h"
 #include "trace_support.h"
 
-using colltest::ScopedEnv;
-using namespace tracetest;
+using trnccl::test::ScopedEnv;
+using namespace trnccl::test;
 
 TEST_CASE("hang: a rank process stopped mid-collective is named by trnccl-trace analyze", "[trace][hang][processes]") {
   TempDir dir;
@@ -23,12 +23,12 @@ TEST_CASE("hang: a rank process stopped mid-collective is named by trnccl-trace 
   const int victim = 1;
   // The worker's die mode: all-reduces; the victim stops 100 ms into its 3rd
   // (call #2), the others time out naming it and abort; its reaper kills it.
-  const colltest::WorkerJob job = colltest::runWorkers(
+  const trnccl::test::WorkerJob job = trnccl::test::runWorkers(
       TRNCCL_COLL_WORKER, 3,
       {"--mode", "die", "--victim", std::to_string(victim), "--die-before", "3", "--timeout-ms", "1500",
        "--stop-during"},
       std::chrono::seconds(60));
-  INFO(colltest::describeJob(job));
+  INFO(trnccl::test::describeJob(job));
   REQUIRE(job.error.empty());
   CHECK(job.exits[victim].signal == SIGKILL);
   // The survivors ended by themselves (the worker's own checks expect every
@@ -62,10 +62,10 @@ TEST_CASE("hang: SIGUSR1 sent to a hung job's rank processes makes each dump, an
   ScopedEnv traceDir("TRNCCL_TRACE_DIR", dir.path().c_str());
   ScopedEnv timeout("TRNCCL_TIMEOUT_MS", "120000");  // far beyond this test: the job stays hung
   const int nranks = 3, skipRank = 1;
-  colltest::WorkerJob job;
+  trnccl::test::WorkerJob job;
   // Rank 1 makes 2 all-reduces of 3 and waits; ranks 0 and 2 block in #2.
   std::thread run([&] {
-    job = colltest::runWorkers(TRNCCL_TRACE_HANG_WORKER, nranks,
+    job = trnccl::test::runWorkers(TRNCCL_TRACE_HANG_WORKER, nranks,
                                {"--calls", "3", "--skip-rank", std::to_string(skipRank), "--pid-dir", dir.path()},
                                std::chrono::seconds(60));
   });
@@ -90,7 +90,7 @@ TEST_CASE("hang: SIGUSR1 sent to a hung job's rank processes makes each dump, an
   }
   for (pid_t pid : pids) kill(pid, SIGKILL);
   run.join();
-  INFO(colltest::describeJob(job));
+  INFO(trnccl::test::describeJob(job));
   REQUIRE(pids.size() == static_cast<size_t>(nranks));
   REQUIRE(dumped);
   for (int r = 0; r < nranks; ++r) CHECK(dumpOf(dir.path(), r)["reason"] == "signal");

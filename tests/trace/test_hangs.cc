@@ -13,8 +13,8 @@
 #include "thread_ranks.h"
 #include "trace_support.h"
 
-using colltest::ScopedEnv;
-using namespace tracetest;
+using trnccl::test::ScopedEnv;
+using namespace trnccl::test;
 
 namespace {
 
@@ -72,7 +72,7 @@ TEST_CASE("hang: a rank that destroys its communicator while the others wait is 
   REQUIRE(trncclCommInitAll(comms.data(), 3, nullptr) == trncclSuccess);
   // Rank 2 makes one all-reduce and leaves; ranks 0 and 1 wait for it in a
   // second one (they fail once its transport is gone, or time out).
-  const std::vector<int> results = colltest::inThreads(3, [&](int rank) {
+  const std::vector<int> results = trnccl::test::inThreads(3, [&](int rank) {
     trncclComm_t comm = comms[static_cast<size_t>(rank)];
     int failures = allReduce(comm, 4096) == trncclSuccess ? 0 : 1;
     if (rank == 2) return failures + (trncclCommDestroy(comm) == trncclSuccess ? 0 : 10);

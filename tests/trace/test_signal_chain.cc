@@ -17,8 +17,8 @@ std::atomic<int> applicationHandlerRan{0};
 }  // namespace
 
 TEST_CASE("SIGUSR1: the application's own handler still runs after trnccl's dump", "[trace][signal]") {
-  tracetest::TempDir dir;
-  colltest::ScopedEnv traceDir("TRNCCL_TRACE_DIR", dir.path().c_str());
+  trnccl::test::TempDir dir;
+  trnccl::test::ScopedEnv traceDir("TRNCCL_TRACE_DIR", dir.path().c_str());
   struct sigaction application {}, before {};
   application.sa_handler = [](int) { ++applicationHandlerRan; };
   sigemptyset(&application.sa_mask);
@@ -26,7 +26,7 @@ TEST_CASE("SIGUSR1: the application's own handler still runs after trnccl's dump
   std::vector<trncclComm_t> comms(2, nullptr);
   REQUIRE(trncclCommInitAll(comms.data(), 2, nullptr) == trncclSuccess);
   raise(SIGUSR1);
-  const bool dumped = tracetest::waitForDumps(dir.path(), 2, std::chrono::seconds(10));
+  const bool dumped = trnccl::test::waitForDumps(dir.path(), 2, std::chrono::seconds(10));
   for (trncclComm_t c : comms) CHECK(trncclCommDestroy(c) == trncclSuccess);
   sigaction(SIGUSR1, &before, nullptr);
   CHECK(dumped);

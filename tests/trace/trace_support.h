@@ -11,7 +11,7 @@
 
 #include "trnccl/trnccl.h"
 
-namespace tracetest {
+namespace trnccl::test {
 
 // A fresh directory under /tmp, removed with everything in it at the end.
 class TempDir {
@@ -47,4 +47,4 @@ struct ToolRun {
 };
 ToolRun runTraceTool(const std::string& arguments);
 
-}  // namespace tracetest
+}  // namespace trnccl::test
