@@ -33,7 +33,7 @@ struct Request {
   bool continues = false;
   // Set by the transport.
   bool done = false;
-  size_t transferred = 0;  // receive: the size of the message that arrived
+  size_t transferred = 0;     // receive: the size of the message that arrived
   uint64_t internal[4] = {};  // the transport's bookkeeping
 };
 
@@ -77,11 +77,11 @@ struct MemoryUse {
 struct Options {
   int rank = 0;
   int nranks = 0;
-  std::vector<int> peers;            // the ranks this transport connects to (never rank itself)
-  OutOfBand* oob = nullptr;          // collective: every rank of the communicator calls the factory
+  std::vector<int> peers;    // the ranks this transport connects to (never rank itself)
+  OutOfBand* oob = nullptr;  // collective: every rank of the communicator calls the factory
   std::chrono::milliseconds timeout{300000};
-  std::string jobKey;                // unique per communicator: names shared resources
-  LinkEmulation emulation;           // every rank enables it, or none
+  std::string jobKey;       // unique per communicator: names shared resources
+  LinkEmulation emulation;  // every rank enables it, or none
 };
 
 class Transport {

@@ -23,8 +23,7 @@ namespace {
 using Reduce = void (*)(void*, const void*, const void*, size_t);
 
 template <class T>
-void allreduce(const std::shared_ptr<gloo::Context>& context, const T* in, T* out, size_t count,
-               Reduce reduce) {
+void allreduce(const std::shared_ptr<gloo::Context>& context, const T* in, T* out, size_t count, Reduce reduce) {
   gloo::AllreduceOptions options(context);
   options.setAlgorithm(gloo::AllreduceOptions::Algorithm::RING);
   options.setInput(const_cast<T*>(in), count);
@@ -68,17 +67,16 @@ size_t run_rank(const Options& options, int rank, const std::string& store_dir) 
         "# trnccl-gloo-allreduce: Gloo %d.%d.%d ring all-reduce, float sum, %d ranks "
         "(processes), tcp transport bound to %s\n",
         GLOO_VERSION_MAJOR, GLOO_VERSION_MINOR, GLOO_VERSION_PATCH, n, options.host.c_str());
-    std::printf("# time: the slowest rank's median of %d calls (after %d warm-up calls)\n",
-                options.iters, options.warmup_iters);
-    std::printf("#%12s  %12s  %6s  %6s  %8s  %7s  %7s  %6s\n", "size", "count", "type", "redop",
-                "time", "algbw", "busbw", "#wrong");
-    std::printf("#%12s  %12s  %6s  %6s  %8s  %7s  %7s  %6s\n", "(B)", "(elements)", "", "", "(us)",
-                "(GB/s)", "(GB/s)", "");
+    std::printf("# time: the slowest rank's median of %d calls (after %d warm-up calls)\n", options.iters,
+                options.warmup_iters);
+    std::printf("#%12s  %12s  %6s  %6s  %8s  %7s  %7s  %6s\n", "size", "count", "type", "redop", "time", "algbw",
+                "busbw", "#wrong");
+    std::printf("#%12s  %12s  %6s  %6s  %8s  %7s  %7s  %6s\n", "(B)", "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)",
+                "");
     std::fflush(stdout);
   }
   size_t wrong_total = 0;
-  for (const size_t bytes :
-       perf::size_sweep(options.min_bytes, options.max_bytes, options.step_factor, 1)) {
+  for (const size_t bytes : perf::size_sweep(options.min_bytes, options.max_bytes, options.step_factor, 1)) {
     const size_t count = bytes / sizeof(float);
     if (count == 0) continue;  // Gloo has nothing to reduce below one float
     std::vector<float> in(count), out(count);
@@ -94,8 +92,7 @@ size_t run_rank(const Options& options, int rank, const std::string& store_dir) 
     }
     size_t wrong = 0;
     for (size_t i = 0; i < count; ++i) {
-      const float expected =
-          static_cast<float>((i % 13 + 1) * static_cast<size_t>(n * (n + 1) / 2));
+      const float expected = static_cast<float>((i % 13 + 1) * static_cast<size_t>(n * (n + 1) / 2));
       wrong += out[i] != expected;
     }
     const double time = across_ranks(context, median(seconds), max_doubles);
@@ -105,9 +102,8 @@ size_t run_rank(const Options& options, int rank, const std::string& store_dir) 
       const double row_bytes = static_cast<double>(count * sizeof(float));
       const double algbw = row_bytes / time / 1e9;
       const double busbw = algbw * 2.0 * (n - 1) / n;
-      std::printf(" %12zu  %12zu  %6s  %6s  %8s  %7.2f  %7.2f  %6zu\n", count * sizeof(float),
-                  count, "float", "sum", perf::format_time_us(time * 1e6).c_str(), algbw, busbw,
-                  wrong);
+      std::printf(" %12zu  %12zu  %6s  %6s  %8s  %7.2f  %7.2f  %6zu\n", count * sizeof(float), count, "float", "sum",
+                  perf::format_time_us(time * 1e6).c_str(), algbw, busbw, wrong);
       std::fflush(stdout);
     }
   }

@@ -33,8 +33,7 @@ int main(int argc, char** argv) {
   }
   std::string store_dir = (std::filesystem::temp_directory_path() / "trnccl-gloo-XXXXXX").string();
   if (mkdtemp(store_dir.data()) == nullptr) {
-    std::fprintf(stderr, "trnccl-gloo-allreduce: mkdtemp %s: %s\n", store_dir.c_str(),
-                 std::strerror(errno));
+    std::fprintf(stderr, "trnccl-gloo-allreduce: mkdtemp %s: %s\n", store_dir.c_str(), std::strerror(errno));
     return 1;
   }
   std::fflush(nullptr);  // the children must not write the parent's buffered output again
@@ -64,8 +63,6 @@ int main(int argc, char** argv) {
     failures += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
   std::filesystem::remove_all(store_dir);
-  if (failures > 0)
-    std::fprintf(stderr, "trnccl-gloo-allreduce: %d rank(s) failed or computed wrong sums\n",
-                 failures);
+  if (failures > 0) std::fprintf(stderr, "trnccl-gloo-allreduce: %d rank(s) failed or computed wrong sums\n", failures);
   return failures > 0 ? 1 : 0;
 }

@@ -23,8 +23,8 @@
 namespace trnccl::bench {
 namespace {
 
-void benchReduce(benchmark::State& state, device::kernels::Isa isa, trncclDataType_t type, trncclRedOp_t op,
-                 int nsrcs, size_t bytes) {
+void benchReduce(benchmark::State& state, device::kernels::Isa isa, trncclDataType_t type, trncclRedOp_t op, int nsrcs,
+                 size_t bytes) {
   BenchBuffers& buffers = BenchBuffers::instance();
   device::kernels::ReduceArgs args;
   args.dst = buffers.destination();
@@ -71,8 +71,8 @@ void registerBenchmarks(device::kernels::Isa isa) {
     for (trncclRedOp_t op : kOps)
       for (int nsrcs : kSourceCounts)
         for (size_t bytes : kBufferBytes)
-          benchmark::RegisterBenchmark(reduceName(type, op, nsrcs, bytes).c_str(), benchReduce, isa,
-                                       type, op, nsrcs, bytes);
+          benchmark::RegisterBenchmark(reduceName(type, op, nsrcs, bytes).c_str(), benchReduce, isa, type, op, nsrcs,
+                                       bytes);
 }
 
 // The defaults come first, so flags on the command line override them.

@@ -66,8 +66,7 @@ void SummaryReporter::ReportRuns(const std::vector<Run>& runs) {
 }
 
 double SummaryReporter::gigabytesPerSecond(const std::string& name) const {
-  if (const auto median = medians_.find(name); median != medians_.end())
-    return median->second / 1e9;
+  if (const auto median = medians_.find(name); median != medians_.end()) return median->second / 1e9;
   const auto found = repetitions_.find(name);
   if (found == repetitions_.end()) return -1;
   std::vector<double> values = found->second;
@@ -83,8 +82,8 @@ void SummaryReporter::printReferences(std::ostream& out) const {
   for (const char* kind : {kStreamAdd, kMemcpy}) {
     std::vector<std::string> cells;
     for (size_t bytes : kBufferBytes)
-      cells.push_back(cell(gigabytesPerSecond(referenceName(kind, bytes)),
-                           gigabytesPerSecond(referenceName(kStreamAdd, bytes))));
+      cells.push_back(
+          cell(gigabytesPerSecond(referenceName(kind, bytes)), gigabytesPerSecond(referenceName(kStreamAdd, bytes))));
     printRow(out, kind, cells);
   }
 }
@@ -92,8 +91,7 @@ void SummaryReporter::printReferences(std::ostream& out) const {
 void SummaryReporter::printReductions(std::ostream& out) const {
   std::vector<std::string> header;
   for (int nsrcs : kSourceCounts)
-    for (size_t bytes : kBufferBytes)
-      header.push_back("K=" + std::to_string(nsrcs) + " " + sizeLabel(bytes));
+    for (size_t bytes : kBufferBytes) header.push_back("K=" + std::to_string(nsrcs) + " " + sizeLabel(bytes));
   printRow(out, "reduce", header);
   for (trncclDataType_t type : kTypes) {
     for (trncclRedOp_t op : kOps) {
@@ -112,8 +110,8 @@ void SummaryReporter::printTargets(std::ostream& out) const {
   const double stream = gigabytesPerSecond(referenceName(kStreamAdd, largest));
   out << "targets at " << sizeLabel(largest) << " (ratio to STREAM add)\n";
   for (const Target& target : kTargets) {
-    std::string line = "  " + padded(std::string(typeName(target.type)) + " sum", 16) +
-                       ">= " + fixed(target.ratio, 2) + " ";
+    std::string line =
+        "  " + padded(std::string(typeName(target.type)) + " sum", 16) + ">= " + fixed(target.ratio, 2) + " ";
     for (int nsrcs : kSourceCounts) {
       const double gbps = gigabytesPerSecond(reduceName(target.type, trncclSum, nsrcs, largest));
       std::string verdict = "n/a";

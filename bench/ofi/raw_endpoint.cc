@@ -50,8 +50,7 @@ RawEndpoint::RawEndpoint(const std::string& provider, void* buffer, size_t bytes
 
 RawEndpoint::~RawEndpoint() {
   for (fid* object : {ep_ ? &ep_->fid : nullptr, mr_ ? &mr_->fid : nullptr, av_ ? &av_->fid : nullptr,
-                      cq_ ? &cq_->fid : nullptr, domain_ ? &domain_->fid : nullptr,
-                      fabric_ ? &fabric_->fid : nullptr})
+                      cq_ ? &cq_->fid : nullptr, domain_ ? &domain_->fid : nullptr, fabric_ ? &fabric_->fid : nullptr})
     if (object) fi_close(object);
   fi_freeinfo(info_);
 }

@@ -13,7 +13,7 @@
 #define TRNCCL_MAJOR 0
 #define TRNCCL_MINOR 1
 #define TRNCCL_PATCH 0
-#define TRNCCL_VERSION_CODE(X, Y, Z) ((X) * 10000 + (Y) * 100 + (Z))
+#define TRNCCL_VERSION_CODE(X, Y, Z) ((X)*10000 + (Y)*100 + (Z))
 #define TRNCCL_VERSION TRNCCL_VERSION_CODE(TRNCCL_MAJOR, TRNCCL_MINOR, TRNCCL_PATCH)
 
 #if defined(__GNUC__)
@@ -97,34 +97,33 @@ TRNCCL_API trncclResult_t trncclMemFree(void* ptr);
  * a field left at its initial value takes the environment variable named
  * beside it (or the default); a field set here wins over the environment. */
 typedef struct {
-  size_t size;                /* sizeof(trncclConfig_t), set by the initializer */
-  unsigned int magic;         /* set by the initializer */
-  unsigned int version;       /* TRNCCL_VERSION, set by the initializer */
-  int blocking;               /* 1 (default): calls block; 0: may return trncclInProgress */
-  int timeoutMs;              /* TRNCCL_TIMEOUT_MS; default 300000 (5 minutes) */
-  const char* topology;       /* TRNCCL_TOPO: a name like "trn1.32xlarge" or a file path */
-  const char* transport;      /* TRNCCL_TRANSPORT: "auto", "shm", "ofi", "tcp" */
-  const char* algorithm;      /* TRNCCL_ALGO: "auto", "ring", ... (NCCL syntax) */
-  int stochasticRounding;     /* TRNCCL_STOCHASTIC_ROUNDING: 0 (RNE) or 1 */
-  unsigned long long seed;    /* TRNCCL_SEED: stochastic-rounding seed */
-  const char* commName;       /* shown in logs */
+  size_t size;             /* sizeof(trncclConfig_t), set by the initializer */
+  unsigned int magic;      /* set by the initializer */
+  unsigned int version;    /* TRNCCL_VERSION, set by the initializer */
+  int blocking;            /* 1 (default): calls block; 0: may return trncclInProgress */
+  int timeoutMs;           /* TRNCCL_TIMEOUT_MS; default 300000 (5 minutes) */
+  const char* topology;    /* TRNCCL_TOPO: a name like "trn1.32xlarge" or a file path */
+  const char* transport;   /* TRNCCL_TRANSPORT: "auto", "shm", "ofi", "tcp" */
+  const char* algorithm;   /* TRNCCL_ALGO: "auto", "ring", ... (NCCL syntax) */
+  int stochasticRounding;  /* TRNCCL_STOCHASTIC_ROUNDING: 0 (RNE) or 1 */
+  unsigned long long seed; /* TRNCCL_SEED: stochastic-rounding seed */
+  const char* commName;    /* shown in logs */
 } trncclConfig_t;
 
 #define TRNCCL_CONFIG_UNDEF_INT (-2147483647 - 1)
 #define TRNCCL_CONFIG_MAGIC 0x7472636eu
-#define TRNCCL_CONFIG_INITIALIZER                                              \
-  {                                                                            \
-    sizeof(trncclConfig_t), TRNCCL_CONFIG_MAGIC, TRNCCL_VERSION,               \
-        TRNCCL_CONFIG_UNDEF_INT, TRNCCL_CONFIG_UNDEF_INT, NULL, NULL, NULL,    \
-        TRNCCL_CONFIG_UNDEF_INT, 0ULL, NULL                                    \
+#define TRNCCL_CONFIG_INITIALIZER                                                                                  \
+  {                                                                                                                \
+    sizeof(trncclConfig_t), TRNCCL_CONFIG_MAGIC, TRNCCL_VERSION, TRNCCL_CONFIG_UNDEF_INT, TRNCCL_CONFIG_UNDEF_INT, \
+        NULL, NULL, NULL, TRNCCL_CONFIG_UNDEF_INT, 0ULL, NULL                                                      \
   }
 
 #define TRNCCL_SPLIT_NOCOLOR (-1)
 
 TRNCCL_API trncclResult_t trncclGetUniqueId(trncclUniqueId* id);
 TRNCCL_API trncclResult_t trncclCommInitRank(trncclComm_t* comm, int nranks, trncclUniqueId id, int rank);
-TRNCCL_API trncclResult_t trncclCommInitRankConfig(trncclComm_t* comm, int nranks, trncclUniqueId id,
-                                                   int rank, trncclConfig_t* config);
+TRNCCL_API trncclResult_t trncclCommInitRankConfig(trncclComm_t* comm, int nranks, trncclUniqueId id, int rank,
+                                                   trncclConfig_t* config);
 /* All ranks as threads of this process: comms[i] is rank i. `unused` is
  * accepted for NCCL compatibility (NCCL's device list) and must be NULL or
  * hold nranks entries. */
@@ -140,22 +139,19 @@ TRNCCL_API trncclResult_t trncclCommUserRank(const trncclComm_t comm, int* rank)
 
 /* ---- Collectives and point-to-point --------------------------------------- */
 
-TRNCCL_API trncclResult_t trncclAllReduce(const void* sendbuff, void* recvbuff, size_t count,
-                                          trncclDataType_t datatype, trncclRedOp_t op, trncclComm_t comm,
-                                          trncclStream_t stream);
+TRNCCL_API trncclResult_t trncclAllReduce(const void* sendbuff, void* recvbuff, size_t count, trncclDataType_t datatype,
+                                          trncclRedOp_t op, trncclComm_t comm, trncclStream_t stream);
 TRNCCL_API trncclResult_t trncclAllGather(const void* sendbuff, void* recvbuff, size_t sendcount,
                                           trncclDataType_t datatype, trncclComm_t comm, trncclStream_t stream);
 TRNCCL_API trncclResult_t trncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
-                                              trncclDataType_t datatype, trncclRedOp_t op,
-                                              trncclComm_t comm, trncclStream_t stream);
-TRNCCL_API trncclResult_t trncclBroadcast(const void* sendbuff, void* recvbuff, size_t count,
-                                          trncclDataType_t datatype, int root, trncclComm_t comm,
-                                          trncclStream_t stream);
-TRNCCL_API trncclResult_t trncclReduce(const void* sendbuff, void* recvbuff, size_t count,
-                                       trncclDataType_t datatype, trncclRedOp_t op, int root,
-                                       trncclComm_t comm, trncclStream_t stream);
-TRNCCL_API trncclResult_t trncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count,
-                                         trncclDataType_t datatype, trncclComm_t comm, trncclStream_t stream);
+                                              trncclDataType_t datatype, trncclRedOp_t op, trncclComm_t comm,
+                                              trncclStream_t stream);
+TRNCCL_API trncclResult_t trncclBroadcast(const void* sendbuff, void* recvbuff, size_t count, trncclDataType_t datatype,
+                                          int root, trncclComm_t comm, trncclStream_t stream);
+TRNCCL_API trncclResult_t trncclReduce(const void* sendbuff, void* recvbuff, size_t count, trncclDataType_t datatype,
+                                       trncclRedOp_t op, int root, trncclComm_t comm, trncclStream_t stream);
+TRNCCL_API trncclResult_t trncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, trncclDataType_t datatype,
+                                         trncclComm_t comm, trncclStream_t stream);
 TRNCCL_API trncclResult_t trncclSend(const void* sendbuff, size_t count, trncclDataType_t datatype, int peer,
                                      trncclComm_t comm, trncclStream_t stream);
 TRNCCL_API trncclResult_t trncclRecv(void* recvbuff, size_t count, trncclDataType_t datatype, int peer,

@@ -80,9 +80,9 @@ void WorkTrnccl::complete(trncclResult_t result, const std::string& message) {
       error = std::current_exception();
     }
   } else {
-    error = std::make_exception_ptr(std::runtime_error(
-        "trnccl: " + c10d::opTypeToString(opType_) + " failed: " + trncclGetErrorString(result) +
-        (message.empty() ? "" : ": " + message)));
+    error = std::make_exception_ptr(std::runtime_error("trnccl: " + c10d::opTypeToString(opType_) +
+                                                       " failed: " + trncclGetErrorString(result) +
+                                                       (message.empty() ? "" : ": " + message)));
   }
   finish(error);
   if (error)
@@ -222,9 +222,12 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::inPlace(c10d::OpType type, st
         void* buf = t.buffer.data_ptr();
         const size_t n = count(t.buffer);
         switch (type) {
-          case c10d::OpType::BROADCAST: return trncclBroadcast(buf, buf, n, dataType, root, comm_, s);
-          case c10d::OpType::REDUCE: return trncclReduce(buf, buf, n, dataType, op, root, comm_, s);
-          default: return trncclAllReduce(buf, buf, n, dataType, op, comm_, s);
+          case c10d::OpType::BROADCAST:
+            return trncclBroadcast(buf, buf, n, dataType, root, comm_, s);
+          case c10d::OpType::REDUCE:
+            return trncclReduce(buf, buf, n, dataType, op, root, comm_, s);
+          default:
+            return trncclAllReduce(buf, buf, n, dataType, op, comm_, s);
         }
       },
       tensors, {t.buffer}, [t] { t.copyBack(); });
@@ -264,7 +267,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::allgather(std::vector<std::ve
       [&](trncclStream_t s) {
         return trncclAllGather(input.data_ptr(), gathered.data_ptr(), count(input), type, comm_, s);
       },
-      out, {input, gathered}, [out, gathered] {
+      out, {input, gathered},
+      [out, gathered] {
         const int64_t n = gathered.numel() / static_cast<int64_t>(out.size());
         for (size_t i = 0; i < out.size(); ++i)
           out[i].copy_(gathered.narrow(0, static_cast<int64_t>(i) * n, n).view(out[i].sizes()));
@@ -331,8 +335,8 @@ namespace {
 
 // Elements each rank's block holds: `splits` gives rows per rank (empty: equal
 // blocks) of a tensor of `rows` rows of `rowElems` elements.
-std::vector<size_t> blockCounts(const std::vector<int64_t>& splits, const char* what, int64_t rows,
-                                int64_t rowElems, int ranks) {
+std::vector<size_t> blockCounts(const std::vector<int64_t>& splits, const char* what, int64_t rows, int64_t rowElems,
+                                int ranks) {
   if (splits.empty()) {
     TORCH_CHECK(rows % ranks == 0, "trnccl: ", what, " is empty (equal splits) but ", rows,
                 " rows do not divide among ", ranks, " ranks");
@@ -365,8 +369,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::alltoall_base(at::Tensor& out
   TORCH_CHECK(rowElems == outRowElems || input.numel() == 0 || output.numel() == 0, "trnccl: input rows hold ",
               rowElems, " elements, output rows ", outRowElems);
   const std::vector<size_t> sends = blockCounts(inputSplits, "input_split_sizes", rowsOf(input), rowElems, size_);
-  const std::vector<size_t> recvs =
-      blockCounts(outputSplits, "output_split_sizes", rowsOf(output), outRowElems, size_);
+  const std::vector<size_t> recvs = blockCounts(outputSplits, "output_split_sizes", rowsOf(output), outRowElems, size_);
   const bool equal = std::all_of(sends.begin(), sends.end(), [&](size_t n) { return n == sends[0]; }) && sends == recvs;
   if (equal)
     return outOfPlace(c10d::OpType::ALLTOALL_BASE, "trncclAlltoAll", input, output, {output},
@@ -375,31 +378,29 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::alltoall_base(at::Tensor& out
                       });
   // Uneven blocks: a send to and a receive from every rank, fused in a group.
   const size_t elementBytes = input.element_size();
-  return outOfPlace(c10d::OpType::ALLTOALL_BASE, "trncclSend/trncclRecv (all_to_all)", input, output, {output},
-                    [&](const void* in, void* out, trncclDataType_t type, trncclStream_t s) {
-                      trncclResult_t first = trncclGroupStart();
-                      size_t sent = 0, received = 0;
-                      for (int p = 0; p < size_ && first == trncclSuccess; ++p) {
-                        if (sends[p] > 0)
-                          first = trncclSend(static_cast<const char*>(in) + sent * elementBytes, sends[p], type, p,
-                                             comm_, s);
-                        if (recvs[p] > 0 && first == trncclSuccess)
-                          first = trncclRecv(static_cast<char*>(out) + received * elementBytes, recvs[p], type, p,
-                                             comm_, s);
-                        sent += sends[p], received += recvs[p];
-                      }
-                      const trncclResult_t ended = trncclGroupEnd();
-                      return first != trncclSuccess ? first : ended;
-                    });
+  return outOfPlace(
+      c10d::OpType::ALLTOALL_BASE, "trncclSend/trncclRecv (all_to_all)", input, output, {output},
+      [&](const void* in, void* out, trncclDataType_t type, trncclStream_t s) {
+        trncclResult_t first = trncclGroupStart();
+        size_t sent = 0, received = 0;
+        for (int p = 0; p < size_ && first == trncclSuccess; ++p) {
+          if (sends[p] > 0)
+            first = trncclSend(static_cast<const char*>(in) + sent * elementBytes, sends[p], type, p, comm_, s);
+          if (recvs[p] > 0 && first == trncclSuccess)
+            first = trncclRecv(static_cast<char*>(out) + received * elementBytes, recvs[p], type, p, comm_, s);
+          sent += sends[p], received += recvs[p];
+        }
+        const trncclResult_t ended = trncclGroupEnd();
+        return first != trncclSuccess ? first : ended;
+      });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::send(std::vector<at::Tensor>& tensors, int dstRank, int) {
   const at::Tensor in = single(tensors, "tensor").contiguous();
   const trncclDataType_t type = dataTypeOf(in, "tensor");
-  return launch(
-      c10d::OpType::SEND, "trncclSend",
-      [&](trncclStream_t s) { return trncclSend(in.data_ptr(), count(in), type, dstRank, comm_, s); }, tensors,
-      {in});
+  return launch(c10d::OpType::SEND, "trncclSend",
+                [&](trncclStream_t s) { return trncclSend(in.data_ptr(), count(in), type, dstRank, comm_, s); },
+                tensors, {in});
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::recv(std::vector<at::Tensor>& tensors, int srcRank, int) {
@@ -407,21 +408,18 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::recv(std::vector<at::Tensor>&
   const trncclDataType_t type = dataTypeOf(out.user, "tensor");
   return launch(
       c10d::OpType::RECV, "trncclRecv",
-      [&](trncclStream_t s) {
-        return trncclRecv(out.buffer.data_ptr(), count(out.buffer), type, srcRank, comm_, s);
-      },
+      [&](trncclStream_t s) { return trncclRecv(out.buffer.data_ptr(), count(out.buffer), type, srcRank, comm_, s); },
       tensors, {out.buffer}, [out] { out.copyBack(); });
 }
 
 // A one-element all-reduce: no rank leaves before every rank entered.
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::barrier(const c10d::BarrierOptions&) {
   const at::Tensor token = at::zeros({1}, at::kInt);
-  return launch(
-      c10d::OpType::BARRIER, "trncclAllReduce (barrier)",
-      [&](trncclStream_t s) {
-        return trncclAllReduce(token.data_ptr(), token.data_ptr(), 1, trncclInt32, trncclSum, comm_, s);
-      },
-      {}, {token});
+  return launch(c10d::OpType::BARRIER, "trncclAllReduce (barrier)",
+                [&](trncclStream_t s) {
+                  return trncclAllReduce(token.data_ptr(), token.data_ptr(), 1, trncclInt32, trncclSum, comm_, s);
+                },
+                {}, {token});
 }
 
 }  // namespace trnccl_torch

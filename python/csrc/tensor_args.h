@@ -14,14 +14,22 @@ namespace trnccl_torch {
 
 inline trncclDataType_t dataTypeOf(const at::Tensor& t, const char* what) {
   switch (t.scalar_type()) {
-    case at::kFloat: return trncclFloat32;
-    case at::kDouble: return trncclFloat64;
-    case at::kHalf: return trncclFloat16;
-    case at::kBFloat16: return trncclBfloat16;
-    case at::kChar: return trncclInt8;
-    case at::kByte: return trncclUint8;
-    case at::kInt: return trncclInt32;
-    case at::kLong: return trncclInt64;
+    case at::kFloat:
+      return trncclFloat32;
+    case at::kDouble:
+      return trncclFloat64;
+    case at::kHalf:
+      return trncclFloat16;
+    case at::kBFloat16:
+      return trncclBfloat16;
+    case at::kChar:
+      return trncclInt8;
+    case at::kByte:
+      return trncclUint8;
+    case at::kInt:
+      return trncclInt32;
+    case at::kLong:
+      return trncclInt64;
     default:
       TORCH_CHECK(false, "trnccl: ", what, " has dtype ", t.scalar_type(),
                   "; supported: float32, float64, float16, bfloat16, int8, uint8, int32, int64");
@@ -30,11 +38,16 @@ inline trncclDataType_t dataTypeOf(const at::Tensor& t, const char* what) {
 
 inline trncclRedOp_t redOpOf(const c10d::ReduceOp& op) {
   switch (op.op_) {
-    case c10d::ReduceOp::SUM: return trncclSum;
-    case c10d::ReduceOp::PRODUCT: return trncclProd;
-    case c10d::ReduceOp::MIN: return trncclMin;
-    case c10d::ReduceOp::MAX: return trncclMax;
-    case c10d::ReduceOp::AVG: return trncclAvg;
+    case c10d::ReduceOp::SUM:
+      return trncclSum;
+    case c10d::ReduceOp::PRODUCT:
+      return trncclProd;
+    case c10d::ReduceOp::MIN:
+      return trncclMin;
+    case c10d::ReduceOp::MAX:
+      return trncclMax;
+    case c10d::ReduceOp::AVG:
+      return trncclAvg;
     default:
       TORCH_CHECK(false, "trnccl: reduce op ", static_cast<int>(op.op_),
                   " is not supported (SUM, PRODUCT, MIN, MAX, AVG are)");
@@ -61,13 +74,13 @@ inline at::Tensor& single(std::vector<at::Tensor>& tensors, const char* what) {
 inline void checkPair(const at::Tensor& a, const char* aWhat, const at::Tensor& b, const char* bWhat) {
   checkTensor(a, aWhat);
   checkTensor(b, bWhat);
-  TORCH_CHECK(a.scalar_type() == b.scalar_type(), "trnccl: ", aWhat, " has dtype ", a.scalar_type(), " but ",
-              bWhat, " has ", b.scalar_type());
+  TORCH_CHECK(a.scalar_type() == b.scalar_type(), "trnccl: ", aWhat, " has dtype ", a.scalar_type(), " but ", bWhat,
+              " has ", b.scalar_type());
 }
 
 inline void checkNumel(const at::Tensor& t, const char* what, int64_t expected, const std::string& why) {
-  TORCH_CHECK(t.numel() == expected, "trnccl: ", what, " has ", t.numel(), " elements, expected ", expected, " (",
-              why, ")");
+  TORCH_CHECK(t.numel() == expected, "trnccl: ", what, " has ", t.numel(), " elements, expected ", expected, " (", why,
+              ")");
 }
 
 // A contiguous buffer for `t`: `t` itself when it is contiguous, otherwise a

@@ -40,12 +40,8 @@ class Algorithm {
 
 // Element range [begin, end) of block `i` when `count` elements are split into
 // `n` nearly equal blocks (sizes differ by at most one).
-inline size_t blockBegin(size_t count, int n, int i) {
-  return count / n * i + std::min<size_t>(i, count % n);
-}
-inline size_t blockSize(size_t count, int n, int i) {
-  return count / n + (static_cast<size_t>(i) < count % n ? 1 : 0);
-}
+inline size_t blockBegin(size_t count, int n, int i) { return count / n * i + std::min<size_t>(i, count % n); }
+inline size_t blockSize(size_t count, int n, int i) { return count / n + (static_cast<size_t>(i) < count % n ? 1 : 0); }
 inline int mod(int a, int n) { return ((a % n) + n) % n; }
 
 // A schedule with its header filled from args and one phase of one channel.

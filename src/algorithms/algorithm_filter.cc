@@ -7,9 +7,8 @@
 namespace trnccl::algo {
 namespace {
 
-const Collective kCollectives[] = {Collective::AllReduce, Collective::AllGather,
-                                   Collective::ReduceScatter, Collective::Broadcast,
-                                   Collective::Reduce, Collective::AllToAll};
+const Collective kCollectives[] = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
+                                   Collective::Broadcast, Collective::Reduce,    Collective::AllToAll};
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
@@ -28,9 +27,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 AlgorithmFilter::AlgorithmFilter(const std::string& spec, const std::string& source,
                                  const std::vector<std::string>& known)
     : spec_(spec) {
-  auto bad = [&](const std::string& why) {
-    throwError(trncclInvalidArgument, source + "='" + spec + "': " + why);
-  };
+  auto bad = [&](const std::string& why) { throwError(trncclInvalidArgument, source + "='" + spec + "': " + why); };
   auto parseRule = [&](std::string list) {
     Rule rule;
     if (!list.empty() && list[0] == '^') rule.exclude = true, list.erase(0, 1);

@@ -7,7 +7,9 @@ namespace trnccl::algo {
 
 std::string BidirRing::whyUnsupported(const CollectiveArgs& args) const {
   switch (args.collective) {
-    case Collective::AllReduce: case Collective::AllGather: case Collective::ReduceScatter:
+    case Collective::AllReduce:
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
       return {};
     default:
       return std::string("bidir_ring does not implement ") + collectiveName(args.collective);

@@ -41,8 +41,8 @@ class Routes {
  private:
   Route resolve(int from, int to) {
     const Path path = net_.path(from, to);
-    Route route{links_.size(), path.links.size(), path.latencySec, 0, path.issueLink,
-                path.issueLink >= 0 ? path.issueSec : 0};
+    Route route{
+        links_.size(), path.links.size(), path.latencySec, 0, path.issueLink, path.issueLink >= 0 ? path.issueSec : 0};
     for (int link : path.links) {
       checkLink(from, to, link);
       route.secondsPerByte = std::max(route.secondsPerByte, linkSecondsPerByte_[link]);
@@ -152,8 +152,8 @@ std::vector<double> secondsPerByteOf(const Network& net) {
   for (size_t link = 0; link < linkSecondsPerByte.size(); ++link) {
     const double bytesPerSec = net.linkBytesPerSec(static_cast<int>(link));
     if (!(bytesPerSec > 0))
-      throwError(trncclInternalError, "network link '" + net.linkName(static_cast<int>(link)) +
-                                          "' has no bandwidth (" + std::to_string(bytesPerSec) + " bytes/s)");
+      throwError(trncclInternalError, "network link '" + net.linkName(static_cast<int>(link)) + "' has no bandwidth (" +
+                                          std::to_string(bytesPerSec) + " bytes/s)");
     linkSecondsPerByte[link] = 1 / bytesPerSec;
   }
   return linkSecondsPerByte;

@@ -46,8 +46,7 @@ Hierarchical::Hierarchical(std::unique_ptr<const Algorithm> inter) : inter_(std:
 }
 
 std::string Hierarchical::whyUnsupported(const CollectiveArgs& args) const {
-  if (args.collective != Collective::AllReduce)
-    return name_ + " does not implement " + collectiveName(args.collective);
+  if (args.collective != Collective::AllReduce) return name_ + " does not implement " + collectiveName(args.collective);
   if (!args.layout || args.layout->instanceOf.empty()) return name_ + " needs to know which instance each rank is on";
   if (args.layout->instanceOf.size() != static_cast<size_t>(args.nranks))
     return name_ + ": the layout names the instances of " + std::to_string(args.layout->instanceOf.size()) +
@@ -61,8 +60,8 @@ std::string Hierarchical::whyUnsupported(const CollectiveArgs& args) const {
              "'s instance has " + std::to_string(local) + " and rank " + std::to_string(ranks[0]) + "'s has " +
              std::to_string(ranks.size());
   const int L = static_cast<int>(local);
-  const std::string why =
-      inter_->whyUnsupported(interArgs(args, static_cast<int>(instances.size()), 0, blockSize(args.count, L, 0), false));
+  const std::string why = inter_->whyUnsupported(
+      interArgs(args, static_cast<int>(instances.size()), 0, blockSize(args.count, L, 0), false));
   return why.empty() ? why : name_ + " across instances: " + why;
 }
 
@@ -92,8 +91,12 @@ Schedule Hierarchical::build(const CollectiveArgs& args) const {
   if (withinInstance) {
     // Not the last reduction: the part lands in scratch, for the inter all-reduce.
     s.phases.push_back(Phase{{Channel{}}});
-    intraRing().reduceScatter(parts(kSend), [](int, int) { return Span{kScratch, 0}; }, false, TagRange::slot(0),
-                              s.phases.back().channels[0].steps);
+    intraRing().reduceScatter(
+        parts(kSend),
+        [](int, int) {
+          return Span{kScratch, 0};
+        },
+        false, TagRange::slot(0), s.phases.back().channels[0].steps);
     s.scratchElements = partLength;
   }
 
@@ -117,13 +120,17 @@ Schedule Hierarchical::build(const CollectiveArgs& args) const {
 void embed(const Schedule& sub, const Embedding& where, Schedule& host) {
   auto span = [&](Span s) {
     switch (s.buffer) {
-      case kNone: return s;
-      case kSend: return Span{where.send.buffer, where.send.offset + s.offset};
-      case kRecv: return Span{where.recv.buffer, where.recv.offset + s.offset};
-      case kScratch: return Span{where.scratch.buffer, where.scratch.offset + s.offset};
+      case kNone:
+        return s;
+      case kSend:
+        return Span{where.send.buffer, where.send.offset + s.offset};
+      case kRecv:
+        return Span{where.recv.buffer, where.recv.offset + s.offset};
+      case kScratch:
+        return Span{where.scratch.buffer, where.scratch.offset + s.offset};
       default:
-        throwError(trncclInternalError, std::string("an embedded ") + sub.algorithm + " schedule names buffer " +
-                                            std::to_string(s.buffer));
+        throwError(trncclInternalError,
+                   std::string("an embedded ") + sub.algorithm + " schedule names buffer " + std::to_string(s.buffer));
     }
   };
   auto peer = [&](int p) {
@@ -145,7 +152,8 @@ void embed(const Schedule& sub, const Embedding& where, Schedule& host) {
       throwError(trncclInternalError, "an embedded schedule's scratch must lie in the host's scratch");
     host.scratchElements = std::max(host.scratchElements, where.scratch.offset + sub.scratchElements);
   }
-  if (host.phases.size() < where.firstPhase + sub.phases.size()) host.phases.resize(where.firstPhase + sub.phases.size());
+  if (host.phases.size() < where.firstPhase + sub.phases.size())
+    host.phases.resize(where.firstPhase + sub.phases.size());
   for (size_t k = 0; k < sub.phases.size(); ++k) {
     for (const Channel& channel : sub.phases[k].channels) {
       Channel moved;

@@ -38,10 +38,10 @@ class Hierarchical : public Algorithm {
 
 // Where a schedule built for a sub-group runs inside a host schedule.
 struct Embedding {
-  std::vector<int> ranks;  // the sub-group's rank i is host rank ranks[i]
+  std::vector<int> ranks;    // the sub-group's rank i is host rank ranks[i]
   Span send, recv, scratch;  // where the sub-schedule's send, receive and scratch buffers start
-  uint32_t tagOffset = 0;  // added to every tag, past the host's own tags
-  size_t firstPhase = 0;   // the host phase the sub-schedule's first phase runs in
+  uint32_t tagOffset = 0;    // added to every tag, past the host's own tags
+  size_t firstPhase = 0;     // the host phase the sub-schedule's first phase runs in
 };
 
 // Adds the channels of sub's phase k to host phase firstPhase + k (appending

@@ -41,8 +41,8 @@ std::vector<int> otherCycle(const Graph& g, const std::vector<int>& cycle) {
   std::vector<int> rest{0};
   for (int previous = -1;;) {
     const int last = rest.back();
-    const int next = *std::find_if(g[last].begin(), g[last].end(),
-                                   [&](int v) { return v != previous && !inCycle(last, v); });
+    const int next =
+        *std::find_if(g[last].begin(), g[last].end(), [&](int v) { return v != previous && !inCycle(last, v); });
     if (next == 0) break;
     previous = last;
     rest.push_back(next);
@@ -298,7 +298,7 @@ class Builder {
   const CollectiveArgs& args_;
   int width_ = 1, height_ = 1;  // the chip torus
   std::vector<std::vector<int>> cores_;
-  int chip_ = 0, core_ = 0;  // this rank's chip, and its place among the chip's cores
+  int chip_ = 0, core_ = 0;           // this rank's chip, and its place among the chip's cores
   size_t handed_ = 0, returned_ = 0;  // elements a secondary hands over and gets back
 };
 
@@ -306,7 +306,9 @@ class Builder {
 
 std::string KangaRing::whyUnsupported(const CollectiveArgs& args) const {
   switch (args.collective) {
-    case Collective::AllReduce: case Collective::AllGather: case Collective::ReduceScatter:
+    case Collective::AllReduce:
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
       break;
     default:
       return std::string("kangaring does not implement ") + collectiveName(args.collective);

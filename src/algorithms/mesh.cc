@@ -9,8 +9,7 @@ namespace {
 // into `recvBlock(q)`. The message from r to p is tagged with the distance
 // (p - r) mod n, which the receiver computes the same way.
 template <class SendBlock, class RecvBlock>
-void exchange(const CollectiveArgs& args, size_t count, SendBlock sendBlock, RecvBlock recvBlock,
-              Phase& phase) {
+void exchange(const CollectiveArgs& args, size_t count, SendBlock sendBlock, RecvBlock recvBlock, Phase& phase) {
   const int n = args.nranks, r = args.rank;
   for (int d = 1; d < n; ++d) {
     Step send;
@@ -32,7 +31,9 @@ void exchange(const CollectiveArgs& args, size_t count, SendBlock sendBlock, Rec
 
 std::string Mesh::whyUnsupported(const CollectiveArgs& args) const {
   switch (args.collective) {
-    case Collective::AllReduce: case Collective::AllGather: case Collective::ReduceScatter:
+    case Collective::AllReduce:
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
     case Collective::AllToAll:
       return {};
     default:
@@ -50,8 +51,8 @@ Schedule Mesh::build(const CollectiveArgs& args) const {
 
   switch (args.collective) {
     case Collective::AllGather: {
-      exchange(args, count, [&](int) { return at(kSend, 0); },
-               [&](int q) { return at(kRecv, count * q); }, s.phases[0]);
+      exchange(
+          args, count, [&](int) { return at(kSend, 0); }, [&](int q) { return at(kRecv, count * q); }, s.phases[0]);
       Step own;
       own.srcs = {at(kSend, 0)};
       own.dst = at(kRecv, count * r);
@@ -64,8 +65,9 @@ Schedule Mesh::build(const CollectiveArgs& args) const {
       // scratch and copy once every send is done.
       const uint16_t landing = args.inPlace ? kScratch : kRecv;
       if (args.inPlace) s.scratchElements = count * n;
-      exchange(args, count, [&](int p) { return at(kSend, count * p); },
-               [&](int q) { return at(landing, count * q); }, s.phases[0]);
+      exchange(
+          args, count, [&](int p) { return at(kSend, count * p); }, [&](int q) { return at(landing, count * q); },
+          s.phases[0]);
       Step own;
       own.srcs = {at(kSend, count * r)};
       own.dst = at(kRecv, count * r);
@@ -92,8 +94,9 @@ Schedule Mesh::build(const CollectiveArgs& args) const {
       // kernel may only alias as its first source: stage it in scratch too.
       const bool scatter = args.collective == Collective::ReduceScatter;
       s.scratchElements = count * n;
-      exchange(args, count, [&](int p) { return at(kSend, scatter ? count * p : 0); },
-               [&](int q) { return at(kScratch, count * q); }, s.phases[0]);
+      exchange(
+          args, count, [&](int p) { return at(kSend, scatter ? count * p : 0); },
+          [&](int q) { return at(kScratch, count * q); }, s.phases[0]);
       Span own = at(kSend, scatter ? count * r : 0);
       if (args.inPlace) {
         Step stage;

@@ -46,8 +46,8 @@ class HostPorts {
 
 class FabricNetwork : public Network {
  public:
-  FabricNetwork(const topo::Topology& topology, const topo::Fabric& fabric, const std::vector<topo::CoreLocation>& cores,
-                bool throughHost)
+  FabricNetwork(const topo::Topology& topology, const topo::Fabric& fabric,
+                const std::vector<topo::CoreLocation>& cores, bool throughHost)
       : fabric_(fabric),
         cores_(cores),
         reduceRate_(reduceRate(topology.device)),
@@ -99,7 +99,7 @@ class HostNetwork : public Network {
 }  // namespace
 
 std::unique_ptr<Network> fabricNetwork(const topo::Topology& topology, const topo::Fabric& fabric,
-                                             const std::vector<topo::CoreLocation>& cores, bool throughHost) {
+                                       const std::vector<topo::CoreLocation>& cores, bool throughHost) {
   return std::make_unique<FabricNetwork>(topology, fabric, cores, throughHost);
 }
 
@@ -131,7 +131,8 @@ RankLayout topologyLayout(const topo::Topology& t, const std::vector<topo::CoreL
   // Whole chips only: every used column of a chip, for every used chip.
   const int perChip = t.coresPerChip;
   bool wholeChips = perChip > 1 && width % perChip == 0;
-  for (int x : xs) wholeChips = wholeChips && xs.contains(x - x % perChip) && xs.contains(x - x % perChip + perChip - 1);
+  for (int x : xs)
+    wholeChips = wholeChips && xs.contains(x - x % perChip) && xs.contains(x - x % perChip + perChip - 1);
   if (wholeChips) layout.ranksPerChip = perChip;
   return layout;
 }

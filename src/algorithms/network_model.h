@@ -18,7 +18,7 @@ namespace trnccl::algo {
 // receiver's host ports: an algorithm that suits the modelled links but not
 // the host that carries the data does not win.
 std::unique_ptr<Network> fabricNetwork(const topo::Topology& topology, const topo::Fabric& fabric,
-                                             const std::vector<topo::CoreLocation>& cores, bool throughHost);
+                                       const std::vector<topo::CoreLocation>& cores, bool throughHost);
 
 // A host without a topology: each rank reads and writes shared memory
 // through its own port (one link out, one in), as the shm transport does.

@@ -24,12 +24,12 @@ Schedule buildP2P(int rank, int nranks, const std::vector<P2POp>& ops) {
       size_t j = 0;
       while (j < ops.size() && !(ops[j].send && ops[j].peer == rank && ops[j].tag == op.tag)) ++j;
       if (j == ops.size())
-        throwError(trncclInvalidUsage, "a receive from self (rank " + std::to_string(rank) +
-                                           ") has no matching send to self in the group");
+        throwError(trncclInvalidUsage,
+                   "a receive from self (rank " + std::to_string(rank) + ") has no matching send to self in the group");
       if (ops[j].bytes != op.bytes)
         throwError(trncclInvalidUsage, "send to self of " + std::to_string(ops[j].bytes) +
-                                           " bytes does not match the receive of " +
-                                           std::to_string(op.bytes) + " bytes");
+                                           " bytes does not match the receive of " + std::to_string(op.bytes) +
+                                           " bytes");
       step.srcs = {Span{static_cast<uint16_t>(kFirstUserBuffer + j), 0}};
       step.dst = Span{buffer, 0};
     } else if (op.send) {
@@ -46,8 +46,8 @@ Schedule buildP2P(int rank, int nranks, const std::vector<P2POp>& ops) {
   size_t selfSends = 0, selfRecvs = 0;
   for (const P2POp& op : ops) (op.send ? selfSends : selfRecvs) += op.peer == rank;
   if (selfSends != selfRecvs)
-    throwError(trncclInvalidUsage, "a send to self (rank " + std::to_string(rank) +
-                                       ") has no matching receive from self in the group");
+    throwError(trncclInvalidUsage,
+               "a send to self (rank " + std::to_string(rank) + ") has no matching receive from self in the group");
   return s;
 }
 

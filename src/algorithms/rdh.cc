@@ -39,9 +39,7 @@ class RdhBuilder {
   bool sitsOut() const { return v_ < 0; }
   bool absorbs() const { return v_ >= 0 && v_ < r_; }
   int rankOf(int v) const { return v < r_ ? 2 * v + 1 : v + r_; }
-  size_t begin(int v) const {
-    return perRankBlocks_ ? count_ * (v < r_ ? 2 * v : v + r_) : blockBegin(count_, p_, v);
-  }
+  size_t begin(int v) const { return perRankBlocks_ ? count_ * (v < r_ ? 2 * v : v + r_) : blockBegin(count_, p_, v); }
   // Tags: two per stage, for a range sent in two pieces. Stage 0 is the fold,
   // 1..levels_ halving, then doubling, then the hand-back.
   static uint32_t tag(int stage, size_t piece = 0) { return static_cast<uint32_t>(2 * stage + piece); }
@@ -220,7 +218,9 @@ void RdhBuilder::handBack() {
 
 std::string Rdh::whyUnsupported(const CollectiveArgs& args) const {
   switch (args.collective) {
-    case Collective::AllReduce: case Collective::AllGather: case Collective::ReduceScatter:
+    case Collective::AllReduce:
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
       return {};
     default:
       return std::string("rdh does not implement ") + collectiveName(args.collective);

@@ -60,6 +60,6 @@ const std::vector<RegisteredAlgorithm>& registeredAlgorithms();
 // The function through which the file `file` (file.cc) registers its algorithms.
 #define TRNCCL_ALGORITHMS_OF(file) algorithmsOf_##file
 
-#define TRNCCL_REGISTER_ALGORITHMS(file, ...)                           \
-  std::vector<AlgorithmVariant> TRNCCL_ALGORITHMS_OF(file)();           \
+#define TRNCCL_REGISTER_ALGORITHMS(file, ...)                 \
+  std::vector<AlgorithmVariant> TRNCCL_ALGORITHMS_OF(file)(); \
   std::vector<AlgorithmVariant> TRNCCL_ALGORITHMS_OF(file)() { return {__VA_ARGS__}; }

@@ -40,14 +40,23 @@ void appendRingCollective(const CollectiveArgs& args, size_t begin, size_t lengt
       };
       const RingPass pass(ring, RingBlocks{1, [=](int) { return length; }}, args.maxStepElements);
       if (args.collective == Collective::ReduceScatter)
-        pass.reduceScatter(rankBlocks(kSend), [=](int, int) { return Span{kRecv, begin}; }, true, tags, steps);
+        pass.reduceScatter(
+            rankBlocks(kSend),
+            [=](int, int) {
+              return Span{kRecv, begin};
+            },
+            true, tags, steps);
       else
-        pass.allGather(rankBlocks(kRecv), [=](int, int) { return Span{kSend, begin}; }, tags, steps);
+        pass.allGather(
+            rankBlocks(kRecv),
+            [=](int, int) {
+              return Span{kSend, begin};
+            },
+            tags, steps);
       return;
     }
     default:
-      throwError(trncclInternalError,
-                 std::string("no ring pass implements ") + collectiveName(args.collective));
+      throwError(trncclInternalError, std::string("no ring pass implements ") + collectiveName(args.collective));
   }
 }
 

@@ -106,8 +106,7 @@ void RingPass::gatherRound(const Round& round, int firstStep, const PieceAt& out
 
 void RingPass::reduceScatter(const PieceAt& inputs, const PieceAt& result, bool final, TagRange tags,
                              std::vector<Step>& steps) const {
-  for (const Round& round : rounds(ring_.size(), tags))
-    reduceScatterRound(round, inputs, result, final, false, steps);
+  for (const Round& round : rounds(ring_.size(), tags)) reduceScatterRound(round, inputs, result, final, false, steps);
 }
 
 void RingPass::allGather(const PieceAt& outputs, const PieceAt& ownInput, TagRange tags,

@@ -75,13 +75,13 @@ class RingPass {
  private:
   struct Round;
   std::vector<Round> rounds(int stepsPerRound, TagRange tags) const;
-  int blockReducedAt(int k) const;  // the block reduce-scatter step k works on
+  int blockReducedAt(int k) const;   // the block reduce-scatter step k works on
   int blockGatheredAt(int j) const;  // the block all-gather step j receives
   Span part(const PieceAt& at, int block, const Round& round) const;
   size_t partLength(int block, const Round& round) const;
   Step primitive(const Round& round, int k, bool recv, bool send) const;
-  void reduceScatterRound(const Round& round, const PieceAt& inputs, const PieceAt& result, bool final,
-                          bool sendResult, std::vector<Step>& steps) const;
+  void reduceScatterRound(const Round& round, const PieceAt& inputs, const PieceAt& result, bool final, bool sendResult,
+                          std::vector<Step>& steps) const;
   void gatherRound(const Round& round, int firstStep, const PieceAt& outputs, std::vector<Step>& steps) const;
 
   RingMembers ring_;

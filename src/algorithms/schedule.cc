@@ -8,13 +8,20 @@ namespace trnccl::algo {
 
 const char* collectiveName(Collective c) {
   switch (c) {
-    case Collective::AllReduce: return "allreduce";
-    case Collective::AllGather: return "allgather";
-    case Collective::ReduceScatter: return "reducescatter";
-    case Collective::Broadcast: return "broadcast";
-    case Collective::Reduce: return "reduce";
-    case Collective::AllToAll: return "alltoall";
-    case Collective::SendRecv: return "sendrecv";
+    case Collective::AllReduce:
+      return "allreduce";
+    case Collective::AllGather:
+      return "allgather";
+    case Collective::ReduceScatter:
+      return "reducescatter";
+    case Collective::Broadcast:
+      return "broadcast";
+    case Collective::Reduce:
+      return "reduce";
+    case Collective::AllToAll:
+      return "alltoall";
+    case Collective::SendRecv:
+      return "sendrecv";
   }
   return "unknown";
 }
@@ -30,16 +37,22 @@ namespace {
 
 const char* bufferName(uint16_t b) {
   switch (b) {
-    case kSend: return "send";
-    case kRecv: return "recv";
-    case kScratch: return "scratch";
-    default: return "user";
+    case kSend:
+      return "send";
+    case kRecv:
+      return "recv";
+    case kScratch:
+      return "scratch";
+    default:
+      return "user";
   }
 }
 
 void describeStep(std::ostream& os, const Step& s) {
-  if (s.recvPeer >= 0) os << "recv<" << s.recvPeer << (s.reduce ? " reduce" : "");
-  else os << (s.reduce ? "reduce" : "load");
+  if (s.recvPeer >= 0)
+    os << "recv<" << s.recvPeer << (s.reduce ? " reduce" : "");
+  else
+    os << (s.reduce ? "reduce" : "load");
   for (const Span& src : s.srcs) os << ' ' << bufferName(src.buffer) << '@' << src.offset;
   if (s.recvPeer >= 0) os << '>';
   if (s.dst.buffer != kNone) os << " -> " << bufferName(s.dst.buffer) << '@' << s.dst.offset;
@@ -54,9 +67,8 @@ void describeStep(std::ostream& os, const Step& s) {
 
 std::string Schedule::describe() const {
   std::ostringstream os;
-  os << collectiveName(collective) << " algo=" << algorithm << " rank=" << rank << '/' << nranks
-     << " count=" << count << " type=" << typeName(type) << " op=" << opName(op) << " root=" << root
-     << " scratch=" << scratchElements;
+  os << collectiveName(collective) << " algo=" << algorithm << " rank=" << rank << '/' << nranks << " count=" << count
+     << " type=" << typeName(type) << " op=" << opName(op) << " root=" << root << " scratch=" << scratchElements;
   for (size_t p = 0; p < phases.size(); ++p) {
     for (size_t c = 0; c < phases[p].channels.size(); ++c) {
       const auto& steps = phases[p].channels[c].steps;

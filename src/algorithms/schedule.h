@@ -34,9 +34,7 @@
 
 namespace trnccl::algo {
 
-enum class Collective : uint8_t {
-  AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv
-};
+enum class Collective : uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
 const char* collectiveName(Collective c);  // "allreduce", ...
 
 // The buffers a step can name. P2P schedules name one buffer per operation,
@@ -54,11 +52,11 @@ inline constexpr uint32_t kTagSpace = uint32_t(1) << 24;
 struct Step {
   int recvPeer = -1;
   int sendPeer = -1;
-  bool reduce = false;  // combine what is received (or the srcs) with op
-  bool final = false;   // the last reduction of these elements: avg divides here
+  bool reduce = false;     // combine what is received (or the srcs) with op
+  bool final = false;      // the last reduction of these elements: avg divides here
   std::vector<Span> srcs;  // local inputs, in reduction order
   Span dst;
-  size_t count = 0;   // elements
+  size_t count = 0;      // elements
   uint32_t recvTag = 0;  // a message's tag: the sender's sendTag is the receiver's recvTag
   uint32_t sendTag = 0;
 };

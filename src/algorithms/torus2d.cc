@@ -42,8 +42,12 @@ struct Cells {
 class ChannelPlan {
  public:
   ChannelPlan(Line first, Line second, int direction, Cells cells, size_t maxStepElements, size_t scratchAt)
-      : first_(std::move(first)), second_(std::move(second)), direction_(direction), cells_(std::move(cells)),
-        maxStep_(maxStepElements), scratchAt_(scratchAt) {}
+      : first_(std::move(first)),
+        second_(std::move(second)),
+        direction_(direction),
+        cells_(std::move(cells)),
+        maxStep_(maxStepElements),
+        scratchAt_(scratchAt) {}
 
   // The first reduce-scatter leaves this rank's stripe in scratch when a
   // second one follows.
@@ -60,13 +64,12 @@ class ChannelPlan {
     const bool fromSource = cells_.ownSource.buffer != kNone;
     const PieceAt inPlace;
     if (reduce && acrossFirst) {
-      const PieceAt result = acrossSecond ? PieceAt([this](int, int p) { return scratchCell(p); })
-                                          : fixed(cells_.ownResult);
+      const PieceAt result =
+          acrossSecond ? PieceAt([this](int, int p) { return scratchCell(p); }) : fixed(cells_.ownResult);
       firstRing().reduceScatter(firstPieces(kSend), result, !acrossSecond, tags(0), next());
     }
     if (reduce && acrossSecond) {
-      const PieceAt inputs = acrossFirst ? PieceAt([this](int b, int) { return scratchCell(b); })
-                                         : secondPieces(kSend);
+      const PieceAt inputs = acrossFirst ? PieceAt([this](int b, int) { return scratchCell(b); }) : secondPieces(kSend);
       secondRing().reduceScatter(inputs, fixed(cells_.ownResult), true, tags(1), next());
     }
     if (gather && acrossSecond)
@@ -106,8 +109,8 @@ class ChannelPlan {
   }
   // Where cell (a, b) of this rank's stripe lies in scratch between the reduce-scatters.
   Span scratchCell(int b) const {
-    const size_t within = cells_.adjacentStripes ? cells_.offset(a(), b) - cells_.offset(a(), 0)
-                                              : cells_.length(a(), 0) * b;
+    const size_t within =
+        cells_.adjacentStripes ? cells_.offset(a(), b) - cells_.offset(a(), 0) : cells_.length(a(), 0) * b;
     return Span{kScratch, scratchAt_ + within};
   }
 
@@ -140,8 +143,10 @@ Cells cellsOf(const CollectiveArgs& args, const RankGrid& grid, bool rowsFirst, 
   // Cell (a, b) is the part of the block of the rank at (a, b).
   cells.offset = [=, &grid](int a, int b) { return count * (rowsFirst ? grid.at(a, b) : grid.at(b, a)) + partBegin; };
   cells.length = [=](int, int) { return partLength; };
-  if (args.collective == Collective::ReduceScatter) cells.ownResult = Span{kRecv, partBegin};
-  else cells.ownSource = Span{kSend, partBegin};
+  if (args.collective == Collective::ReduceScatter)
+    cells.ownResult = Span{kRecv, partBegin};
+  else
+    cells.ownSource = Span{kSend, partBegin};
   return cells;
 }
 
@@ -149,7 +154,9 @@ Cells cellsOf(const CollectiveArgs& args, const RankGrid& grid, bool rowsFirst, 
 
 std::string Torus2d::whyUnsupported(const CollectiveArgs& args) const {
   switch (args.collective) {
-    case Collective::AllReduce: case Collective::AllGather: case Collective::ReduceScatter:
+    case Collective::AllReduce:
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
       if (const std::string why = args.layout ? whyBadGrid(*args.layout, args.nranks) : ""; !why.empty())
         return "torus2d: " + why;
       return {};

@@ -26,8 +26,7 @@ Checked checkCall(trncclComm_t comm, trncclStream_t stream, trncclDataType_t dat
   core::Communicator& c = trnccl::api::usableComm(comm);
   trnccl::runtime::Stream* s = trnccl::api::streamOf(stream);
   if (!trnccl::validType(datatype))
-    throwInvalidArgument("datatype", "is " + std::to_string(static_cast<int>(datatype)) +
-                                         ", not a trnccl data type");
+    throwInvalidArgument("datatype", "is " + std::to_string(static_cast<int>(datatype)) + ", not a trnccl data type");
   return Checked{&c, s, trnccl::typeSize(datatype)};
 }
 
@@ -38,8 +37,8 @@ void checkOp(trncclRedOp_t op) {
 
 void checkRank(const char* argument, int value, int nranks) {
   if (value < 0 || value >= nranks)
-    throwInvalidArgument(argument, "is " + std::to_string(value) + "; it must be in [0, " +
-                                       std::to_string(nranks) + ")");
+    throwInvalidArgument(argument,
+                         "is " + std::to_string(value) + "; it must be in [0, " + std::to_string(nranks) + ")");
 }
 
 // Bytes of `count` elements times `blocks`, refusing overflow.
@@ -61,8 +60,8 @@ void checkNoOverlap(const void* send, size_t sendBytes, const void* recv, size_t
     throwInvalidArgument("recvbuff", "overlaps sendbuff without being the in-place layout");
 }
 
-void issue(const Checked& c, Collective collective, size_t count, trncclDataType_t type,
-           trncclRedOp_t op, int root, const void* send, void* recv, bool inPlace) {
+void issue(const Checked& c, Collective collective, size_t count, trncclDataType_t type, trncclRedOp_t op, int root,
+           const void* send, void* recv, bool inPlace) {
   core::CollectiveCall call;
   call.args.collective = collective;
   call.args.rank = c.comm->rank();
@@ -82,8 +81,8 @@ const char* at(const void* p, size_t bytes) { return static_cast<const char*>(p)
 }  // namespace
 
 extern "C" TRNCCL_API trncclResult_t trncclAllReduce(const void* sendbuff, void* recvbuff, size_t count,
-                                                     trncclDataType_t datatype, trncclRedOp_t op,
-                                                     trncclComm_t comm, trncclStream_t stream) {
+                                                     trncclDataType_t datatype, trncclRedOp_t op, trncclComm_t comm,
+                                                     trncclStream_t stream) {
   return guarded("trncclAllReduce", comm, [&] {
     Checked c = checkCall(comm, stream, datatype);
     checkOp(op);
@@ -113,9 +112,8 @@ extern "C" TRNCCL_API trncclResult_t trncclAllGather(const void* sendbuff, void*
   });
 }
 
-extern "C" TRNCCL_API trncclResult_t trncclReduceScatter(const void* sendbuff, void* recvbuff,
-                                                         size_t recvcount, trncclDataType_t datatype,
-                                                         trncclRedOp_t op, trncclComm_t comm,
+extern "C" TRNCCL_API trncclResult_t trncclReduceScatter(const void* sendbuff, void* recvbuff, size_t recvcount,
+                                                         trncclDataType_t datatype, trncclRedOp_t op, trncclComm_t comm,
                                                          trncclStream_t stream) {
   return guarded("trncclReduceScatter", comm, [&] {
     Checked c = checkCall(comm, stream, datatype);
@@ -132,8 +130,8 @@ extern "C" TRNCCL_API trncclResult_t trncclReduceScatter(const void* sendbuff, v
 }
 
 extern "C" TRNCCL_API trncclResult_t trncclBroadcast(const void* sendbuff, void* recvbuff, size_t count,
-                                                     trncclDataType_t datatype, int root,
-                                                     trncclComm_t comm, trncclStream_t stream) {
+                                                     trncclDataType_t datatype, int root, trncclComm_t comm,
+                                                     trncclStream_t stream) {
   return guarded("trncclBroadcast", comm, [&] {
     Checked c = checkCall(comm, stream, datatype);
     checkRank("root", root, c.comm->size());
@@ -183,8 +181,8 @@ extern "C" TRNCCL_API trncclResult_t trncclAlltoAll(const void* sendbuff, void* 
 
 namespace {
 
-void issueP2P(bool send, void* buffer, size_t count, trncclDataType_t datatype, int peer,
-              trncclComm_t comm, trncclStream_t stream) {
+void issueP2P(bool send, void* buffer, size_t count, trncclDataType_t datatype, int peer, trncclComm_t comm,
+              trncclStream_t stream) {
   Checked c = checkCall(comm, stream, datatype);
   checkRank("peer", peer, c.comm->size());
   const size_t bytes = checkedBytes("count", count, c.elemBytes, 1);
@@ -200,15 +198,14 @@ void issueP2P(bool send, void* buffer, size_t count, trncclDataType_t datatype, 
 
 }  // namespace
 
-extern "C" TRNCCL_API trncclResult_t trncclSend(const void* sendbuff, size_t count, trncclDataType_t datatype,
-                                                int peer, trncclComm_t comm, trncclStream_t stream) {
-  return guarded("trncclSend", comm, [&] {
-    issueP2P(true, const_cast<void*>(sendbuff), count, datatype, peer, comm, stream);
-  });
+extern "C" TRNCCL_API trncclResult_t trncclSend(const void* sendbuff, size_t count, trncclDataType_t datatype, int peer,
+                                                trncclComm_t comm, trncclStream_t stream) {
+  return guarded("trncclSend", comm,
+                 [&] { issueP2P(true, const_cast<void*>(sendbuff), count, datatype, peer, comm, stream); });
 }
 
-extern "C" TRNCCL_API trncclResult_t trncclRecv(void* recvbuff, size_t count, trncclDataType_t datatype,
-                                                int peer, trncclComm_t comm, trncclStream_t stream) {
+extern "C" TRNCCL_API trncclResult_t trncclRecv(void* recvbuff, size_t count, trncclDataType_t datatype, int peer,
+                                                trncclComm_t comm, trncclStream_t stream) {
   return guarded("trncclRecv", comm, [&] { issueP2P(false, recvbuff, count, datatype, peer, comm, stream); });
 }
 

@@ -18,8 +18,7 @@ namespace {
 trncclComm_t newComm(const trncclUniqueId& id, int nranks, int rank, core::Config config,
                      const std::vector<int>* inheritedCores = nullptr, core::CreationGroup* group = nullptr) {
   auto handle = std::make_unique<trncclComm>();
-  handle->impl =
-      std::make_unique<core::Communicator>(id, nranks, rank, std::move(config), inheritedCores, group);
+  handle->impl = std::make_unique<core::Communicator>(id, nranks, rank, std::move(config), inheritedCores, group);
   trncclComm_t comm = handle.release();
   trnccl::api::registerComm(comm);
   return comm;
@@ -32,8 +31,7 @@ void deleteComm(trncclComm_t comm, int callerHolds = 1) { trnccl::api::retireCom
 void checkRanks(int nranks, int rank) {
   if (nranks < 1) throwInvalidArgument("nranks", "is " + std::to_string(nranks) + "; it must be >= 1");
   if (rank < 0 || rank >= nranks)
-    throwInvalidArgument("rank", "is " + std::to_string(rank) + "; it must be in [0, " +
-                                     std::to_string(nranks) + ")");
+    throwInvalidArgument("rank", "is " + std::to_string(rank) + "; it must be in [0, " + std::to_string(nranks) + ")");
 }
 
 }  // namespace
@@ -45,9 +43,8 @@ extern "C" TRNCCL_API trncclResult_t trncclGetUniqueId(trncclUniqueId* id) {
   });
 }
 
-extern "C" TRNCCL_API trncclResult_t trncclCommInitRankConfig(trncclComm_t* comm, int nranks,
-                                                              trncclUniqueId id, int rank,
-                                                              trncclConfig_t* config) {
+extern "C" TRNCCL_API trncclResult_t trncclCommInitRankConfig(trncclComm_t* comm, int nranks, trncclUniqueId id,
+                                                              int rank, trncclConfig_t* config) {
   return guarded("trncclCommInitRankConfig", nullptr, [&] {
     if (comm == nullptr) throwInvalidArgument("comm", "is NULL");
     *comm = nullptr;
@@ -56,8 +53,7 @@ extern "C" TRNCCL_API trncclResult_t trncclCommInitRankConfig(trncclComm_t* comm
   });
 }
 
-extern "C" TRNCCL_API trncclResult_t trncclCommInitRank(trncclComm_t* comm, int nranks, trncclUniqueId id,
-                                                        int rank) {
+extern "C" TRNCCL_API trncclResult_t trncclCommInitRank(trncclComm_t* comm, int nranks, trncclUniqueId id, int rank) {
   return trncclCommInitRankConfig(comm, nranks, id, rank, nullptr);
 }
 
@@ -96,8 +92,8 @@ extern "C" TRNCCL_API trncclResult_t trncclCommInitAll(trncclComm_t* comms, int 
   });
 }
 
-extern "C" TRNCCL_API trncclResult_t trncclCommSplit(trncclComm_t comm, int color, int key,
-                                                     trncclComm_t* newcomm, trncclConfig_t* config) {
+extern "C" TRNCCL_API trncclResult_t trncclCommSplit(trncclComm_t comm, int color, int key, trncclComm_t* newcomm,
+                                                     trncclConfig_t* config) {
   return guarded("trncclCommSplit", comm, [&] {
     core::Communicator& parent = trnccl::api::usableComm(comm);
     if (newcomm == nullptr) throwInvalidArgument("newcomm", "is NULL");
@@ -120,15 +116,13 @@ extern "C" TRNCCL_API trncclResult_t trncclCommSplit(trncclComm_t comm, int colo
     std::vector<int> members;
     for (int r = 0; r < n; ++r)
       if (choices[r].color == color) members.push_back(r);
-    std::stable_sort(members.begin(), members.end(),
-                     [&](int a, int b) { return choices[a].key < choices[b].key; });
+    std::stable_sort(members.begin(), members.end(), [&](int a, int b) { return choices[a].key < choices[b].key; });
     const int newRank = static_cast<int>(std::find(members.begin(), members.end(), me) - members.begin());
     constexpr int kSplitIdTag = 0x5b17;
     trncclUniqueId id;
     if (newRank == 0) {
       id = core::createUniqueId(childConfig.timeout);
-      for (size_t i = 1; i < members.size(); ++i)
-        parent.bootstrap().send(members[i], kSplitIdTag, &id, sizeof(id));
+      for (size_t i = 1; i < members.size(); ++i) parent.bootstrap().send(members[i], kSplitIdTag, &id, sizeof(id));
     } else {
       parent.bootstrap().recv(members[0], kSplitIdTag, &id, sizeof(id));
     }

@@ -96,8 +96,7 @@ CommHold::~CommHold() {
 
 core::Communicator& liveComm(trncclComm_t comm, const char* argument) {
   if (comm == nullptr) throwInvalidArgument(argument, "is NULL");
-  if (!isLive(comm))
-    throwInvalidArgument(argument, "is not a live communicator (destroyed, or never created)");
+  if (!isLive(comm)) throwInvalidArgument(argument, "is not a live communicator (destroyed, or never created)");
   return *comm->impl;
 }
 
@@ -112,8 +111,7 @@ void unregisterStream(trncclStream_t stream) { streams().remove(stream); }
 
 runtime::Stream* streamOf(trncclStream_t stream, const char* argument) {
   if (stream == nullptr) return nullptr;
-  if (!streams().has(stream))
-    throwInvalidArgument(argument, "is not a live stream (destroyed, or never created)");
+  if (!streams().has(stream)) throwInvalidArgument(argument, "is not a live stream (destroyed, or never created)");
   return &stream->impl;
 }
 

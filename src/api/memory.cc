@@ -1,5 +1,5 @@
-#include "api/guard.h"
 #include "device/memory.h"
+#include "api/guard.h"
 
 extern "C" TRNCCL_API trncclResult_t trncclMemAlloc(void** ptr, size_t size) {
   return trnccl::api::guarded("trncclMemAlloc", nullptr, [&] {

@@ -14,18 +14,17 @@ using trnccl::api::guarded;
 namespace algo = trnccl::algo;
 
 extern "C" TRNCCL_API trncclResult_t trncclCommGetAlgorithm(const trncclComm_t comm, const char* collective,
-                                                            size_t count, trncclDataType_t datatype,
-                                                            char* algorithm, double* predictedUs) {
+                                                            size_t count, trncclDataType_t datatype, char* algorithm,
+                                                            double* predictedUs) {
   return guarded("trncclCommGetAlgorithm", comm, [&] {
     trnccl::core::Communicator& c = trnccl::api::usableComm(comm);
     if (collective == nullptr) throwInvalidArgument("collective", "is NULL");
     if (algorithm == nullptr) throwInvalidArgument("algorithm", "is NULL");
     if (!trnccl::validType(datatype))
-      throwInvalidArgument("datatype", "is " + std::to_string(static_cast<int>(datatype)) +
-                                           ", not a trnccl data type");
-    const algo::Collective kinds[] = {algo::Collective::AllReduce, algo::Collective::AllGather,
+      throwInvalidArgument("datatype", "is " + std::to_string(static_cast<int>(datatype)) + ", not a trnccl data type");
+    const algo::Collective kinds[] = {algo::Collective::AllReduce,     algo::Collective::AllGather,
                                       algo::Collective::ReduceScatter, algo::Collective::Broadcast,
-                                      algo::Collective::Reduce, algo::Collective::AllToAll};
+                                      algo::Collective::Reduce,        algo::Collective::AllToAll};
     std::string names;
     for (algo::Collective k : kinds) {
       if (std::strcmp(collective, algo::collectiveName(k)) != 0) {

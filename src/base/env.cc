@@ -22,9 +22,9 @@ int64_t getInt(const char* name, int64_t fallback, int64_t min, int64_t max) {
   char* end = nullptr;
   long long value = std::strtoll(text->c_str(), &end, 0);
   if (errno != 0 || end == text->c_str() || *end != '\0' || value < min || value > max) {
-    throwError(trncclInvalidArgument, std::string("environment variable ") + name + "='" +
-                                          *text + "' is not an integer in [" +
-                                          std::to_string(min) + ", " + std::to_string(max) + "]");
+    throwError(trncclInvalidArgument, std::string("environment variable ") + name + "='" + *text +
+                                          "' is not an integer in [" + std::to_string(min) + ", " +
+                                          std::to_string(max) + "]");
   }
   return value;
 }
@@ -40,8 +40,7 @@ bool getBool(const char* name, bool fallback) {
                                         "' is not a boolean (1/0, true/false, yes/no, on/off)");
 }
 
-std::string getChoice(const char* name, const std::string& fallback,
-                      std::initializer_list<const char*> allowed) {
+std::string getChoice(const char* name, const std::string& fallback, std::initializer_list<const char*> allowed) {
   return getChoice(name, fallback, std::vector<std::string>(allowed.begin(), allowed.end()));
 }
 
@@ -53,8 +52,8 @@ std::string getChoice(const char* name, const std::string& fallback, const std::
     if (strcasecmp(text->c_str(), choice.c_str()) == 0) return choice;
     list += list.empty() ? choice : ", " + choice;
   }
-  throwError(trncclInvalidArgument, std::string("environment variable ") + name + "='" + *text +
-                                        "' is not one of: " + list);
+  throwError(trncclInvalidArgument,
+             std::string("environment variable ") + name + "='" + *text + "' is not one of: " + list);
 }
 
 }  // namespace trnccl::env

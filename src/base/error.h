@@ -12,21 +12,17 @@ namespace trnccl {
 
 class Error : public std::runtime_error {
  public:
-  Error(trncclResult_t code, std::string message)
-      : std::runtime_error(std::move(message)), code_(code) {}
+  Error(trncclResult_t code, std::string message) : std::runtime_error(std::move(message)), code_(code) {}
   trncclResult_t code() const { return code_; }
 
  private:
   trncclResult_t code_;
 };
 
-[[noreturn]] inline void throwError(trncclResult_t code, std::string message) {
-  throw Error(code, std::move(message));
-}
+[[noreturn]] inline void throwError(trncclResult_t code, std::string message) { throw Error(code, std::move(message)); }
 
 // "argument 'recvbuff' is NULL"
-[[noreturn]] inline void throwInvalidArgument(const std::string& argument,
-                                              const std::string& problem) {
+[[noreturn]] inline void throwInvalidArgument(const std::string& argument, const std::string& problem) {
   throw Error(trncclInvalidArgument, "argument '" + argument + "' " + problem);
 }
 

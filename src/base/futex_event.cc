@@ -10,8 +10,7 @@
 namespace trnccl {
 
 void futexWait(std::atomic<uint32_t>& word, uint32_t expected, std::chrono::microseconds maxWait) {
-  timespec timeout{static_cast<time_t>(maxWait.count() / 1000000),
-                   static_cast<long>(maxWait.count() % 1000000) * 1000};
+  timespec timeout{static_cast<time_t>(maxWait.count() / 1000000), static_cast<long>(maxWait.count() % 1000000) * 1000};
   // Spurious returns (EINTR, EAGAIN, timeout) are fine: callers re-check.
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, &timeout, nullptr, 0);
 }

@@ -55,8 +55,7 @@ struct Sink {
     if (FILE* f = std::fopen(path.c_str(), "w")) {
       out = f;
     } else {
-      std::fprintf(stderr, "trnccl: cannot open TRNCCL_DEBUG_FILE='%s'; logging to stderr\n",
-                   path.c_str());
+      std::fprintf(stderr, "trnccl: cannot open TRNCCL_DEBUG_FILE='%s'; logging to stderr\n", path.c_str());
     }
   }
 };
@@ -68,10 +67,14 @@ Sink& sink() {
 
 const char* levelName(Level l) {
   switch (l) {
-    case Level::Warn: return "WARN";
-    case Level::Info: return "INFO";
-    case Level::Trace: return "TRACE";
-    default: return "";
+    case Level::Warn:
+      return "WARN";
+    case Level::Info:
+      return "INFO";
+    case Level::Trace:
+      return "TRACE";
+    default:
+      return "";
   }
 }
 
@@ -89,8 +92,8 @@ void write(Level l, const char* format, ...) {
   std::vsnprintf(message, sizeof(message), format, args);
   va_end(args);
   std::lock_guard<std::mutex> lock(s.mutex);
-  std::fprintf(s.out, "%s:%d:%ld TRNCCL %s %s\n", s.host.c_str(), getpid(),
-               static_cast<long>(syscall(SYS_gettid)), levelName(l), message);
+  std::fprintf(s.out, "%s:%d:%ld TRNCCL %s %s\n", s.host.c_str(), getpid(), static_cast<long>(syscall(SYS_gettid)),
+               levelName(l), message);
   std::fflush(s.out);
 }
 

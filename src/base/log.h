@@ -16,10 +16,10 @@ void write(Level l, const char* format, ...) __attribute__((format(printf, 2, 3)
 
 }  // namespace trnccl::log
 
-#define TRNCCL_LOG(lvl, ...)                                                     \
-  do {                                                                           \
-    if (::trnccl::log::enabled(::trnccl::log::Level::lvl))                       \
-      ::trnccl::log::write(::trnccl::log::Level::lvl, __VA_ARGS__);              \
+#define TRNCCL_LOG(lvl, ...)                                        \
+  do {                                                              \
+    if (::trnccl::log::enabled(::trnccl::log::Level::lvl))          \
+      ::trnccl::log::write(::trnccl::log::Level::lvl, __VA_ARGS__); \
   } while (0)
 #define TRNCCL_WARN(...) TRNCCL_LOG(Warn, __VA_ARGS__)
 #define TRNCCL_INFO(...) TRNCCL_LOG(Info, __VA_ARGS__)

@@ -39,16 +39,14 @@ SocketAddress::SocketAddress(const sockaddr* address, socklen_t length) {
   } else if (address->sa_family == AF_INET6 && length >= sizeof(sockaddr_in6)) {
     length_ = sizeof(sockaddr_in6);
   } else {
-    throwError(trncclInternalError,
-               "unsupported socket address family " + std::to_string(address->sa_family));
+    throwError(trncclInternalError, "unsupported socket address family " + std::to_string(address->sa_family));
   }
   std::memcpy(&storage_, address, length_);
 }
 
 SocketAddress SocketAddress::parse(std::string_view text) {
   auto malformed = [&]() -> SocketAddress {
-    throwError(trncclInvalidArgument,
-               "'" + std::string(text) + "' is not an address like 1.2.3.4:5 or [::1]:5");
+    throwError(trncclInvalidArgument, "'" + std::string(text) + "' is not an address like 1.2.3.4:5 or [::1]:5");
   };
   size_t colon = text.rfind(':');
   if (colon == std::string_view::npos || colon + 1 == text.size()) return malformed();
@@ -56,8 +54,7 @@ SocketAddress SocketAddress::parse(std::string_view text) {
   std::string portText(text.substr(colon + 1));
   char* end = nullptr;
   unsigned long port = std::strtoul(portText.c_str(), &end, 10);
-  if (*end != '\0' || port > 65535 || !std::isdigit(static_cast<unsigned char>(portText[0])))
-    return malformed();
+  if (*end != '\0' || port > 65535 || !std::isdigit(static_cast<unsigned char>(portText[0]))) return malformed();
 
   sockaddr_storage storage{};
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
@@ -84,8 +81,8 @@ std::optional<SocketAddress> SocketAddress::fromWire(const WireAddress& wire) {
   sockaddr_storage storage{};
   // Bytes the address does not use must be zero, so that no two wire forms
   // mean the same address and corruption there is caught.
-  const bool v4Unused = std::all_of(wire.ip + 4, std::end(wire.ip), [](uint8_t b) { return b == 0; }) &&
-                        wire.scopeId == 0;
+  const bool v4Unused =
+      std::all_of(wire.ip + 4, std::end(wire.ip), [](uint8_t b) { return b == 0; }) && wire.scopeId == 0;
   if (wire.reserved != 0) return std::nullopt;
   if (wire.ipVersion == 4 && v4Unused) {
     auto* v4 = reinterpret_cast<sockaddr_in*>(&storage);
@@ -107,22 +104,19 @@ std::optional<SocketAddress> SocketAddress::fromWire(const WireAddress& wire) {
 
 uint16_t SocketAddress::port() const {
   if (family() == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&storage_)->sin_port);
-  if (family() == AF_INET6)
-    return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_port);
+  if (family() == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_port);
   return 0;
 }
 
 SocketAddress SocketAddress::withPort(uint16_t port) const {
   SocketAddress copy = *this;
   if (family() == AF_INET) reinterpret_cast<sockaddr_in*>(&copy.storage_)->sin_port = htons(port);
-  if (family() == AF_INET6)
-    reinterpret_cast<sockaddr_in6*>(&copy.storage_)->sin6_port = htons(port);
+  if (family() == AF_INET6) reinterpret_cast<sockaddr_in6*>(&copy.storage_)->sin6_port = htons(port);
   return copy;
 }
 
 bool SocketAddress::isLinkLocal() const {
-  return family() == AF_INET6 &&
-         IN6_IS_ADDR_LINKLOCAL(&reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_addr);
+  return family() == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_addr);
 }
 
 std::string SocketAddress::toString() const {
@@ -167,14 +161,13 @@ std::vector<Interface> listInterfaces() {
     int family = entry->ifa_addr->sa_family;
     if (family != AF_INET && family != AF_INET6) continue;
     socklen_t length = family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
-    interfaces.push_back({entry->ifa_name, SocketAddress(entry->ifa_addr, length).withPort(0),
-                          (entry->ifa_flags & IFF_LOOPBACK) != 0});
+    interfaces.push_back(
+        {entry->ifa_name, SocketAddress(entry->ifa_addr, length).withPort(0), (entry->ifa_flags & IFF_LOOPBACK) != 0});
   }
   return interfaces;
 }
 
-std::vector<std::string> matchInterfaces(std::string_view spec,
-                                         const std::vector<std::string>& names) {
+std::vector<std::string> matchInterfaces(std::string_view spec, const std::vector<std::string>& names) {
   bool exclude = spec.starts_with('^');
   if (exclude) spec.remove_prefix(1);
   bool exact = spec.starts_with('=');
@@ -205,8 +198,7 @@ Interface selectInterface(int preferredFamily) {
     if (std::find(names.begin(), names.end(), i.name) == names.end()) names.push_back(i.name);
 
   auto spec = env::get(kIfnameVariable);
-  std::vector<std::string> chosen =
-      spec ? matchInterfaces(*spec, names) : std::vector<std::string>{};
+  std::vector<std::string> chosen = spec ? matchInterfaces(*spec, names) : std::vector<std::string>{};
   auto isCandidate = [&](const Interface& i) {
     return spec ? std::find(chosen.begin(), chosen.end(), i.name) != chosen.end() : i.loopback;
   };
@@ -227,12 +219,11 @@ Interface selectInterface(int preferredFamily) {
   for (const std::string& name : names) existing += (existing.empty() ? "" : ", ") + name;
   if (existing.empty()) existing = "none";
   if (spec) {
-    throwError(trncclInvalidArgument,
-               std::string(kIfnameVariable) + "='" + *spec +
-                   "' matches no interface with an IP address; there are: " + existing);
+    throwError(trncclInvalidArgument, std::string(kIfnameVariable) + "='" + *spec +
+                                          "' matches no interface with an IP address; there are: " + existing);
   }
-  throwError(trncclInvalidArgument, std::string("no loopback interface with an IP address; set ") +
-                                        kIfnameVariable + " to one of: " + existing);
+  throwError(trncclInvalidArgument, std::string("no loopback interface with an IP address; set ") + kIfnameVariable +
+                                        " to one of: " + existing);
 }
 
 // ---- Deadline ---------------------------------------------------------------
@@ -242,8 +233,7 @@ Deadline::Deadline(milliseconds timeout, const std::atomic<bool>* abortFlag)
   steady_clock::time_point now = steady_clock::now();
   // Saturate: "wait forever" timeouts must not overflow the clock.
   auto limit = std::chrono::duration_cast<milliseconds>(steady_clock::time_point::max() - now);
-  end_ = timeout >= limit ? steady_clock::time_point::max()
-                          : now + std::max(timeout, milliseconds::zero());
+  end_ = timeout >= limit ? steady_clock::time_point::max() : now + std::max(timeout, milliseconds::zero());
 }
 
 steady_clock::duration Deadline::remaining() const { return end_ - steady_clock::now(); }
@@ -261,8 +251,7 @@ bool pollFor(std::span<pollfd> fds, const Deadline& deadline, milliseconds maxWa
   deadline.throwIfAborted();
   steady_clock::duration left = deadline.remaining();
   if (left <= steady_clock::duration::zero()) return false;
-  auto wait =
-      std::min({std::chrono::ceil<milliseconds>(left), maxWait, Deadline::kAbortCheckInterval});
+  auto wait = std::min({std::chrono::ceil<milliseconds>(left), maxWait, Deadline::kAbortCheckInterval});
   int ready = ::poll(fds.data(), fds.size(), static_cast<int>(std::max(wait.count(), int64_t{0})));
   if (ready < 0) {
     if (errno != EINTR) throwSystemError("poll", errno);
@@ -297,9 +286,7 @@ bool isPeerGone(int err) { return err == EPIPE || err == ECONNRESET || err == EN
 }  // namespace
 
 Socket::Socket(Socket&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
-      peer_(other.peer_),
-      peerName_(std::move(other.peerName_)) {}
+    : fd_(std::exchange(other.fd_, -1)), peer_(other.peer_), peerName_(std::move(other.peerName_)) {}
 
 Socket& Socket::operator=(Socket&& other) noexcept {
   if (this != &other) {
@@ -322,8 +309,7 @@ Socket Socket::listen(const SocketAddress& address) {
   Socket socket(openSocket(address.family()), SocketAddress());
   if (::bind(socket.fd_, address.get(), address.length()) != 0)
     throwSystemError("bind to " + address.toString(), errno);
-  if (::listen(socket.fd_, SOMAXCONN) != 0)
-    throwSystemError("listen on " + address.toString(), errno);
+  if (::listen(socket.fd_, SOMAXCONN) != 0) throwSystemError("listen on " + address.toString(), errno);
   return socket;
 }
 
@@ -337,8 +323,7 @@ Socket Socket::connect(const SocketAddress& address, const Deadline& deadline, s
     if (err == EINPROGRESS) {
       pollfd pending{socket.fd_, POLLOUT, 0};
       while (pending.revents == 0) {
-        if (!pollFor({&pending, 1}, deadline))
-          deadline.throwTimeout("connecting to " + socket.describePeer());
+        if (!pollFor({&pending, 1}, deadline)) deadline.throwTimeout("connecting to " + socket.describePeer());
       }
       socklen_t length = sizeof(err);
       getsockopt(socket.fd_, SOL_SOCKET, SO_ERROR, &err, &length);
@@ -352,8 +337,7 @@ Socket Socket::connect(const SocketAddress& address, const Deadline& deadline, s
     if (!isRetryableConnectError(err)) throwSystemError("connect to " + socket.describePeer(), err);
     pollFor({}, deadline, retryDelay);
     if (deadline.expired()) {
-      deadline.throwTimeout("connecting to " + socket.describePeer() + " (" + std::strerror(err) +
-                            ")");
+      deadline.throwTimeout("connecting to " + socket.describePeer() + " (" + std::strerror(err) + ")");
     }
     retryDelay = std::min(retryDelay * 2, Deadline::kAbortCheckInterval);
   }
@@ -362,12 +346,10 @@ Socket Socket::connect(const SocketAddress& address, const Deadline& deadline, s
 std::optional<Socket> Socket::tryAccept() {
   sockaddr_storage peer{};
   socklen_t length = sizeof(peer);
-  int fd =
-      ::accept4(fd_, reinterpret_cast<sockaddr*>(&peer), &length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  int fd = ::accept4(fd_, reinterpret_cast<sockaddr*>(&peer), &length, SOCK_NONBLOCK | SOCK_CLOEXEC);
   if (fd < 0) {
     // A connection that went away before we took it is not our problem.
-    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ECONNABORTED || errno == EINTR)
-      return std::nullopt;
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ECONNABORTED || errno == EINTR) return std::nullopt;
     throwSystemError("accept on " + localAddress().toString(), errno);
   }
   setNoDelay(fd);
@@ -397,8 +379,7 @@ size_t Socket::sendSomeParts(std::span<iovec> parts) {
     if (sent >= 0) return static_cast<size_t>(sent);
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
-    if (isPeerGone(errno))
-      throwError(trncclRemoteError, "connection to " + describePeer() + " was closed by the peer");
+    if (isPeerGone(errno)) throwError(trncclRemoteError, "connection to " + describePeer() + " was closed by the peer");
     throwSystemError("send to " + describePeer(), errno);
   }
 }
@@ -410,8 +391,7 @@ size_t Socket::recvSome(void* data, size_t bytes) {
     if (received > 0) return static_cast<size_t>(received);
     if (received == 0 || isPeerGone(errno))
       throwError(trncclRemoteError, "connection to " + describePeer() + " was " +
-                                        (received < 0 && errno == ECONNRESET ? "reset" : "closed") +
-                                        " by the peer");
+                                        (received < 0 && errno == ECONNRESET ? "reset" : "closed") + " by the peer");
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
     throwSystemError("receive from " + describePeer(), errno);
@@ -424,8 +404,7 @@ namespace {
 // would block. It tries before checking the deadline, so a small reply that
 // fits the socket buffer still goes out when the time is up.
 template <class Move>
-void moveAll(const Socket& socket, short event, size_t bytes, const Deadline& deadline,
-             const char* doing, Move move) {
+void moveAll(const Socket& socket, short event, size_t bytes, const Deadline& deadline, const char* doing, Move move) {
   pollfd ready{socket.fd(), event, 0};
   for (size_t done = 0; done < bytes;) {
     size_t moved = move(done);
@@ -452,8 +431,7 @@ void Socket::recvAll(void* data, size_t bytes, const Deadline& deadline) {
 SocketAddress Socket::localAddress() const {
   sockaddr_storage local{};
   socklen_t length = sizeof(local);
-  if (getsockname(fd_, reinterpret_cast<sockaddr*>(&local), &length) != 0)
-    throwSystemError("getsockname", errno);
+  if (getsockname(fd_, reinterpret_cast<sockaddr*>(&local), &length) != 0) throwSystemError("getsockname", errno);
   return SocketAddress(reinterpret_cast<sockaddr*>(&local), length);
 }
 

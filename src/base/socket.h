@@ -71,8 +71,7 @@ std::vector<Interface> listInterfaces();
 // The names in `names` that NCCL_SOCKET_IFNAME-style `spec` selects, in their
 // order: "eth,ib" prefixes, "^docker,lo" all but those prefixes, "=eth0" exact
 // names, "^=eth0" all but exact names.
-std::vector<std::string> matchInterfaces(std::string_view spec,
-                                         const std::vector<std::string>& names);
+std::vector<std::string> matchInterfaces(std::string_view spec, const std::vector<std::string>& names);
 
 // The interface to listen on: TRNCCL_SOCKET_IFNAME, or loopback when unset.
 // Among its addresses, `preferredFamily` first, then any routable one, IPv6
@@ -86,8 +85,7 @@ class Deadline {
  public:
   static constexpr std::chrono::milliseconds kAbortCheckInterval{100};
 
-  explicit Deadline(std::chrono::milliseconds timeout,
-                    const std::atomic<bool>* abortFlag = nullptr);
+  explicit Deadline(std::chrono::milliseconds timeout, const std::atomic<bool>* abortFlag = nullptr);
   std::chrono::steady_clock::duration remaining() const;
   bool expired() const { return remaining() <= std::chrono::steady_clock::duration::zero(); }
   // Throws InvalidUsage "communicator aborted".
@@ -123,8 +121,8 @@ class Socket {
   // Retry: the listener may not be up yet. Fail: it was, so the peer is gone.
   enum class WhenRefused { Retry, Fail };
   // Connects to `peerName` (for messages, e.g. "rank 3") at `address`.
-  static Socket connect(const SocketAddress& address, const Deadline& deadline,
-                        std::string peerName = {}, WhenRefused whenRefused = WhenRefused::Retry);
+  static Socket connect(const SocketAddress& address, const Deadline& deadline, std::string peerName = {},
+                        WhenRefused whenRefused = WhenRefused::Retry);
 
   // A pending connection, or nullopt when none is waiting.
   std::optional<Socket> tryAccept();

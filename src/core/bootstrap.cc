@@ -23,8 +23,8 @@ using namespace wire;
 
 class Bootstrap::Impl {
  public:
-  Impl(int rank, int nranks, const Secret& secret, net::Socket listener,
-       std::vector<net::SocketAddress> peers, milliseconds timeout, const std::atomic<bool>* abortFlag)
+  Impl(int rank, int nranks, const Secret& secret, net::Socket listener, std::vector<net::SocketAddress> peers,
+       milliseconds timeout, const std::atomic<bool>* abortFlag)
       : rank_(rank),
         nranks_(nranks),
         secret_(secret),
@@ -50,8 +50,7 @@ class Bootstrap::Impl {
       int sendBlock = (rank_ - step + nranks_) % nranks_;
       int recvBlock = (rank_ - step - 1 + 2 * nranks_) % nranks_;
       Outgoing out(next, Channel::Collective, 0, blocks + sendBlock * bytes, bytes);
-      Expected in{
-          prev, {static_cast<uint32_t>(Channel::Collective), 0}, blocks + recvBlock * bytes, bytes};
+      Expected in{prev, {static_cast<uint32_t>(Channel::Collective), 0}, blocks + recvBlock * bytes, bytes};
       transfer(&out, &in, deadline);
     }
   }
@@ -111,24 +110,21 @@ class Bootstrap::Impl {
     net::Socket* outSocket = out ? &linkTo(out->peer, deadline) : nullptr;
     while (true) {
       if (out && !out->done())
-        out->sent +=
-            outSocket->sendSome(out->frame.data() + out->sent, out->frame.size() - out->sent);
+        out->sent += outSocket->sendSome(out->frame.data() + out->sent, out->frame.size() - out->sent);
       if (in && !in->done && incoming_[in->peer]) receive(*in);
       if ((!out || out->done()) && (!in || in->done)) return;
 
       std::vector<pollfd> fds{{listener_.fd(), POLLIN, 0}};
       for (Greeting& greeting : greetings_) fds.push_back({greeting.socket().fd(), POLLIN, 0});
       if (out && !out->done()) fds.push_back({outSocket->fd(), POLLOUT, 0});
-      if (in && !in->done && incoming_[in->peer])
-        fds.push_back({incoming_[in->peer]->socket().fd(), POLLIN, 0});
+      if (in && !in->done && incoming_[in->peer]) fds.push_back({incoming_[in->peer]->socket().fd(), POLLIN, 0});
       if (!net::pollFor(fds, deadline)) deadline.throwTimeout(describeWait(out, in));
 
       for (size_t i = greetings_.size(); i-- > 0;) {
         if (fds[1 + i].revents != 0) advanceGreeting(i);
       }
       if (fds[0].revents != 0) {
-        while (auto socket = listener_.tryAccept())
-          greetings_.emplace_back(std::move(*socket), sizeof(Hello));
+        while (auto socket = listener_.tryAccept()) greetings_.emplace_back(std::move(*socket), sizeof(Hello));
       }
     }
   }
@@ -153,8 +149,7 @@ class Bootstrap::Impl {
     if (out && !out->done()) text = "sending to rank " + std::to_string(out->peer);
     if (in && !in->done) {
       text += text.empty() ? "" : " and ";
-      text += incoming_[in->peer] ? "waiting for a message from rank "
-                                  : "waiting for a connection from rank ";
+      text += incoming_[in->peer] ? "waiting for a message from rank " : "waiting for a connection from rank ";
       text += std::to_string(in->peer);
     }
     return text;
@@ -164,8 +159,8 @@ class Bootstrap::Impl {
   net::Socket& linkTo(int peer, const net::Deadline& deadline) {
     if (!outgoing_[peer]) {
       // Every rank listened before it registered: refused means it is gone.
-      net::Socket socket = net::Socket::connect(peers_[peer], deadline, "rank " + std::to_string(peer),
-                                      net::Socket::WhenRefused::Fail);
+      net::Socket socket =
+          net::Socket::connect(peers_[peer], deadline, "rank " + std::to_string(peer), net::Socket::WhenRefused::Fail);
       Hello hello = makeHello(Purpose::PeerLink, secret_, rank_, nranks_);
       socket.sendAll(&hello, sizeof(hello), deadline);
       outgoing_[peer] = std::move(socket);
@@ -179,10 +174,8 @@ class Bootstrap::Impl {
     if (status == Greeting::Status::Incomplete) return;
     if (status == Greeting::Status::Complete) {
       Hello hello = greeting.hello();
-      if (hello.nranks != nranks_ || hello.rank < 0 || hello.rank >= nranks_ ||
-          hello.rank == rank_) {
-        greeting.refuse("claims to be rank " + std::to_string(hello.rank) + " of " +
-                        std::to_string(hello.nranks));
+      if (hello.nranks != nranks_ || hello.rank < 0 || hello.rank >= nranks_ || hello.rank == rank_) {
+        greeting.refuse("claims to be rank " + std::to_string(hello.rank) + " of " + std::to_string(hello.nranks));
       } else if (incoming_[hello.rank]) {
         greeting.refuse("a second connection from rank " + std::to_string(hello.rank));
       } else {
@@ -210,15 +203,12 @@ class Bootstrap::Impl {
   const std::atomic<bool>* abortFlag_;
 };
 
-std::unique_ptr<Bootstrap> Bootstrap::connect(const trncclUniqueId& id, int rank, int nranks,
-                                              milliseconds timeout,
+std::unique_ptr<Bootstrap> Bootstrap::connect(const trncclUniqueId& id, int rank, int nranks, milliseconds timeout,
                                               const std::atomic<bool>* abortFlag) {
   RendezvousInfo info = decodeUniqueId(id);
-  if (nranks < 1)
-    throwInvalidArgument("nranks", "must be at least 1, not " + std::to_string(nranks));
+  if (nranks < 1) throwInvalidArgument("nranks", "must be at least 1, not " + std::to_string(nranks));
   if (rank < 0 || rank >= nranks) {
-    throwInvalidArgument(
-        "rank", "is " + std::to_string(rank) + ", not in [0, " + std::to_string(nranks) + ")");
+    throwInvalidArgument("rank", "is " + std::to_string(rank) + ", not in [0, " + std::to_string(nranks) + ")");
   }
   if (timeout <= milliseconds::zero())
     throwInvalidArgument("timeout", "must be positive, not " + std::to_string(timeout.count()));
@@ -226,12 +216,11 @@ std::unique_ptr<Bootstrap> Bootstrap::connect(const trncclUniqueId& id, int rank
   return withContext(rankContext(rank, nranks, "connect"), [&] {
     net::Deadline deadline(timeout, abortFlag);
     net::Socket listener = net::Socket::listen(net::selectInterface(info.root.family()).address);
-    std::vector<net::SocketAddress> peers =
-        joinRendezvous(info, rank, nranks, listener.localAddress(), deadline);
+    std::vector<net::SocketAddress> peers = joinRendezvous(info, rank, nranks, listener.localAddress(), deadline);
     TRNCCL_INFO("bootstrap rank %d/%d listening at %s joined %s", rank, nranks,
                 listener.localAddress().toString().c_str(), info.root.toString().c_str());
-    return std::unique_ptr<Bootstrap>(new Bootstrap(std::make_unique<Impl>(
-        rank, nranks, info.secret, std::move(listener), std::move(peers), timeout, abortFlag)));
+    return std::unique_ptr<Bootstrap>(new Bootstrap(
+        std::make_unique<Impl>(rank, nranks, info.secret, std::move(listener), std::move(peers), timeout, abortFlag)));
   });
 }
 
@@ -255,17 +244,14 @@ void Bootstrap::barrier() {
 void Bootstrap::broadcast(void* data, size_t bytes, int root) {
   if (data == nullptr && bytes > 0) throwInvalidArgument("data", "is NULL");
   if (root < 0 || root >= size())
-    throwInvalidArgument(
-        "root", "is " + std::to_string(root) + ", not a rank of " + std::to_string(size()));
-  withContext(rankContext(rank(), size(), "broadcast"),
-              [&] { impl_->broadcast(data, bytes, root); });
+    throwInvalidArgument("root", "is " + std::to_string(root) + ", not a rank of " + std::to_string(size()));
+  withContext(rankContext(rank(), size(), "broadcast"), [&] { impl_->broadcast(data, bytes, root); });
 }
 
 namespace {
 void checkPeer(int peer, int rank, int nranks) {
   if (peer < 0 || peer >= nranks || peer == rank) {
-    throwInvalidArgument(
-        "peer", "is " + std::to_string(peer) + ", not another rank of " + std::to_string(nranks));
+    throwInvalidArgument("peer", "is " + std::to_string(peer) + ", not another rank of " + std::to_string(nranks));
   }
 }
 }  // namespace

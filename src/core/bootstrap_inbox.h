@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "base/error.h"
-#include "core/bootstrap_protocol.h"
 #include "base/socket.h"
+#include "core/bootstrap_protocol.h"
 
 namespace trnccl::core::wire {
 
@@ -26,20 +26,17 @@ class Inbox {
   void readAvailable(const MessageKey& awaited, size_t awaitedBytes) {
     while (true) {
       if (headerBytes_ < sizeof(header_)) {
-        size_t got = socket_.recvSome(reinterpret_cast<char*>(&header_) + headerBytes_,
-                                      sizeof(header_) - headerBytes_);
+        size_t got = socket_.recvSome(reinterpret_cast<char*>(&header_) + headerBytes_, sizeof(header_) - headerBytes_);
         if (got == 0) return;
         headerBytes_ += got;
         if (headerBytes_ < sizeof(header_)) continue;
         startPayload(awaited, awaitedBytes);
       } else {
-        size_t got =
-            socket_.recvSome(payload_.data() + payloadBytes_, payload_.size() - payloadBytes_);
+        size_t got = socket_.recvSome(payload_.data() + payloadBytes_, payload_.size() - payloadBytes_);
         if (got == 0) return;
         payloadBytes_ += got;
       }
-      if (headerBytes_ == sizeof(header_) && payloadBytes_ == payload_.size() &&
-          park() == awaited) {
+      if (headerBytes_ == sizeof(header_) && payloadBytes_ == payload_.size() && park() == awaited) {
         return;
       }
     }
@@ -81,9 +78,8 @@ class Inbox {
     std::string what = key.channel == static_cast<uint32_t>(Channel::User)
                            ? "a message with tag " + std::to_string(key.tag)
                            : "a collective message";
-    throwError(trncclInvalidUsage, socket_.describePeer() + " sent " + what + " of " +
-                                       std::to_string(arrived) + " bytes where " +
-                                       std::to_string(expected) + " were expected");
+    throwError(trncclInvalidUsage, socket_.describePeer() + " sent " + what + " of " + std::to_string(arrived) +
+                                       " bytes where " + std::to_string(expected) + " were expected");
   }
 
   net::Socket socket_;

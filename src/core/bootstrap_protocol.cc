@@ -10,12 +10,11 @@ Hello makeHello(Purpose purpose, const Secret& secret, int rank, int nranks) {
 }
 
 std::string rankContext(int rank, int nranks, const char* operation) {
-  return "bootstrap rank " + std::to_string(rank) + "/" + std::to_string(nranks) + " " + operation +
-         ": ";
+  return "bootstrap rank " + std::to_string(rank) + "/" + std::to_string(nranks) + " " + operation + ": ";
 }
 
-GreetingStatus judgeGreeting(std::span<const char> bytes, size_t size, const Secret& secret,
-                             Purpose purpose, std::string& refusal) {
+GreetingStatus judgeGreeting(std::span<const char> bytes, size_t size, const Secret& secret, Purpose purpose,
+                             std::string& refusal) {
   auto refuse = [&refusal](std::string reason) {
     refusal = std::move(reason);
     return GreetingStatus::Refused;
@@ -49,8 +48,8 @@ bool frameHeaderValid(const FrameHeader& header) {
 
 bool replyHeaderValid(const ReplyHeader& reply, int nranks) {
   if (reply.code == trncclSuccess) return reply.bytes == nranks * sizeof(net::WireAddress);
-  bool knownFailure = reply.code == trncclInvalidUsage || reply.code == trncclTimeout ||
-                      reply.code == trncclRemoteError;
+  bool knownFailure =
+      reply.code == trncclInvalidUsage || reply.code == trncclTimeout || reply.code == trncclRemoteError;
   return knownFailure && reply.bytes <= kMaxErrorMessage;
 }
 

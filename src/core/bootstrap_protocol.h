@@ -20,8 +20,8 @@
 namespace trnccl::core::wire {
 
 using Clock = std::chrono::steady_clock;
-using trnccl::Secret;
 using std::chrono::milliseconds;
+using trnccl::Secret;
 
 inline constexpr uint64_t kIdMagic = 0x44494c43434e5254;     // "TRNCCLID"
 inline constexpr uint64_t kHelloMagic = 0x4f4c4c45484e5254;  // "TRNHELLO"
@@ -98,8 +98,8 @@ auto withContext(const std::string& context, Body&& body) {
 // possible: garbage is refused at its first bytes. Sets `refusal` when
 // Refused. Pure, so the fuzzers can feed it raw bytes.
 enum class GreetingStatus { Incomplete, Complete, Refused };
-GreetingStatus judgeGreeting(std::span<const char> bytes, size_t size, const Secret& secret,
-                             Purpose purpose, std::string& refusal);
+GreetingStatus judgeGreeting(std::span<const char> bytes, size_t size, const Secret& secret, Purpose purpose,
+                             std::string& refusal);
 
 // Why the root cannot admit a rank that sent this greeting; empty if it can.
 std::string registrationProblem(const Hello& hello, const Registration& registration);

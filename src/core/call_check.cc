@@ -70,8 +70,7 @@ std::string describeDisagreement(const std::vector<CallFingerprint>& byRank) {
   if (groups.size() <= 1) return "";
   std::string text = "TRNCCL_CHECK: the ranks disagree on this call:";
   for (size_t g = 0; g < groups.size(); ++g)
-    text += std::string(g == 0 ? " " : "; ") + describeRanks(groups[g].second) + " called " +
-            describe(groups[g].first);
+    text += std::string(g == 0 ? " " : "; ") + describeRanks(groups[g].second) + " called " + describe(groups[g].first);
   text += " (differing: " + differingFields(groups[0].first, groups[1].first) + ")";
   return text;
 }

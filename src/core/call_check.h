@@ -18,7 +18,7 @@ struct CallFingerprint {
   uint32_t magic;
   uint8_t collective;
   uint8_t type;
-  uint8_t op;    // 0xff: the collective reduces nothing
+  uint8_t op;  // 0xff: the collective reduces nothing
   uint8_t rooted;
   int32_t root;  // -1 when not rooted
   uint32_t reserved;

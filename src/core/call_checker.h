@@ -13,8 +13,7 @@ namespace trnccl::core {
 
 class CallChecker {
  public:
-  CallChecker(runtime::Executor& executor, int rank, int nranks)
-      : executor_(executor), rank_(rank), nranks_(nranks) {}
+  CallChecker(runtime::Executor& executor, int rank, int nranks) : executor_(executor), rank_(rank), nranks_(nranks) {}
 
   // Collective: every rank checks its `sequence`th call. Throws InvalidUsage
   // on every rank, naming the ranks that differ, when the calls differ.

@@ -4,8 +4,8 @@
 #include <thread>
 
 #include "base/datatype.h"
-#include "base/fnv1a.h"
 #include "base/error.h"
+#include "base/fnv1a.h"
 #include "base/log.h"
 #include "core/host_census.h"
 #include "device/kernels/kernels.h"
@@ -67,20 +67,21 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   context_.recorder = diagnostics_->recorder();
   context_.trace = diagnostics_->trace();
   const std::string transportNames = transportDescription();
-  TRNCCL_INFO("comm %s rank %d/%d ready: transport %s, kernels %s, slice %zu B, window %d, timeout %lld ms, "
-              "%d ranks on %d cores of this host%s",
-              config_.name.empty() ? "-" : config_.name.c_str(), rank, nranks,
-              transportNames.c_str(), device::kernels::isaName(device::kernels::selectedIsa()),
-              config_.sliceBytes, config_.window, static_cast<long long>(config_.timeout.count()), census.ranksHere(),
-              census.coresHere(), context_.oversubscribed ? " (oversubscribed: waits yield)" : "");
+  TRNCCL_INFO(
+      "comm %s rank %d/%d ready: transport %s, kernels %s, slice %zu B, window %d, timeout %lld ms, "
+      "%d ranks on %d cores of this host%s",
+      config_.name.empty() ? "-" : config_.name.c_str(), rank, nranks, transportNames.c_str(),
+      device::kernels::isaName(device::kernels::selectedIsa()), config_.sliceBytes, config_.window,
+      static_cast<long long>(config_.timeout.count()), census.ranksHere(), census.coresHere(),
+      context_.oversubscribed ? " (oversubscribed: waits yield)" : "");
   if (log::enabled(log::Level::Info)) {
-    TRNCCL_INFO("comm %s rank %d: %s; %s%s", config_.name.empty() ? "-" : config_.name.c_str(), rank,
-                placement_->describe(rank).c_str(), topo::discoverHost().describe().c_str(),
-                config_.emulateLinks ? (", links emulated, time x " + std::to_string(config_.emulateScale)).c_str()
-                                     : "");
+    TRNCCL_INFO(
+        "comm %s rank %d: %s; %s%s", config_.name.empty() ? "-" : config_.name.c_str(), rank,
+        placement_->describe(rank).c_str(), topo::discoverHost().describe().c_str(),
+        config_.emulateLinks ? (", links emulated, time x " + std::to_string(config_.emulateScale)).c_str() : "");
     if (rank == 0)
-      for (algo::Collective c : {algo::Collective::AllReduce, algo::Collective::AllGather,
-                                 algo::Collective::ReduceScatter})
+      for (algo::Collective c :
+           {algo::Collective::AllReduce, algo::Collective::AllGather, algo::Collective::ReduceScatter})
         TRNCCL_INFO("comm %s tuner: %s", config_.name.empty() ? "-" : config_.name.c_str(),
                     tuner_->describe(c, trncclFloat32, nranks).c_str());
   }
@@ -148,9 +149,7 @@ Communicator::~Communicator() {
   if (!aborted()) diagnostics_->dump("destroy");
 }
 
-uint32_t Communicator::nextP2PTag(int peer, bool send) {
-  return (send ? sendTags_ : recvTags_).at(peer)++;
-}
+uint32_t Communicator::nextP2PTag(int peer, bool send) { return (send ? sendTags_ : recvTags_).at(peer)++; }
 
 std::function<void()> Communicator::prepare(Work work) {
   const uint64_t ticket = turns_.take();
@@ -241,8 +240,8 @@ void Communicator::emulateLaunch(const algo::Schedule& schedule) const {
   if (!config_.emulateLinks || nranks_ == 1 || schedule.stepCount() == 0) return;
   using Clock = std::chrono::steady_clock;
   const double seconds = placement_->topology()->engine.launchSec * config_.emulateScale;
-  const Clock::time_point until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                     std::chrono::duration<double>(seconds));
+  const Clock::time_point until =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   while (!aborted() && Clock::now() < until)
     std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(10)));
 }
@@ -303,8 +302,7 @@ void Communicator::checkUsable() const {
   if (aborted()) throwError(trncclInvalidUsage, "the communicator was aborted");
   std::lock_guard<std::mutex> lock(errorMutex_);
   if (asyncError_ != trncclSuccess)
-    throwError(asyncError_, "the communicator failed earlier (" + asyncMessage_ +
-                                "); destroy or abort it");
+    throwError(asyncError_, "the communicator failed earlier (" + asyncMessage_ + "); destroy or abort it");
 }
 
 }  // namespace trnccl::core

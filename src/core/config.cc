@@ -12,24 +12,22 @@ namespace {
 
 bool isSet(int field) { return field != TRNCCL_CONFIG_UNDEF_INT; }
 
-std::string choice(const char* field, const char* value, const char* variable,
-                   const std::string& fallback, const std::vector<std::string>& allowed) {
+std::string choice(const char* field, const char* value, const char* variable, const std::string& fallback,
+                   const std::vector<std::string>& allowed) {
   if (value == nullptr) return env::getChoice(variable, fallback, allowed);
   std::string list;
   for (const std::string& a : allowed) {
     if (value == a) return a;
     list += list.empty() ? a : ", " + a;
   }
-  throwInvalidArgument(std::string("config->") + field,
-                       std::string("is '") + value + "', not one of: " + list);
+  throwInvalidArgument(std::string("config->") + field, std::string("is '") + value + "', not one of: " + list);
 }
 
 }  // namespace
 
 std::chrono::milliseconds timeoutFromEnvironment() {
   const Config defaults;
-  return std::chrono::milliseconds(
-      env::getInt("TRNCCL_TIMEOUT_MS", defaults.timeout.count(), 1, INT64_MAX / 2));
+  return std::chrono::milliseconds(env::getInt("TRNCCL_TIMEOUT_MS", defaults.timeout.count(), 1, INT64_MAX / 2));
 }
 
 Config resolveConfig(const trncclConfig_t* user) {

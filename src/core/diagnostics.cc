@@ -24,8 +24,8 @@ Diagnostics::Diagnostics(const Config& config, std::string commId, int rank, int
                            "is set, but TRNCCL_RECORDER_OPS=0 turns off the flight recorder it would dump");
   }
   if (!config.tracePattern.empty()) {
-    const std::string name = "rank " + std::to_string(rank) + " (comm " +
-                             (config.name.empty() ? header_.comm : config.name) + ")";
+    const std::string name =
+        "rank " + std::to_string(rank) + " (comm " + (config.name.empty() ? header_.comm : config.name) + ")";
     // Chrome's process id: the rank, offset by the communicator so that a
     // split's ranks get tracks of their own in a merged trace.
     uint64_t h = 0;

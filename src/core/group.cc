@@ -23,8 +23,7 @@ struct GroupState {
     for (Pending& p : pending) {
       if (p.comm != &comm) continue;
       if (p.stream != stream)
-        throwError(trncclInvalidUsage,
-                   "operations on one communicator inside a group must use the same stream");
+        throwError(trncclInvalidUsage, "operations on one communicator inside a group must use the same stream");
       return p;
     }
     pending.push_back(Pending{&comm, stream, {}});
@@ -52,8 +51,10 @@ void groupEnd() {
   std::vector<std::function<void()>> blocking;
   for (Pending& p : pending) {
     auto run = p.comm->prepare(std::move(p.work));
-    if (p.stream) p.stream->enqueue(std::move(run));
-    else blocking.push_back(std::move(run));
+    if (p.stream)
+      p.stream->enqueue(std::move(run));
+    else
+      blocking.push_back(std::move(run));
   }
   if (blocking.size() == 1) return blocking[0]();
   std::vector<std::exception_ptr> errors(blocking.size());
@@ -79,8 +80,10 @@ void issueCollective(Communicator& comm, runtime::Stream* stream, CollectiveCall
     return entry.work.collectives.push_back(call);
   }
   call.sequence = comm.nextSequence();
-  if (stream) stream->enqueue(comm.prepare(Work{{call}, {}}));
-  else comm.runNow(call);
+  if (stream)
+    stream->enqueue(comm.prepare(Work{{call}, {}}));
+  else
+    comm.runNow(call);
 }
 
 void issueP2P(Communicator& comm, runtime::Stream* stream, P2PCall call) {
@@ -91,8 +94,10 @@ void issueP2P(Communicator& comm, runtime::Stream* stream, P2PCall call) {
   }
   call.op.tag = comm.nextP2PTag(call.op.peer, call.op.send);
   auto run = comm.prepare(Work{{}, {call}});
-  if (stream) stream->enqueue(std::move(run));
-  else run();
+  if (stream)
+    stream->enqueue(std::move(run));
+  else
+    run();
 }
 
 }  // namespace trnccl::core

@@ -34,7 +34,8 @@ Placement::Placement(const Config& config, int nranks, const std::vector<int>* i
                                            std::to_string(q) + " and " + std::to_string(r) + " on instance " +
                                            std::to_string(cores_[r].node) +
                                            ", but they run on different hosts: give each host its own "
-                                           "instance (e.g. '" + t.name + ":N') or reorder the ranks");
+                                           "instance (e.g. '" +
+                                           t.name + ":N') or reorder the ranks");
   fabric_ = std::make_unique<topo::Fabric>(t);
   layout_ = algo::topologyLayout(t, cores_);
   network_ = algo::fabricNetwork(t, *fabric_, cores_, !config.emulateLinks);
@@ -72,9 +73,10 @@ std::string Placement::describe(int rank) const {
   const topo::Topology& t = *topology_;
   const topo::CoreLocation& c = cores_.at(rank);
   std::string text = t.name + " (" + std::to_string(t.nodes) + (t.nodes == 1 ? " node" : " nodes") + "), rank " +
-                     std::to_string(rank) + " on node " + std::to_string(c.node) + " chip " +
-                     std::to_string(c.chip) + " core " + std::to_string(c.core);
-  if (layout_.hasGrid()) text += ", grid " + std::to_string(layout_.gridWidth) + " x " + std::to_string(layout_.gridHeight);
+                     std::to_string(rank) + " on node " + std::to_string(c.node) + " chip " + std::to_string(c.chip) +
+                     " core " + std::to_string(c.core);
+  if (layout_.hasGrid())
+    text += ", grid " + std::to_string(layout_.gridWidth) + " x " + std::to_string(layout_.gridHeight);
   if (!layout_.instanceOf.empty()) text += ", " + std::to_string(layout_.instances()) + " instances";
   return text;
 }

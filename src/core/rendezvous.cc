@@ -66,17 +66,15 @@ class RendezvousRoot {
       std::vector<pollfd> fds{{listener_.fd(), POLLIN, 0}};
       for (Greeting& greeting : greetings_) fds.push_back({greeting.socket().fd(), POLLIN, 0});
       for (Arrival& arrival : arrivals_) fds.push_back({arrival.socket.fd(), POLLIN, 0});
-      auto untilReply = replyBy == Clock::time_point::max()
-                            ? net::Deadline::kAbortCheckInterval
-                            : std::chrono::ceil<milliseconds>(replyBy - Clock::now());
+      auto untilReply = replyBy == Clock::time_point::max() ? net::Deadline::kAbortCheckInterval
+                                                            : std::chrono::ceil<milliseconds>(replyBy - Clock::now());
       net::pollFor(fds, deadline_, untilReply);
 
       // An arrival sends nothing after registering: readable means it left.
       for (size_t i = 0; i < arrivals_.size(); ++i) {
         if (fds[1 + greetings_.size() + i].revents != 0) {
           fail(trncclRemoteError, "rank " + std::to_string(arrivals_[i].rank) +
-                                      " left before all ranks arrived at the rendezvous root " +
-                                      address_);
+                                      " left before all ranks arrived at the rendezvous root " + address_);
           break;
         }
       }
@@ -110,8 +108,7 @@ class RendezvousRoot {
       return greeting.refuse(std::move(problem));
     // Answer a little before the rank stops listening, so it learns why.
     auto replyWithin = milliseconds(std::min<uint64_t>(registration.replyWithinMs, 86400000));
-    Arrival arrival{std::move(greeting.socket()), hello.rank, hello.nranks,
-                    registration.listenAddress,
+    Arrival arrival{std::move(greeting.socket()), hello.rank, hello.nranks, registration.listenAddress,
                     Clock::now() + replyWithin - std::min(replyWithin / 10, milliseconds(200))};
     arrival.socket.setPeerName("rank " + std::to_string(hello.rank));
     expected_ = std::max(expected_, hello.nranks);
@@ -128,17 +125,15 @@ class RendezvousRoot {
     const Arrival& newest = arrivals_.back();
     for (const Arrival& other : arrivals_) {
       if (other.nranks != newest.nranks) {
-        return fail(trncclInvalidUsage,
-                    "ranks disagree on the number of ranks: rank " + std::to_string(other.rank) +
-                        " says " + std::to_string(other.nranks) + ", rank " +
-                        std::to_string(newest.rank) + " says " + std::to_string(newest.nranks));
+        return fail(trncclInvalidUsage, "ranks disagree on the number of ranks: rank " + std::to_string(other.rank) +
+                                            " says " + std::to_string(other.nranks) + ", rank " +
+                                            std::to_string(newest.rank) + " says " + std::to_string(newest.nranks));
       }
       if (&other != &newest && other.rank == newest.rank) {
-        return fail(trncclInvalidUsage,
-                    "rank " + std::to_string(newest.rank) +
-                        " was claimed twice (by the processes listening at " +
-                        net::SocketAddress::fromWire(other.listenAddress)->toString() + " and " +
-                        net::SocketAddress::fromWire(newest.listenAddress)->toString() + ")");
+        return fail(trncclInvalidUsage, "rank " + std::to_string(newest.rank) +
+                                            " was claimed twice (by the processes listening at " +
+                                            net::SocketAddress::fromWire(other.listenAddress)->toString() + " and " +
+                                            net::SocketAddress::fromWire(newest.listenAddress)->toString() + ")");
       }
     }
     if (static_cast<int>(arrivals_.size()) == newest.nranks) sendTable();
@@ -149,8 +144,8 @@ class RendezvousRoot {
     for (const Arrival& arrival : arrivals_) table[arrival.rank] = arrival.listenAddress;
     for (Arrival& arrival : arrivals_)
       answer(arrival, trncclSuccess, table.data(), table.size() * sizeof(net::WireAddress));
-    TRNCCL_INFO("bootstrap root %s: all %zu ranks arrived after %lld ms", address_.c_str(),
-                arrivals_.size(), static_cast<long long>(elapsed().count()));
+    TRNCCL_INFO("bootstrap root %s: all %zu ranks arrived after %lld ms", address_.c_str(), arrivals_.size(),
+                static_cast<long long>(elapsed().count()));
     answered_ += static_cast<int>(arrivals_.size());
     arrivals_.clear();
   }
@@ -164,8 +159,7 @@ class RendezvousRoot {
 
   void giveUp() {
     if (!arrivals_.empty()) {
-      fail(trncclTimeout,
-           "gave up after " + std::to_string(elapsed().count()) + " ms: " + missingRanks());
+      fail(trncclTimeout, "gave up after " + std::to_string(elapsed().count()) + " ms: " + missingRanks());
     } else if (!failure_) {
       TRNCCL_WARN("bootstrap root %s gave up after %lld ms: %s", address_.c_str(),
                   static_cast<long long>(elapsed().count()),
@@ -201,9 +195,7 @@ class RendezvousRoot {
     }
   }
 
-  milliseconds elapsed() const {
-    return std::chrono::duration_cast<milliseconds>(Clock::now() - started_);
-  }
+  milliseconds elapsed() const { return std::chrono::duration_cast<milliseconds>(Clock::now() - started_); }
 
   net::Socket listener_;
   std::string address_;
@@ -241,24 +233,21 @@ net::Socket listenForRanks() {
 
 // A rank's side of the rendezvous: register, get the table of listen addresses.
 std::vector<net::SocketAddress> joinRendezvous(const RendezvousInfo& info, int rank, int nranks,
-                                          const net::SocketAddress& listenAddress,
-                                          const net::Deadline& deadline) {
+                                               const net::SocketAddress& listenAddress, const net::Deadline& deadline) {
   net::Socket root = net::Socket::connect(info.root, deadline, "the rendezvous root");
   struct {
     Hello hello;
     Registration registration;
   } join{makeHello(Purpose::JoinRoot, info.secret, rank, nranks),
          {listenAddress.toWire(),
-          static_cast<uint64_t>(
-              std::chrono::duration_cast<milliseconds>(deadline.remaining()).count())}};
+          static_cast<uint64_t>(std::chrono::duration_cast<milliseconds>(deadline.remaining()).count())}};
   static_assert(sizeof(join) == sizeof(Hello) + sizeof(Registration));
   root.sendAll(&join, sizeof(join), deadline);
 
   ReplyHeader reply{};
   root.recvAll(&reply, sizeof(reply), deadline);
   auto malformed = [&] {
-    throwError(trncclRemoteError,
-               "malformed reply from the rendezvous root " + info.root.toString());
+    throwError(trncclRemoteError, "malformed reply from the rendezvous root " + info.root.toString());
   };
   if (!replyHeaderValid(reply, nranks)) malformed();
   if (reply.code == trncclSuccess) {
@@ -295,16 +284,14 @@ trncclUniqueId encodeUniqueId(const RendezvousInfo& info) {
 RendezvousInfo decodeUniqueId(const trncclUniqueId& id) {
   IdLayout layout;
   std::memcpy(&layout, &id, sizeof(layout));
-  if (layout.magic != kIdMagic)
-    throwInvalidArgument("id", "is not a unique id made by trncclGetUniqueId (bad magic)");
+  if (layout.magic != kIdMagic) throwInvalidArgument("id", "is not a unique id made by trncclGetUniqueId (bad magic)");
   if (layout.version != kProtocolVersion) {
-    throwInvalidArgument("id", "has version " + std::to_string(layout.version) +
-                                   "; this library speaks version " +
+    throwInvalidArgument("id", "has version " + std::to_string(layout.version) + "; this library speaks version " +
                                    std::to_string(kProtocolVersion));
   }
-  bool paddingClear = layout.reserved == 0 && layout.root.reserved == 0 &&
-                      std::all_of(std::begin(layout.unused), std::end(layout.unused),
-                                  [](uint8_t byte) { return byte == 0; });
+  bool paddingClear =
+      layout.reserved == 0 && layout.root.reserved == 0 &&
+      std::all_of(std::begin(layout.unused), std::end(layout.unused), [](uint8_t byte) { return byte == 0; });
   if (!paddingClear) throwInvalidArgument("id", "is corrupted (non-zero padding)");
   auto root = net::SocketAddress::fromWire(layout.root);
   if (!root || root->port() == 0) throwInvalidArgument("id", "has no valid root address");

@@ -4,15 +4,14 @@
 
 #include <vector>
 
-#include "core/bootstrap.h"
 #include "base/socket.h"
+#include "core/bootstrap.h"
 
 namespace trnccl::core {
 
 // Registers `rank` (listening at `listenAddress`) with the root of `info` and
 // returns every rank's listen address.
 std::vector<net::SocketAddress> joinRendezvous(const RendezvousInfo& info, int rank, int nranks,
-                                               const net::SocketAddress& listenAddress,
-                                               const net::Deadline& deadline);
+                                               const net::SocketAddress& listenAddress, const net::Deadline& deadline);
 
 }  // namespace trnccl::core

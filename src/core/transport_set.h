@@ -19,8 +19,7 @@ const transport::TransportEntry& instanceTransport();
 // or for "auto" the factory's preferred network transport. Throws
 // InvalidUsage for an instance-only transport when the ranks run on several
 // hosts.
-const transport::TransportEntry& networkTransport(const std::string& setting, const std::string& source,
-                                                  int hostCount);
+const transport::TransportEntry& networkTransport(const std::string& setting, const std::string& source, int hostCount);
 
 class TransportSet {
  public:

@@ -33,15 +33,13 @@ void DmaEngine::copy(void* dst, const void* src, size_t bytes) {
 void DmaEngine::convert(const kernels::ConvertArgs& args) {
   kernels::convert(args);
   const size_t moved = args.count * std::max(typeSize(args.srcType), typeSize(args.dstType));
-  account(args.count * (typeSize(args.srcType) + typeSize(args.dstType)),
-          dmaCopySeconds(model_, moved));
+  account(args.count * (typeSize(args.srcType) + typeSize(args.dstType)), dmaCopySeconds(model_, moved));
 }
 
 void VectorEngine::reduce(const kernels::ReduceArgs& args) {
   kernels::reduce(args);
   const size_t elem = typeSize(args.type);
-  account(args.count * elem * (args.nsrcs + 1),
-          vectorReduceSeconds(model_, args.count, args.nsrcs, elem));
+  account(args.count * elem * (args.nsrcs + 1), vectorReduceSeconds(model_, args.count, args.nsrcs, elem));
 }
 
 }  // namespace trnccl::device

@@ -16,8 +16,8 @@ namespace trnccl::device {
 
 struct EngineStats {
   uint64_t calls = 0;
-  uint64_t bytes = 0;            // bytes read and written
-  double modelledSeconds = 0;    // busy time on the modelled hardware
+  uint64_t bytes = 0;          // bytes read and written
+  double modelledSeconds = 0;  // busy time on the modelled hardware
 };
 
 class Engine {

@@ -41,8 +41,8 @@ void* allocate(size_t size) {
   // Reserve the pages now: a full host gives an error here, not SIGBUS later.
   if (int err = posix_fallocate(fd, 0, static_cast<off_t>(bytes)); err != 0) {
     close(fd);
-    throwError(trncclSystemError, "cannot reserve " + std::to_string(bytes) +
-                                      " bytes of device memory: " + std::strerror(err));
+    throwError(trncclSystemError,
+               "cannot reserve " + std::to_string(bytes) + " bytes of device memory: " + std::strerror(err));
   }
   void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED) {
@@ -63,8 +63,7 @@ void release(void* ptr) {
     Registry& r = registry();
     std::lock_guard<std::mutex> lock(r.mutex);
     auto it = r.byBase.find(reinterpret_cast<uintptr_t>(ptr));
-    if (it == r.byBase.end())
-      throwInvalidArgument("ptr", "was not returned by trncclMemAlloc (or was already freed)");
+    if (it == r.byBase.end()) throwInvalidArgument("ptr", "was not returned by trncclMemAlloc (or was already freed)");
     a = it->second;
     r.byBase.erase(it);
   }

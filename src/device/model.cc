@@ -28,8 +28,7 @@ const DeviceModel& trainium2() {
 const DeviceModel& deviceModel(std::string_view generation) {
   if (generation == "trainium") return trainium();
   if (generation == "trainium2") return trainium2();
-  throwInvalidArgument("generation", "'" + std::string(generation) +
-                                         "' is not a known device (trainium, trainium2)");
+  throwInvalidArgument("generation", "'" + std::string(generation) + "' is not a known device (trainium, trainium2)");
 }
 
 double dmaCopySeconds(const DeviceModel& m, size_t bytes) {

@@ -8,12 +8,12 @@
 namespace trnccl::device {
 
 struct DeviceModel {
-  const char* generation;   // "trainium", "trainium2"
-  const char* core;         // NeuronCore version
-  double hbmBytes;          // capacity per chip
-  double hbmBytesPerSec;    // HBM bandwidth per chip
-  double dmaBytesPerSec;    // DMA bandwidth per chip
-  double vectorFlopsFp32;   // VectorEngine FP32 throughput of one NeuronCore
+  const char* generation;  // "trainium", "trainium2"
+  const char* core;        // NeuronCore version
+  double hbmBytes;         // capacity per chip
+  double hbmBytesPerSec;   // HBM bandwidth per chip
+  double dmaBytesPerSec;   // DMA bandwidth per chip
+  double vectorFlopsFp32;  // VectorEngine FP32 throughput of one NeuronCore
 };
 
 const DeviceModel& trainium();

@@ -25,7 +25,8 @@ void onSignal(int signal, siginfo_t* info, void* context) {
   // A full pipe already holds a pending request: dropping this one is fine.
   [[maybe_unused]] const ssize_t n = write(signalPipe[1], &byte, 1);
   errno = saved;
-  if (previousAction.sa_flags & SA_SIGINFO) previousAction.sa_sigaction(signal, info, context);
+  if (previousAction.sa_flags & SA_SIGINFO)
+    previousAction.sa_sigaction(signal, info, context);
   else if (previousAction.sa_handler != SIG_DFL && previousAction.sa_handler != SIG_IGN)
     previousAction.sa_handler(signal);
 }

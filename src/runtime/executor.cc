@@ -267,8 +267,8 @@ class StepRunner {
 // when received.)
 class ChannelRunner {
  public:
-  void start(const algo::Channel& channel, size_t firstStepIndex, const algo::Schedule& schedule,
-             const Call& call, const ExecutorContext& ctx, uint16_t index) {
+  void start(const algo::Channel& channel, size_t firstStepIndex, const algo::Schedule& schedule, const Call& call,
+             const ExecutorContext& ctx, uint16_t index) {
     channel_ = &channel;
     index_ = index;
     firstStepIndex_ = firstStepIndex;
@@ -326,8 +326,7 @@ class ChannelRunner {
 Executor::Executor(const ExecutorContext& context) : ctx_(context) {}
 Executor::~Executor() = default;
 
-void Executor::runPhase(const algo::Phase& phase, size_t firstStep, const algo::Schedule& schedule,
-                        const Call& call) {
+void Executor::runPhase(const algo::Phase& phase, size_t firstStep, const algo::Schedule& schedule, const Call& call) {
   const size_t nchannels = phase.channels.size();
   while (channels_.size() < nchannels) channels_.push_back(std::make_unique<ChannelRunner>());
   for (size_t c = 0; c < nchannels; ++c) {
@@ -383,8 +382,10 @@ void Executor::runPhase(const algo::Phase& phase, size_t firstStep, const algo::
       }
     }
     backoff.pause([&](std::chrono::microseconds maxWait) {
-      if (ctx_.transports.size() == 1) ctx_.transports[0]->wait(maxWait);
-      else sched_yield();
+      if (ctx_.transports.size() == 1)
+        ctx_.transports[0]->wait(maxWait);
+      else
+        sched_yield();
     });
   }
 }

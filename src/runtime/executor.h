@@ -47,8 +47,8 @@ struct ExecutorContext {
 struct Call {
   void* const* buffers = nullptr;  // [kNone]=nullptr, [kSend], [kRecv], [kScratch], user buffers...
   size_t bufferCount = 0;
-  uint64_t tagBase = 0;            // high bits of every message tag of this call
-  const char* what = "";           // "allreduce", for messages
+  uint64_t tagBase = 0;   // high bits of every message tag of this call
+  const char* what = "";  // "allreduce", for messages
   uint64_t sequence = 0;
 };
 

@@ -6,11 +6,16 @@ namespace trnccl::runtime {
 
 const char* opStateName(OpState s) {
   switch (s) {
-    case OpState::Issued: return "issued";
-    case OpState::Running: return "running";
-    case OpState::Waiting: return "waiting";
-    case OpState::Done: return "done";
-    case OpState::Failed: return "failed";
+    case OpState::Issued:
+      return "issued";
+    case OpState::Running:
+      return "running";
+    case OpState::Waiting:
+      return "waiting";
+    case OpState::Done:
+      return "done";
+    case OpState::Failed:
+      return "failed";
   }
   return "?";
 }

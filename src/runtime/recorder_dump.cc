@@ -25,7 +25,9 @@ nlohmann::json opJson(const OpSnapshot& o, const TickClock::Scale& scale) {
   j["state"] = opStateName(o.state);
   if (o.waitPeer >= 0)
     j["waitingFor"] = {{"peer", o.waitPeer}, {"step", o.waitStep}, {"direction", o.waitReceiving ? "recv" : "send"}};
-  const auto time = [&](uint64_t ticks) { return ticks == 0 ? nlohmann::json(nullptr) : nlohmann::json(scale.toNs(ticks)); };
+  const auto time = [&](uint64_t ticks) {
+    return ticks == 0 ? nlohmann::json(nullptr) : nlohmann::json(scale.toNs(ticks));
+  };
   j["issued_ns"] = time(o.issuedTicks);
   j["waiting_ns"] = time(o.waitingTicks);
   j["ended_ns"] = time(o.endedTicks);

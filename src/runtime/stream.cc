@@ -90,8 +90,7 @@ trncclResult_t Stream::synchronize(std::string* message) {
 }
 
 trncclResult_t Stream::query() const {
-  if (completed_.load(std::memory_order_acquire) != enqueued_.load(std::memory_order_acquire))
-    return trncclInProgress;
+  if (completed_.load(std::memory_order_acquire) != enqueued_.load(std::memory_order_acquire)) return trncclInProgress;
   std::lock_guard<std::mutex> lock(mutex_);
   return error_;
 }

@@ -32,7 +32,8 @@ class TickClock {
     int64_t originNs = 0;
     double nsPerTick = 1;
     int64_t toNs(uint64_t ticks) const {
-      return originNs + static_cast<int64_t>(static_cast<double>(static_cast<int64_t>(ticks - originTicks)) * nsPerTick);
+      return originNs +
+             static_cast<int64_t>(static_cast<double>(static_cast<int64_t>(ticks - originTicks)) * nsPerTick);
     }
   };
   TickClock();

@@ -21,8 +21,10 @@ using nlohmann::json;
 // of one track never overlap.
 int64_t trackOf(const TraceEvent& e) {
   switch (e.kind) {
-    case TraceKind::Collective: return 0;
-    case TraceKind::Step: return 1 + e.channel * 2 + e.lane;
+    case TraceKind::Collective:
+      return 0;
+    case TraceKind::Step:
+      return 1 + e.channel * 2 + e.lane;
     case TraceKind::Send:
     case TraceKind::Recv:
       return 1000 + ((e.channel * 2 + e.lane) * 256 + e.slot) * 2 + (e.kind == TraceKind::Send ? 1 : 0);
@@ -33,8 +35,10 @@ int64_t trackOf(const TraceEvent& e) {
 std::string trackName(const TraceEvent& e) {
   const std::string channel = "channel " + std::to_string(e.channel);
   switch (e.kind) {
-    case TraceKind::Collective: return "collectives";
-    case TraceKind::Step: return channel + " steps (lane " + std::to_string(e.lane) + ")";
+    case TraceKind::Collective:
+      return "collectives";
+    case TraceKind::Step:
+      return channel + " steps (lane " + std::to_string(e.lane) + ")";
     case TraceKind::Send:
     case TraceKind::Recv:
       return channel + (e.kind == TraceKind::Send ? " sends" : " receives") + " (lane " + std::to_string(e.lane) +
@@ -45,7 +49,10 @@ std::string trackName(const TraceEvent& e) {
 
 json eventJson(const TraceEvent& e, int64_t pid, const TickClock::Scale& scale) {
   const int64_t begin = scale.toNs(e.begin), end = scale.toNs(e.end);
-  json j = {{"ph", "X"}, {"pid", pid}, {"tid", trackOf(e)}, {"ts", static_cast<double>(begin) / 1000.0},
+  json j = {{"ph", "X"},
+            {"pid", pid},
+            {"tid", trackOf(e)},
+            {"ts", static_cast<double>(begin) / 1000.0},
             {"dur", static_cast<double>(std::max<int64_t>(end - begin, 0)) / 1000.0}};
   switch (e.kind) {
     case TraceKind::Collective:
@@ -106,9 +113,12 @@ std::string tracePathFor(const std::string& pattern, int rank) {
       continue;
     }
     const char c = i + 1 < pattern.size() ? pattern[++i] : '\0';
-    if (c == 'r') path += std::to_string(rank);
-    else if (c == 'p') path += std::to_string(getpid());
-    else if (c == '%') path += '%';
+    if (c == 'r')
+      path += std::to_string(rank);
+    else if (c == 'p')
+      path += std::to_string(getpid());
+    else if (c == '%')
+      path += '%';
     else
       throwInvalidArgument("TRNCCL_TRACE", "is '" + pattern + "': only %r (rank), %p (process id) and %% may follow %");
   }
@@ -130,11 +140,13 @@ TraceBuffer::~TraceBuffer() {
     out.push_back(metadata("process_name", processId_, -1, processName_));
     std::set<int64_t> tracks;
     for (const TraceEvent& e : events_) {
-      if (tracks.insert(trackOf(e)).second) out.push_back(metadata("thread_name", processId_, trackOf(e), trackName(e)));
+      if (tracks.insert(trackOf(e)).second)
+        out.push_back(metadata("thread_name", processId_, trackOf(e), trackName(e)));
       out.push_back(eventJson(e, processId_, scale));
     }
-    if (dropped_ > 0) TRNCCL_WARN("TRNCCL_TRACE: %s: %llu events over the limit of %zu were dropped", path_.c_str(),
-                                  static_cast<unsigned long long>(dropped_), limit_);
+    if (dropped_ > 0)
+      TRNCCL_WARN("TRNCCL_TRACE: %s: %llu events over the limit of %zu were dropped", path_.c_str(),
+                  static_cast<unsigned long long>(dropped_), limit_);
     traceFiles().append(path_, std::move(out));
   } catch (const std::exception& e) {
     TRNCCL_WARN("TRNCCL_TRACE: cannot write %s: %s", path_.c_str(), e.what());

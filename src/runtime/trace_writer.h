@@ -21,10 +21,10 @@ enum class TraceKind : uint8_t { Collective, Step, Send, Recv };
 struct TraceEvent {
   TraceKind kind = TraceKind::Collective;
   uint16_t channel = 0;
-  uint16_t lane = 0;  // the step's lane (two steps in flight per channel)
-  uint16_t slot = 0;  // a transfer's slot (slices in flight per step)
-  int32_t peer = -1;  // a step's receive peer, a transfer's peer
-  int32_t peer2 = -1; // a step's send peer
+  uint16_t lane = 0;            // the step's lane (two steps in flight per channel)
+  uint16_t slot = 0;            // a transfer's slot (slices in flight per step)
+  int32_t peer = -1;            // a step's receive peer, a transfer's peer
+  int32_t peer2 = -1;           // a step's send peer
   uint64_t begin = 0, end = 0;  // ticks
   uint64_t index = 0;           // a collective's sequence number, a step's index, a transfer's slice
   uint64_t amount = 0;          // a collective's count, a step's elements, a transfer's bytes
@@ -47,9 +47,12 @@ class TraceBuffer {
   TraceBuffer& operator=(const TraceBuffer&) = delete;
 
   void add(const TraceEvent& e) {
-    if (events_.size() < limit_) events_.push_back(e);
-    else ++dropped_;
+    if (events_.size() < limit_)
+      events_.push_back(e);
+    else
+      ++dropped_;
   }
+
  private:
   std::string path_, processName_;
   int64_t processId_;

@@ -25,7 +25,7 @@ struct Message {
 struct Flow {
   const algo::Path* path = nullptr;
   uint64_t message = 0;
-  uint64_t pair = 0;  // sender and receiver
+  uint64_t pair = 0;           // sender and receiver
   size_t phase = 0, step = 0;  // of the sender's step that sent it
   double remaining = 0, rate = 0, since = 0;
   uint32_t version = 0;
@@ -81,21 +81,29 @@ class EventSimulation {
   Prediction run() {
     // Ranks on time start before any event; late ones when they enter.
     for (size_t r = 0; r < all_.size(); ++r) {
-      if (entry_[r] > 0) push({entry_[r], EventKind::Start, static_cast<int>(r), 0});
-      else startPhase(static_cast<int>(r), 0);
+      if (entry_[r] > 0)
+        push({entry_[r], EventKind::Start, static_cast<int>(r), 0});
+      else
+        startPhase(static_cast<int>(r), 0);
     }
     while (!events_.empty()) {
       const Event e = events_.top();
       events_.pop();
       now_ = e.time;
-      if (e.kind == EventKind::Start) startPhase(e.a, 0);
-      else if (e.kind == EventKind::Proceed) proceed(e.a, e.b);
-      else if (e.kind == EventKind::Send) send(e.a, e.b);
-      else if (e.kind == EventKind::Issued) queueFlow(e.a);
-      else if (flows_[e.a].version == static_cast<uint32_t>(e.b)) finishFlow(e.a);
+      if (e.kind == EventKind::Start)
+        startPhase(e.a, 0);
+      else if (e.kind == EventKind::Proceed)
+        proceed(e.a, e.b);
+      else if (e.kind == EventKind::Send)
+        send(e.a, e.b);
+      else if (e.kind == EventKind::Issued)
+        queueFlow(e.a);
+      else if (flows_[e.a].version == static_cast<uint32_t>(e.b))
+        finishFlow(e.a);
     }
     checkAllFinished();
-    prediction_.seconds = finished_ > 0 ? finished_ + net_.launchSec() : 0;  // a call that moves nothing is not launched
+    prediction_.seconds =
+        finished_ > 0 ? finished_ + net_.launchSec() : 0;  // a call that moves nothing is not launched
     prediction_.bound = bound();
     prediction_.engine = sharing_ == Sharing::Fair ? Engine::EventDriven : Engine::Analytical;
     return std::move(prediction_);

@@ -23,8 +23,9 @@ ChipPair parseFailedLink(const std::string& text) {
   const auto second = dash ? std::from_chars(first.ptr + 1, end, chips.second) : first;
   if (!dash || second.ec != std::errc() || second.ptr != end || chips.first < 0 || chips.second < 0 ||
       chips.first == chips.second)
-    throwError(trncclInvalidArgument, "--fail-link '" + text + "': expected CHIP-CHIP, two different chips of the "
-                                      "instance (3-7)");
+    throwError(trncclInvalidArgument, "--fail-link '" + text +
+                                          "': expected CHIP-CHIP, two different chips of the "
+                                          "instance (3-7)");
   return chips;
 }
 
@@ -33,9 +34,8 @@ void removeFailedLinks(const std::vector<ChipPair>& failed, topo::Topology& t) {
     const auto pair = std::minmax(chips.first, chips.second);
     if (std::erase_if(t.links, [&](const topo::Link& l) { return std::minmax(l.a, l.b) == pair; }) == 0)
       throwError(trncclInvalidArgument, flagText(chips) + ": " + t.name + " has no NeuronLink between chip " +
-                                            std::to_string(chips.first) + " and chip " +
-                                            std::to_string(chips.second) + " (chips 0-" +
-                                            std::to_string(t.chips - 1) + ")");
+                                            std::to_string(chips.first) + " and chip " + std::to_string(chips.second) +
+                                            " (chips 0-" + std::to_string(t.chips - 1) + ")");
     const std::vector<int> hops = topo::ChipGraph(t.chips, t.links).distances(chips.first);
     const auto cut = std::find(hops.begin(), hops.end(), -1);
     if (cut != hops.end())

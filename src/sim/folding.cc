@@ -103,8 +103,8 @@ std::vector<int> probedInstances(int instances) {
 
 }  // namespace
 
-Prediction predictFolded(const algo::Algorithm& algorithm, algo::CollectiveArgs args,
-                               const algo::Network& folded, const Folding& folding) {
+Prediction predictFolded(const algo::Algorithm& algorithm, algo::CollectiveArgs args, const algo::Network& folded,
+                         const Folding& folding) {
   algo::CostModel model(folded);
   Routes routes(folded);
   const std::vector<int> probes = probedInstances(folding.instances);
@@ -114,11 +114,11 @@ Prediction predictFolded(const algo::Algorithm& algorithm, algo::CollectiveArgs 
     for (int instance : probes) {
       args.rank = instance * folding.ranksPerInstance + r;
       if (!alike(first, algorithm.build(args), routes))
-        throwError(trncclInvalidArgument,
-                   std::string(algorithm.name()) + " on " + std::to_string(args.nranks) +
-                       " ranks does not treat the instances alike (rank " + std::to_string(args.rank) +
-                       " does not do what rank " + std::to_string(r) +
-                       " does over the same links), so the folded engine cannot price it");
+        throwError(trncclInvalidArgument, std::string(algorithm.name()) + " on " + std::to_string(args.nranks) +
+                                              " ranks does not treat the instances alike (rank " +
+                                              std::to_string(args.rank) + " does not do what rank " +
+                                              std::to_string(r) +
+                                              " does over the same links), so the folded engine cannot price it");
     }
     model.add(first);
   }

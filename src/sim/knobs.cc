@@ -53,8 +53,8 @@ void setKnob(Knobs& knobs, const std::string& assignment) {
   } else if (name == "nodes") {
     const double n = positive(value, name);
     if (n != static_cast<int>(n) || n > topo::kMaxNodes)
-      throwError(trncclInvalidArgument, "--set nodes='" + value + "': expected a whole number from 1 to " +
-                                            std::to_string(topo::kMaxNodes));
+      throwError(trncclInvalidArgument,
+                 "--set nodes='" + value + "': expected a whole number from 1 to " + std::to_string(topo::kMaxNodes));
     knobs.nodes = static_cast<int>(n);
   } else {
     for (size_t i = 0; i < topo::kEngineFigures.size(); ++i)
@@ -68,12 +68,12 @@ void setKnob(Knobs& knobs, const std::string& assignment) {
 
 void applyKnobs(const Knobs& knobs, topo::Topology& t) {
   for (topo::Link& link : t.links) {
-    link.bytesPerSec = knobs.linkBandwidthGBs ? *knobs.linkBandwidthGBs * 1e9 : link.bytesPerSec * knobs.linkBandwidthScale;
+    link.bytesPerSec =
+        knobs.linkBandwidthGBs ? *knobs.linkBandwidthGBs * 1e9 : link.bytesPerSec * knobs.linkBandwidthScale;
     link.latencySec = knobs.linkLatencyUs ? *knobs.linkLatencyUs * 1e-6 : link.latencySec * knobs.linkLatencyScale;
   }
   if (knobs.efaGbps) {
-    if (t.nics.empty())
-      throwError(trncclInvalidArgument, "--set efa.gbps: topology '" + t.name + "' has no EFA NICs");
+    if (t.nics.empty()) throwError(trncclInvalidArgument, "--set efa.gbps: topology '" + t.name + "' has no EFA NICs");
     for (topo::Nic& nic : t.nics) nic.bytesPerSec = *knobs.efaGbps * 1e9 / 8 / static_cast<double>(t.nics.size());
   }
   if (knobs.efaLatencyUs) t.efaLatencySec = *knobs.efaLatencyUs * 1e-6;

@@ -17,11 +17,11 @@ namespace trnccl::sim {
 struct Knobs {
   double linkBandwidthScale = 1;  // link.bandwidth=2x, or link.bandwidth=GB/s (absolute)
   std::optional<double> linkBandwidthGBs;
-  double linkLatencyScale = 1;    // link.latency=0.5x, or link.latency=us
+  double linkLatencyScale = 1;  // link.latency=0.5x, or link.latency=us
   std::optional<double> linkLatencyUs;
   std::optional<double> efaGbps;  // efa.gbps=3200: each instance's EFA total, split over its NICs
   std::optional<double> efaLatencyUs;
-  std::optional<int> nodes;       // nodes=64
+  std::optional<int> nodes;  // nodes=64
   // The collective engine's figures (topo::kEngineFigures, in their units):
   // launch=30 (us), dma.bandwidth=200 (GB/s), dma.message=1 (us); 0: not
   // modelled (launch=0,dma.bandwidth=0,dma.message=0: the links alone).

@@ -13,8 +13,8 @@ Machine::Machine(const std::string& topologySpec, const Knobs& knobs, int ranks,
     throwError(trncclInvalidArgument, "topology '" + topology_.name + "' has " + std::to_string(topology_.nodes) +
                                           " instances but no EFA NICs to join them");
   if (ranks < 0 || ranks > topology_.totalCores())
-    throwError(trncclInvalidArgument, "--ranks " + std::to_string(ranks) + ": topology '" + topology_.name +
-                                          "' has " + std::to_string(topology_.totalCores()) + " NeuronCores");
+    throwError(trncclInvalidArgument, "--ranks " + std::to_string(ranks) + ": topology '" + topology_.name + "' has " +
+                                          std::to_string(topology_.totalCores()) + " NeuronCores");
   cores_ = topo::mapRanks(topology_, ranks == 0 ? topology_.totalCores() : ranks, rankOrder, "--rank-order");
   fabric_ = std::make_unique<topo::Fabric>(topology_);
   layout_ = algo::topologyLayout(topology_, cores_);

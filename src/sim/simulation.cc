@@ -15,10 +15,14 @@ namespace trnccl::sim {
 
 const char* engineName(Engine e) {
   switch (e) {
-    case Engine::Analytical: return "analytical";
-    case Engine::EventDriven: return "event";
-    case Engine::Folded: return "folded";
-    case Engine::Auto: return "auto";
+    case Engine::Analytical:
+      return "analytical";
+    case Engine::EventDriven:
+      return "event";
+    case Engine::Folded:
+      return "folded";
+    case Engine::Auto:
+      return "auto";
   }
   return "?";
 }
@@ -40,8 +44,9 @@ Engine engineFor(const Machine& machine, const Call& call, bool foldable) {
                                             " cannot be folded onto one instance (it needs several instances with "
                                             "the same NeuronCores in the same rank order)");
     if (!call.stragglers.empty())
-      throwError(trncclInvalidArgument, "--straggler: a late rank makes its instance unlike the others, so the "
-                                        "folded engine cannot price it (use --engine event or analytical)");
+      throwError(trncclInvalidArgument,
+                 "--straggler: a late rank makes its instance unlike the others, so the "
+                 "folded engine cannot price it (use --engine event or analytical)");
     return Engine::Folded;
   }
   if (call.engine == Engine::Auto && foldable && call.stragglers.empty() && machine.ranks() > kFoldAboveRanks)
@@ -50,7 +55,8 @@ Engine engineFor(const Machine& machine, const Call& call, bool foldable) {
     const std::string engines = call.engine == Engine::Auto ? "analytical and event" : engineName(call.engine);
     throwError(trncclInvalidArgument, machine.describe() + ": the " + engines +
                                           " engines build every rank's schedule (and the tuner every candidate's), so "
-                                          "they take at most " + std::to_string(kMaxRanks) + " ranks" +
+                                          "they take at most " +
+                                          std::to_string(kMaxRanks) + " ranks" +
                                           (foldable ? "; --engine folded takes any number of alike instances" : ""));
   }
   return call.engine;
@@ -127,7 +133,7 @@ Prediction simulate(const Machine& machine, const Call& call) {
     all.push_back(algorithm->build(args));
     steps += all.back().stepCount();
   }
-  const Engine chosen = engine != Engine::Auto              ? engine
+  const Engine chosen = engine != Engine::Auto          ? engine
                         : steps <= kEventEngineMaxSteps ? Engine::EventDriven
                                                         : Engine::Analytical;
   Prediction p = chosen == Engine::EventDriven ? runEvents(all, machine.network(), entry)

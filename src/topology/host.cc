@@ -52,15 +52,11 @@ class HostTopology {
   hwloc_topology_t topology_ = nullptr;
 };
 
-int countOf(hwloc_topology_t topology, hwloc_obj_type_t type) {
-  return hwloc_get_nbobjs_by_type(topology, type);
-}
+int countOf(hwloc_topology_t topology, hwloc_obj_type_t type) { return hwloc_get_nbobjs_by_type(topology, type); }
 
 std::string cacheName(hwloc_obj_t cacheObject) {
   const auto& cache = cacheObject->attr->cache;
-  const char* kind = cache.type == HWLOC_OBJ_CACHE_DATA          ? "d"
-                     : cache.type == HWLOC_OBJ_CACHE_INSTRUCTION ? "i"
-                                                                 : "";
+  const char* kind = cache.type == HWLOC_OBJ_CACHE_DATA ? "d" : cache.type == HWLOC_OBJ_CACHE_INSTRUCTION ? "i" : "";
   return "L" + std::to_string(cache.depth) + kind;
 }
 
@@ -84,12 +80,11 @@ std::string counted(int count, const char* noun) {
 hwloc_obj_t nearestNode(hwloc_topology_t topology, const cpu_set_t& near) {
   if (countOf(topology, HWLOC_OBJ_NUMANODE) < 2) return nullptr;
   Bitmap cores = newBitmap(), shared = newBitmap();
-  if (hwloc_cpuset_from_glibc_sched_affinity(topology, cores.get(), &near, sizeof near) != 0)
-    return nullptr;
+  if (hwloc_cpuset_from_glibc_sched_affinity(topology, cores.get(), &near, sizeof near) != 0) return nullptr;
   hwloc_obj_t nearest = nullptr;
   int mostShared = 0;
-  for (hwloc_obj_t node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, nullptr);
-       node != nullptr; node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, node)) {
+  for (hwloc_obj_t node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, nullptr); node != nullptr;
+       node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, node)) {
     hwloc_bitmap_and(shared.get(), node->cpuset, cores.get());
     const int count = hwloc_bitmap_weight(shared.get());
     if (count > mostShared) {
@@ -103,9 +98,8 @@ hwloc_obj_t nearestNode(hwloc_topology_t topology, const cpu_set_t& near) {
 }  // namespace
 
 std::string HostShape::describe() const {
-  std::string text = "host: " + counted(packages, "package") + ", " +
-                     counted(numaNodes, "NUMA node") + ", " + counted(cores, "core") + ", " +
-                     counted(pus, "PU");
+  std::string text = "host: " + counted(packages, "package") + ", " + counted(numaNodes, "NUMA node") + ", " +
+                     counted(cores, "core") + ", " + counted(pus, "PU");
   for (const auto& [name, bytes] : caches) text += ", " + name + " " + sizeText(bytes);
   return text;
 }
@@ -120,8 +114,8 @@ HostShape discoverHost() {
   shape.numaNodes = std::max(1, countOf(topology, HWLOC_OBJ_NUMANODE));
   const int cores = countOf(topology, HWLOC_OBJ_CORE);
   shape.cores = cores > 0 ? cores : shape.pus;
-  for (hwloc_obj_type_t level : {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
-                                 HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE}) {
+  for (hwloc_obj_type_t level :
+       {HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE}) {
     const hwloc_obj_t cache = hwloc_get_obj_by_type(topology, level, 0);
     if (cache != nullptr && cache->attr != nullptr)
       shape.caches.emplace_back(cacheName(cache), cache->attr->cache.size);
@@ -138,8 +132,7 @@ void bindThreadNear(const cpu_set_t& near) {
     hwloc_bitmap_and(cores.get(), node->cpuset, hwloc_topology_get_allowed_cpuset(topology));
     if (hwloc_bitmap_iszero(cores.get())) return;
     if (hwloc_set_cpubind(topology, cores.get(), HWLOC_CPUBIND_THREAD) != 0)
-      TRNCCL_INFO("hwloc: cannot bind a thread to NUMA node %u: %s", node->os_index,
-                  std::strerror(errno));
+      TRNCCL_INFO("hwloc: cannot bind a thread to NUMA node %u: %s", node->os_index, std::strerror(errno));
   } catch (const Error& e) {
     TRNCCL_INFO("thread not bound near its rank's cores: %s", e.what());
   }
@@ -151,10 +144,8 @@ void placeMemoryNear(void* addr, size_t bytes, const cpu_set_t& near) {
     hwloc_topology_t topology = HostTopology::get();
     const hwloc_obj_t node = nearestNode(topology, near);
     if (node == nullptr) return;
-    if (hwloc_set_area_membind(topology, addr, bytes, node->nodeset, HWLOC_MEMBIND_BIND,
-                               HWLOC_MEMBIND_BYNODESET) != 0)
-      TRNCCL_INFO("hwloc: cannot place %zu bytes on NUMA node %u: %s", bytes, node->os_index,
-                  std::strerror(errno));
+    if (hwloc_set_area_membind(topology, addr, bytes, node->nodeset, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET) != 0)
+      TRNCCL_INFO("hwloc: cannot place %zu bytes on NUMA node %u: %s", bytes, node->os_index, std::strerror(errno));
   } catch (const Error& e) {
     TRNCCL_INFO("memory not placed near its rank's cores: %s", e.what());
   }

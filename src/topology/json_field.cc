@@ -17,8 +17,7 @@ std::string found(const nlohmann::json& v) {
 
 }  // namespace
 
-JsonField::JsonField(const nlohmann::json& value, const std::string& file,
-                     nlohmann::json::json_pointer where)
+JsonField::JsonField(const nlohmann::json& value, const std::string& file, nlohmann::json::json_pointer where)
     : value_(value), file_(file), where_(std::move(where)) {}
 
 void JsonField::fail(const std::string& problem) const {

@@ -21,7 +21,7 @@ class JsonField {
   JsonField operator[](const char* key) const;  // a member that must be there
   std::optional<JsonField> find(const char* key) const;
   bool isArray() const { return value_.is_array(); }
-  size_t size() const;                      // of an array
+  size_t size() const;                       // of an array
   JsonField operator[](size_t index) const;  // of an array
 
   int asInt(int min, int max) const;

@@ -30,10 +30,9 @@ device::DeviceModel readDevice(const JsonField& field) {
       continue;
     }
     device::DeviceModel model = *m;  // figures the file leaves out are the generation's
-    for (auto [key, figure] : {std::pair{"hbmBytes", &model.hbmBytes},
-                               std::pair{"hbmBytesPerSec", &model.hbmBytesPerSec},
-                               std::pair{"dmaBytesPerSec", &model.dmaBytesPerSec},
-                               std::pair{"vectorFlopsFp32", &model.vectorFlopsFp32}}) {
+    for (auto [key, figure] :
+         {std::pair{"hbmBytes", &model.hbmBytes}, std::pair{"hbmBytesPerSec", &model.hbmBytesPerSec},
+          std::pair{"dmaBytesPerSec", &model.dmaBytesPerSec}, std::pair{"vectorFlopsFp32", &model.vectorFlopsFp32}}) {
       if (auto f = field.find(key)) *figure = f->asPositive();
     }
     return model;

@@ -20,8 +20,8 @@ std::string instancesText(int n) { return std::to_string(n) + (n == 1 ? " instan
   const std::string enough =
       needed > kMaxNodes ? "more than " + instancesText(kMaxNodes) : t.name + ":" + std::to_string(needed);
   throwError(trncclInvalidArgument, source + ": " + t.name + " with " + instancesText(t.nodes) + " has " +
-                                        std::to_string(perNode * t.nodes) + " " + what + "; " +
-                                        std::to_string(nranks) + " ranks need " + enough);
+                                        std::to_string(perNode * t.nodes) + " " + what + "; " + std::to_string(nranks) +
+                                        " ranks need " + enough);
 }
 
 std::string trimmed(const std::string& text) {
@@ -41,8 +41,8 @@ std::vector<CoreLocation> listedOrder(const Topology& t, int nranks, const std::
     int core = 0;
     const auto [stop, error] = std::from_chars(entry.data(), entry.data() + entry.size(), core);
     if (error != std::errc() || stop != entry.data() + entry.size() || core < 0) {
-      throwError(trncclInvalidArgument, source + ": entry " + std::to_string(rank) + " of '" + order + "' ('" +
-                                            entry + "') is not a NeuronCore index");
+      throwError(trncclInvalidArgument, source + ": entry " + std::to_string(rank) + " of '" + order + "' ('" + entry +
+                                            "') is not a NeuronCore index");
     }
     if (core >= t.totalCores()) {
       throwError(trncclInvalidArgument, source + ": NeuronCore " + std::to_string(core) + " (rank " +
@@ -82,20 +82,19 @@ std::vector<int> chipRingOrder(const Topology& t) {
   return chips;
 }
 
-std::vector<CoreLocation> mapRanks(const Topology& t, int nranks, const std::string& order,
-                                   const std::string& source) {
+std::vector<CoreLocation> mapRanks(const Topology& t, int nranks, const std::string& order, const std::string& source) {
   if (nranks < 1) throwError(trncclInvalidArgument, source + ": " + std::to_string(nranks) + " ranks is not a job");
   const bool perCore = order.empty() || order == "core";
   if (!perCore && order != "chip") {
     if (order.find_first_not_of("0123456789, ") != std::string::npos) {
-      throwError(trncclInvalidArgument, source + ": '" + order +
-                                            "' is not 'core', 'chip' or a comma list of NeuronCore indices");
+      throwError(trncclInvalidArgument,
+                 source + ": '" + order + "' is not 'core', 'chip' or a comma list of NeuronCore indices");
     }
     return listedOrder(t, nranks, order, source);
   }
   const int perNode = perCore ? t.coresPerNode() : t.chips;
-  if (nranks > perNode * t.nodes) tooManyRanks(t, source, nranks, perNode, 
-                 perCore ? "NeuronCores" : "chips (order 'chip' runs one rank per chip)");
+  if (nranks > perNode * t.nodes)
+    tooManyRanks(t, source, nranks, perNode, perCore ? "NeuronCores" : "chips (order 'chip' runs one rank per chip)");
   const std::vector<int> ring = chipRingOrder(t);
   std::vector<CoreLocation> where;
   for (int r = 0; r < nranks; ++r) {

@@ -30,7 +30,6 @@ std::vector<int> chipRingOrder(const Topology& t);
 // order came from, e.g. "TRNCCL_RANK_ORDER") and naming the topology when
 // the ranks do not fit, the list is malformed, or a core is repeated or
 // does not exist.
-std::vector<CoreLocation> mapRanks(const Topology& t, int nranks, const std::string& order,
-                                   const std::string& source);
+std::vector<CoreLocation> mapRanks(const Topology& t, int nranks, const std::string& order, const std::string& source);
 
 }  // namespace trnccl::topo

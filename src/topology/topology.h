@@ -37,8 +37,8 @@ struct Topology {
   std::string file;  // where it was read from
   int chips = 1;     // per instance
   int coresPerChip = 1;
-  int nodes = 1;           // instances joined by EFA
-  std::vector<int> torus;  // NeuronLink torus shape ({4,4}, {12}, {4,4,4}); empty without one
+  int nodes = 1;            // instances joined by EFA
+  std::vector<int> torus;   // NeuronLink torus shape ({4,4}, {12}, {4,4,4}); empty without one
   std::vector<Link> links;  // every chip link of one instance (from the torus and/or listed)
   std::vector<Nic> nics;    // per instance
   double efaLatencySec = 15e-6;

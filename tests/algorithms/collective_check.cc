@@ -1,7 +1,7 @@
 #include "collective_check.h"
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <sstream>
 
 namespace trnccl::test {
@@ -14,7 +14,10 @@ double fold(trncclRedOp_t op, int n, const std::function<double(int)>& value) {
   double acc = value(0);
   for (int r = 1; r < n; ++r) {
     const double v = value(r);
-    acc = op == trncclProd ? acc * v : op == trncclMax ? std::max(acc, v) : op == trncclMin ? std::min(acc, v) : acc + v;
+    acc = op == trncclProd  ? acc * v
+          : op == trncclMax ? std::max(acc, v)
+          : op == trncclMin ? std::min(acc, v)
+                            : acc + v;
   }
   return op == trncclAvg ? acc / n : acc;
 }
@@ -27,10 +30,14 @@ struct Sizes {
 
 Sizes sizes(Collective c, size_t count, int n) {
   switch (c) {
-    case Collective::AllGather: return {count, count * n};
-    case Collective::ReduceScatter: return {count * n, count};
-    case Collective::AllToAll: return {count * n, count * n};
-    default: return {count, count};
+    case Collective::AllGather:
+      return {count, count * n};
+    case Collective::ReduceScatter:
+      return {count * n, count};
+    case Collective::AllToAll:
+      return {count * n, count * n};
+    default:
+      return {count, count};
   }
 }
 
@@ -62,10 +69,14 @@ double expected(const algo::CollectiveArgs& a, int r, size_t i) {
       return fold(a.op, n, [&](int q) { return input(q, i); });
     case Collective::ReduceScatter:
       return fold(a.op, n, [&](int q) { return input(q, r * count + i); });
-    case Collective::AllGather: return input(static_cast<int>(i / count), i % count);
-    case Collective::Broadcast: return input(a.root, i);
-    case Collective::AllToAll: return input(static_cast<int>(i / count), r * count + i % count);
-    default: return 0;
+    case Collective::AllGather:
+      return input(static_cast<int>(i / count), i % count);
+    case Collective::Broadcast:
+      return input(a.root, i);
+    case Collective::AllToAll:
+      return input(static_cast<int>(i / count), r * count + i % count);
+    default:
+      return 0;
   }
 }
 

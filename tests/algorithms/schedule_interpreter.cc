@@ -10,10 +10,14 @@ using Key = std::tuple<int, int, uint32_t>;  // sender, receiver, tag
 
 double combine(trncclRedOp_t op, double a, double b) {
   switch (op) {
-    case trncclProd: return a * b;
-    case trncclMax: return std::max(a, b);
-    case trncclMin: return std::min(a, b);
-    default: return a + b;  // sum, and avg before its final divide
+    case trncclProd:
+      return a * b;
+    case trncclMax:
+      return std::max(a, b);
+    case trncclMin:
+      return std::min(a, b);
+    default:
+      return a + b;  // sum, and avg before its final divide
   }
 }
 
@@ -26,10 +30,14 @@ struct Rank {
 
   double* at(const algo::Span& span) {
     switch (span.buffer) {
-      case algo::kSend: return buffers->memory.data() + buffers->sendAt + span.offset;
-      case algo::kRecv: return buffers->memory.data() + buffers->recvAt + span.offset;
-      case algo::kScratch: return scratch.data() + span.offset;
-      default: return nullptr;
+      case algo::kSend:
+        return buffers->memory.data() + buffers->sendAt + span.offset;
+      case algo::kRecv:
+        return buffers->memory.data() + buffers->recvAt + span.offset;
+      case algo::kScratch:
+        return scratch.data() + span.offset;
+      default:
+        return nullptr;
     }
   }
   bool inRange(const algo::Span& span, size_t count) {
@@ -94,8 +102,7 @@ InterpreterResult interpret(const std::vector<algo::Schedule>& schedules, std::v
           while (rank.position[c] < channels[c].steps.size()) {
             const algo::Step& step = channels[c].steps[rank.position[c]];
             const std::string where = "rank " + std::to_string(r) + " phase " + std::to_string(rank.phase) +
-                                      " channel " + std::to_string(c) + " step " +
-                                      std::to_string(rank.position[c]);
+                                      " channel " + std::to_string(c) + " step " + std::to_string(rank.position[c]);
             std::vector<double> value(step.count);
             for (const algo::Span& src : step.srcs)
               if (!rank.inRange(src, step.count)) return fail(where + ": source out of range");
@@ -139,7 +146,8 @@ InterpreterResult interpret(const std::vector<algo::Schedule>& schedules, std::v
                 for (size_t i = 0; i < step.count; ++i) ++rank.buffers->recvWrites[step.dst.offset + i];
             }
             if (step.sendPeer >= 0) {
-              if (step.sendPeer == r || step.sendPeer >= n) return fail(where + ": sends to rank " + std::to_string(step.sendPeer));
+              if (step.sendPeer == r || step.sendPeer >= n)
+                return fail(where + ": sends to rank " + std::to_string(step.sendPeer));
               if (!inFlight.emplace(Key{r, step.sendPeer, step.sendTag}, std::move(value)).second)
                 return fail(where + ": a second message in flight with tag " + std::to_string(step.sendTag));
             }
@@ -157,8 +165,8 @@ InterpreterResult interpret(const std::vector<algo::Schedule>& schedules, std::v
     if (allDone) {
       if (!inFlight.empty()) {
         auto [from, to, tag] = inFlight.begin()->first;
-        return fail("message from rank " + std::to_string(from) + " to rank " + std::to_string(to) +
-                    " with tag " + std::to_string(tag) + " was never received");
+        return fail("message from rank " + std::to_string(from) + " to rank " + std::to_string(to) + " with tag " +
+                    std::to_string(tag) + " was never received");
       }
       return {};
     }

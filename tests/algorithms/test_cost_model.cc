@@ -36,8 +36,8 @@ HandNetwork fullyConnected(int n, double bytesPerSec, double latency) {
   for (int from = 0; from < n; ++from)
     for (int to = 0; to < n; ++to)
       if (from != to)
-        net.route(from, to,
-                  {net.addLink("r" + std::to_string(from) + "->r" + std::to_string(to), bytesPerSec)}, latency);
+        net.route(from, to, {net.addLink("r" + std::to_string(from) + "->r" + std::to_string(to), bytesPerSec)},
+                  latency);
   return net;
 }
 
@@ -88,8 +88,7 @@ algo::Step receiveFrom(int peer, size_t bytes) {
 
 }  // namespace
 
-TEST_CASE("a ring all-reduce costs 2(n-1) steps of alpha + (N/n)/B plus n-1 block reductions",
-          "[algorithms][cost]") {
+TEST_CASE("a ring all-reduce costs 2(n-1) steps of alpha + (N/n)/B plus n-1 block reductions", "[algorithms][cost]") {
   const int n = 4;
   const double B = 10e9, a = 2e-6, R = 40e9;
   const size_t count = 4 * 1024;  // equal blocks
@@ -117,9 +116,8 @@ TEST_CASE("two transfers sharing a link take twice one transfer's time on it", "
   const int shared = net.addLink("switch->r2", B);
   net.route(0, 2, {in0, shared}, a);
   net.route(1, 2, {in1, shared}, a);
-  const std::vector<algo::Schedule> schedules{
-      messages(0, 3, {sendTo(2, bytes)}), messages(1, 3, {sendTo(2, bytes)}),
-      messages(2, 3, {receiveFrom(0, bytes), receiveFrom(1, bytes)})};
+  const std::vector<algo::Schedule> schedules{messages(0, 3, {sendTo(2, bytes)}), messages(1, 3, {sendTo(2, bytes)}),
+                                              messages(2, 3, {receiveFrom(0, bytes), receiveFrom(1, bytes)})};
   const algo::Prediction p = algo::predict(schedules, net);
   CHECK(p.seconds == Approx(2 * bytes / B).epsilon(1e-12));
   CHECK(p.bound == "link switch->r2");

@@ -1,7 +1,7 @@
 // The hierarchical all-reduce over instances, with each inter-instance
 // algorithm embedded, and the embedding itself.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <memory>
 #include <string>
 #include <utility>
@@ -121,10 +121,14 @@ TEST_CASE("embedding moves a sub-schedule's peers, buffers, tags and phases", "[
   algo::embed(sub, where, host);
   auto moved = [](algo::Span s) {
     switch (s.buffer) {
-      case algo::kSend: return algo::Span{algo::kScratch, 2 + s.offset};
-      case algo::kRecv: return algo::Span{algo::kRecv, 10 + s.offset};
-      case algo::kScratch: return algo::Span{algo::kScratch, 6 + s.offset};
-      default: return s;
+      case algo::kSend:
+        return algo::Span{algo::kScratch, 2 + s.offset};
+      case algo::kRecv:
+        return algo::Span{algo::kRecv, 10 + s.offset};
+      case algo::kScratch:
+        return algo::Span{algo::kScratch, 6 + s.offset};
+      default:
+        return s;
     }
   };
 

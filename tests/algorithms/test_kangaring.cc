@@ -2,8 +2,8 @@
 // trn1's 4x4 chip torus, a 2x2 and a 4x1 chip grid, four cores per chip, one
 // chip, one core per chip, and a torus where the cycle search gives up), and
 // the links its channels use on trn1.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <map>
 #include <numeric>
 #include <random>
@@ -54,8 +54,8 @@ test::MessageRule chipRoutes(algo::RankLayout layout) {
     const int width = layout.gridWidth / layout.ranksPerChip, height = layout.gridHeight;
     const auto near = [](int p, int q, int size) { return (p + 1) % size == q || (q + 1) % size == p; };
     if (a.chipX == b.chipX && a.chipY == b.chipY) return (a.core == 0) != (b.core == 0);
-    const bool neighbours = (a.chipY == b.chipY && near(a.chipX, b.chipX, width)) ||
-                            (a.chipX == b.chipX && near(a.chipY, b.chipY, height));
+    const bool neighbours =
+        (a.chipY == b.chipY && near(a.chipX, b.chipX, width)) || (a.chipX == b.chipX && near(a.chipY, b.chipY, height));
     return a.core == 0 && b.core == 0 && neighbours;
   };
 }
@@ -79,8 +79,14 @@ TEST_CASE("kangaring computes its collectives on chip layouts", "[algorithms][ka
   // gridWidth, gridHeight, ranks per chip: trn1 (4x4 chips of two cores), 2x2 chips,
   // 4x1 chips, 1x4 chips, 3x3 chips, 2x2 chips of four cores, one chip of two
   // and of four, and a 4x4 torus of one core per chip, scrambled.
-  for (auto [x, y, k, scrambled] : {std::tuple{8, 4, 2, false}, {4, 2, 2, false}, {8, 1, 2, false}, {2, 4, 2, true},
-                                    {6, 3, 2, false}, {8, 2, 4, false}, {2, 1, 2, false}, {4, 1, 4, true},
+  for (auto [x, y, k, scrambled] : {std::tuple{8, 4, 2, false},
+                                    {4, 2, 2, false},
+                                    {8, 1, 2, false},
+                                    {2, 4, 2, true},
+                                    {6, 3, 2, false},
+                                    {8, 2, 4, false},
+                                    {2, 1, 2, false},
+                                    {4, 1, 4, true},
                                     {4, 4, 1, true}}) {
     const algo::RankLayout layout = chipLayout(x, y, k, scrambled);
     algo::CollectiveArgs group;

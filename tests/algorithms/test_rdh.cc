@@ -3,8 +3,8 @@
 // result for every collective it implements x op x n = 1..16 x count x
 // in/out-of-place and write every output element once per rank; and every
 // result element is reduced at exactly one rank, then only copied.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "algorithms/rdh.h"
 #include "collective_check.h"

@@ -1,7 +1,7 @@
 // The registry: every algorithm once, in the tuner's preference order for
 // ties, each able to run where its entry says.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
@@ -15,8 +15,9 @@ TEST_CASE("the registry keeps today's algorithms in the tuner's order of prefere
           "[algorithms][registry]") {
   // Reordering them changes which the tuner picks on a tie; a new algorithm
   // may go anywhere.
-  const std::vector<std::string> today = {"ring", "bidir_ring", "torus2d", "rdh", "mesh", "kangaring",
-                                          "hierarchical", "hierarchical_rdh", "hierarchical_mesh"};
+  const std::vector<std::string> today = {
+      "ring",         "bidir_ring",       "torus2d",          "rdh", "mesh", "kangaring",
+      "hierarchical", "hierarchical_rdh", "hierarchical_mesh"};
   std::vector<std::string> names, kept;
   for (const algo::RegisteredAlgorithm& a : algo::registeredAlgorithms()) {
     names.push_back(a.name);

@@ -43,8 +43,8 @@ TEST_CASE("every registered algorithm computes every collective it implements", 
 
 TEST_CASE("ring schedules compute every collective it implements", "[algorithms][ring]") {
   algo::Ring ring;
-  for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
-                       Collective::Broadcast, Collective::Reduce}) {
+  for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast,
+                       Collective::Reduce}) {
     CHECK(ring.whyUnsupported(algo::CollectiveArgs{c, 0, 4, 8}).empty());
     sweep(ring, c, {test::toNextInRing});
   }
@@ -53,8 +53,7 @@ TEST_CASE("ring schedules compute every collective it implements", "[algorithms]
 
 TEST_CASE("mesh schedules compute every collective it implements", "[algorithms][mesh]") {
   algo::Mesh mesh;
-  for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
-                       Collective::AllToAll}) {
+  for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::AllToAll}) {
     CHECK(mesh.whyUnsupported(algo::CollectiveArgs{c, 0, 4, 8}).empty());
     sweep(mesh, c);
   }

@@ -1,7 +1,7 @@
 // The 2D-torus algorithm on explicit grids (ranks placed in scrambled order)
 // and on grids it factors itself, and the grid it picks.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <numeric>
 #include <random>
 #include <set>
@@ -52,8 +52,7 @@ const Collective kTorusCollectives[] = {Collective::AllReduce, Collective::AllGa
 
 }  // namespace
 
-TEST_CASE("torus2d computes its collectives on explicit grids with scrambled placement",
-          "[algorithms][torus2d]") {
+TEST_CASE("torus2d computes its collectives on explicit grids with scrambled placement", "[algorithms][torus2d]") {
   algo::Torus2d torus;
   for (auto [x, y] : {std::pair{1, 1}, {2, 2}, {2, 3}, {3, 2}, {4, 4}, {1, 5}, {4, 1}, {2, 8}}) {
     const algo::RankLayout layout = scrambledGrid(x, y);

@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/p2p.h"
 #include "algorithms/algorithm_filter.h"
 #include "algorithms/network_model.h"
+#include "algorithms/p2p.h"
 #include "algorithms/tuner.h"
 #include "base/error.h"
 #include "topology/fabric.h"
@@ -42,7 +42,8 @@ algo::CollectiveArgs call(Collective c, size_t count, int n = 4) {
 
 struct TunerUnderTest {
   explicit TunerUnderTest(const std::string& spec, int n = 4)
-      : network(n), tuner(algo::AlgorithmFilter(spec, "TRNCCL_ALGO", algo::Tuner::algorithmNames()), network, nullptr),
+      : network(n),
+        tuner(algo::AlgorithmFilter(spec, "TRNCCL_ALGO", algo::Tuner::algorithmNames()), network, nullptr),
         n(n) {}
   std::string chosen(Collective c, size_t count) const { return tuner.choose(call(c, count, n)).name(); }
   FlatNetwork network;
@@ -160,9 +161,10 @@ constexpr size_t KiB = size_t{1} << 10, MiB = size_t{1} << 20;
 // Neuron's documented ranges (neuron_profile.h): mesh below 1 MiB, RDH up to
 // 56 MiB, KangaRing above, also where a range ends inside a power-of-two
 // bucket (the 32-64 MiB one).
-TEST_CASE("TRNCCL_ALGO=neuron plays Neuron's choice within trn1.32xlarge: mesh below 1 MiB, rdh to 56 MiB, "
-          "kangaring above",
-          "[algorithms][tuner]") {
+TEST_CASE(
+    "TRNCCL_ALGO=neuron plays Neuron's choice within trn1.32xlarge: mesh below 1 MiB, rdh to 56 MiB, "
+    "kangaring above",
+    "[algorithms][tuner]") {
   const Trn1Tuner t("neuron", 1);
   SECTION("all-reduce: the bytes are count x the type's size") {
     for (size_t bytes : {4 * KiB, 512 * KiB}) CHECK(t.chosen(Collective::AllReduce, bytes / 4) == "mesh");
@@ -175,16 +177,16 @@ TEST_CASE("TRNCCL_ALGO=neuron plays Neuron's choice within trn1.32xlarge: mesh b
     // 256 Ki elements: 1 MiB of float32, 256 KiB of int8.
     CHECK(t.chosen(Collective::AllReduce, 256 * KiB, trncclFloat32) == "rdh");
     CHECK(t.chosen(Collective::AllReduce, 256 * KiB, trncclInt8) == "mesh");
-    CHECK(t.chosen(Collective::AllReduce, 8 * MiB, trncclBfloat16) == "rdh");      // 16 MiB
+    CHECK(t.chosen(Collective::AllReduce, 8 * MiB, trncclBfloat16) == "rdh");         // 16 MiB
     CHECK(t.chosen(Collective::AllReduce, 32 * MiB, trncclBfloat16) == "kangaring");  // 64 MiB
   }
   SECTION("all-gather and reduce-scatter: the bytes are the whole buffer, count x 32 ranks x the type's size") {
     for (Collective c : {Collective::AllGather, Collective::ReduceScatter}) {
       CAPTURE(algo::collectiveName(c));
-      CHECK(t.chosen(c, 4 * KiB / 4) == "mesh");     // 4 KiB a rank: 128 KiB
-      CHECK(t.chosen(c, 16 * KiB / 4) == "mesh");    // 16 KiB a rank: 512 KiB
-      CHECK(t.chosen(c, 32 * KiB / 4) == "rdh");     // 32 KiB a rank: 1 MiB (an all-reduce of 32 KiB is mesh)
-      CHECK(t.chosen(c, 1 * MiB / 4) == "rdh");      // 1 MiB a rank: 32 MiB
+      CHECK(t.chosen(c, 4 * KiB / 4) == "mesh");       // 4 KiB a rank: 128 KiB
+      CHECK(t.chosen(c, 16 * KiB / 4) == "mesh");      // 16 KiB a rank: 512 KiB
+      CHECK(t.chosen(c, 32 * KiB / 4) == "rdh");       // 32 KiB a rank: 1 MiB (an all-reduce of 32 KiB is mesh)
+      CHECK(t.chosen(c, 1 * MiB / 4) == "rdh");        // 1 MiB a rank: 32 MiB
       CHECK(t.chosen(c, 2 * MiB / 4) == "kangaring");  // 2 MiB a rank: 64 MiB
     }
   }

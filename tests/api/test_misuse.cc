@@ -161,7 +161,7 @@ TEST_CASE("misuse: with TRNCCL_CHECK=1 ranks that disagree on a call all fail wi
         const std::string message = trncclGetLastError(comm);
         if (rc != trncclInvalidUsage) return log.fail(r, "returned " + std::to_string(rc) + ": " + message);
         for (const std::string& part : {std::string("TRNCCL_CHECK"), std::string("differing: ") + d.field,
-                                       std::string("#1 "), std::string("rank")})
+                                        std::string("#1 "), std::string("rank")})
           if (message.find(part) == std::string::npos) log.fail(r, "'" + message + "' does not mention '" + part + "'");
         trncclResult_t async = trncclSuccess;
         trncclCommGetAsyncError(comm, &async);

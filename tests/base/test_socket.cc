@@ -48,9 +48,7 @@ std::pair<Socket, Socket> connectedPair(const char* host) {
 }
 
 // A loopback port nobody listens on (for a moment).
-SocketAddress closedPort() {
-  return Socket::listen(SocketAddress::parse("127.0.0.1:0")).localAddress();
-}
+SocketAddress closedPort() { return Socket::listen(SocketAddress::parse("127.0.0.1:0")).localAddress(); }
 
 template <class Body>
 Error errorFrom(Body&& body) {
@@ -123,8 +121,8 @@ TEST_CASE("SocketAddress parses and prints and round-trips the wire form", "[soc
     CHECK_FALSE(SocketAddress::fromWire(stray));
   }
 
-  for (const char* text : {"", "127.0.0.1", "127.0.0.1:", "127.0.0.1:70000", "1.2.3:4", "::1:80",
-                           "[::1]:x", "host:80", "127.0.0.1:-1"}) {
+  for (const char* text :
+       {"", "127.0.0.1", "127.0.0.1:", "127.0.0.1:70000", "1.2.3:4", "::1:80", "[::1]:x", "host:80", "127.0.0.1:-1"}) {
     INFO(text);
     CHECK(errorFrom([&] { SocketAddress::parse(text); }).code() == trncclInvalidArgument);
   }
@@ -140,8 +138,7 @@ TEST_CASE("selectInterface follows TRNCCL_SOCKET_IFNAME", "[socket]") {
   SECTION("IPv6 when asked for") {
     ScopedEnv env("TRNCCL_SOCKET_IFNAME", "=lo");
     bool hasV6 = false;
-    for (const Interface& i : listInterfaces())
-      hasV6 |= i.name == "lo" && i.address.family() == AF_INET6;
+    for (const Interface& i : listInterfaces()) hasV6 |= i.name == "lo" && i.address.family() == AF_INET6;
     if (hasV6) CHECK(selectInterface(AF_INET6).address.toString() == "[::1]:0");
   }
   SECTION("exclusion never picks an excluded interface") {

@@ -47,12 +47,18 @@ const std::vector<trncclDataType_t>& allTypes() {
 
 const char* opName(trncclRedOp_t op) {
   switch (op) {
-    case trncclSum: return "sum";
-    case trncclProd: return "prod";
-    case trncclMax: return "max";
-    case trncclMin: return "min";
-    case trncclAvg: return "avg";
-    default: return "?op";
+    case trncclSum:
+      return "sum";
+    case trncclProd:
+      return "prod";
+    case trncclMax:
+      return "max";
+    case trncclMin:
+      return "min";
+    case trncclAvg:
+      return "avg";
+    default:
+      return "?op";
   }
 }
 

@@ -228,12 +228,24 @@ class Runner {
     trncclResult_t rc = trncclSuccess;
     const char* what = collName(c.coll);
     switch (c.coll) {
-      case Coll::AllReduce: rc = trncclAllReduce(send, recv, count, c.type, c.op, comm_, stream_); break;
-      case Coll::AllGather: rc = trncclAllGather(send, recv, count, c.type, comm_, stream_); break;
-      case Coll::ReduceScatter: rc = trncclReduceScatter(send, recv, count, c.type, c.op, comm_, stream_); break;
-      case Coll::Broadcast: rc = trncclBroadcast(send, recv, count, c.type, c.root, comm_, stream_); break;
-      case Coll::Reduce: rc = trncclReduce(send, recv, count, c.type, c.op, c.root, comm_, stream_); break;
-      case Coll::AlltoAll: rc = trncclAlltoAll(send, recv, count, c.type, comm_, stream_); break;
+      case Coll::AllReduce:
+        rc = trncclAllReduce(send, recv, count, c.type, c.op, comm_, stream_);
+        break;
+      case Coll::AllGather:
+        rc = trncclAllGather(send, recv, count, c.type, comm_, stream_);
+        break;
+      case Coll::ReduceScatter:
+        rc = trncclReduceScatter(send, recv, count, c.type, c.op, comm_, stream_);
+        break;
+      case Coll::Broadcast:
+        rc = trncclBroadcast(send, recv, count, c.type, c.root, comm_, stream_);
+        break;
+      case Coll::Reduce:
+        rc = trncclReduce(send, recv, count, c.type, c.op, c.root, comm_, stream_);
+        break;
+      case Coll::AlltoAll:
+        rc = trncclAlltoAll(send, recv, count, c.type, comm_, stream_);
+        break;
       case Coll::SendRecvRing: {
         if (!checked(c, "trncclGroupStart", trncclGroupStart())) return false;
         const trncclResult_t s = trncclSend(send, count, c.type, (rank_ + 1) % n_, comm_, stream_);
@@ -312,14 +324,22 @@ std::vector<Case> enumerateCases(int rank, int nranks, const MatrixOptions& opti
 
 const char* collName(Coll coll) {
   switch (coll) {
-    case Coll::AllReduce: return "AllReduce";
-    case Coll::AllGather: return "AllGather";
-    case Coll::ReduceScatter: return "ReduceScatter";
-    case Coll::Broadcast: return "Broadcast";
-    case Coll::Reduce: return "Reduce";
-    case Coll::AlltoAll: return "AlltoAll";
-    case Coll::SendRecvRing: return "SendRecvRing";
-    case Coll::SendRecvAllPairs: return "SendRecvAllPairs";
+    case Coll::AllReduce:
+      return "AllReduce";
+    case Coll::AllGather:
+      return "AllGather";
+    case Coll::ReduceScatter:
+      return "ReduceScatter";
+    case Coll::Broadcast:
+      return "Broadcast";
+    case Coll::Reduce:
+      return "Reduce";
+    case Coll::AlltoAll:
+      return "AlltoAll";
+    case Coll::SendRecvRing:
+      return "SendRecvRing";
+    case Coll::SendRecvAllPairs:
+      return "SendRecvAllPairs";
   }
   return "?";
 }

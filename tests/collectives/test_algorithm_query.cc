@@ -29,8 +29,7 @@ struct Answer {
   std::string error;  // trncclGetLastError(comm) when it failed
 };
 
-Answer query(trncclComm_t comm, const std::string& collective, size_t count,
-             trncclDataType_t type = trncclFloat32) {
+Answer query(trncclComm_t comm, const std::string& collective, size_t count, trncclDataType_t type = trncclFloat32) {
   char name[TRNCCL_ALGO_NAME_MAX];
   std::memset(name, 'x', sizeof name);  // must come back NUL-terminated
   Answer a;
@@ -220,8 +219,7 @@ TEST_CASE("trncclCommGetTransport names what carries the bytes, within and acros
   }
 }
 
-TEST_CASE("trncclCommGetTransport: bad arguments are trncclInvalidArgument naming the argument",
-          "[algorithm-query]") {
+TEST_CASE("trncclCommGetTransport: bad arguments are trncclInvalidArgument naming the argument", "[algorithm-query]") {
   withComms(1, [](const std::vector<trncclComm_t>& comms) {
     CHECK(trncclCommGetTransport(comms[0], nullptr) == trncclInvalidArgument);
     CHECK(std::string(trncclGetLastError(comms[0])).find("transport") != std::string::npos);

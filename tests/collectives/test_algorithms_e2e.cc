@@ -7,8 +7,8 @@
 // computed in the test) for float32, bfloat16, int32 and float8e4m3, the
 // reduction ops (every one up to 8 ranks), counts 0, 1, 37 (a multiple of no
 // rank count) and sizes that span many slices, in place and out of place.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,10 +40,12 @@ const std::vector<trncclDataType_t> kTypes = {trncclFloat32, trncclBfloat16, trn
 // block of 17011 / 16 float32 elements is 4.2 KB.
 constexpr size_t kMultiSliceCount = 17011;
 
-const std::pair<Coll, algo::Collective> kCollectives[] = {
-    {Coll::AllReduce, algo::Collective::AllReduce}, {Coll::AllGather, algo::Collective::AllGather},
-    {Coll::ReduceScatter, algo::Collective::ReduceScatter}, {Coll::Broadcast, algo::Collective::Broadcast},
-    {Coll::Reduce, algo::Collective::Reduce}, {Coll::AlltoAll, algo::Collective::AllToAll}};
+const std::pair<Coll, algo::Collective> kCollectives[] = {{Coll::AllReduce, algo::Collective::AllReduce},
+                                                          {Coll::AllGather, algo::Collective::AllGather},
+                                                          {Coll::ReduceScatter, algo::Collective::ReduceScatter},
+                                                          {Coll::Broadcast, algo::Collective::Broadcast},
+                                                          {Coll::Reduce, algo::Collective::Reduce},
+                                                          {Coll::AlltoAll, algo::Collective::AllToAll}};
 
 // The collectives `algorithm` implements, as it says on a group of `nranks`
 // (split over two instances for one that needs them; which collectives it

@@ -61,7 +61,7 @@ long long msSince(Clock::time_point start) {
 struct AbortedCall {
   bool blockedUntilAbort = false;
   trncclResult_t abortResult = trncclSuccess;
-  long long abortMs = 0;        // how long trncclCommAbort took
+  long long abortMs = 0;          // how long trncclCommAbort took
   long long returnedAfterMs = 0;  // when the call returned, after the abort began
   trncclResult_t result = trncclSuccess;
   std::string error;
@@ -104,9 +104,12 @@ void checkDeadRank(int nranks, int victim, const char* sliceBytes, bool killed =
   REQUIRE(job.error.empty());
   for (int r = 0; r < nranks; ++r) {
     const WorkerExit& e = job.exits[static_cast<size_t>(r)];
-    if (r != victim) CHECK((e.exited && e.code == 0));
-    else if (killed || stopped) CHECK(e.signal == SIGKILL);
-    else CHECK((e.exited && e.code == 3));
+    if (r != victim)
+      CHECK((e.exited && e.code == 0));
+    else if (killed || stopped)
+      CHECK(e.signal == SIGKILL);
+    else
+      CHECK((e.exited && e.code == 3));
   }
   const std::vector<std::string> left = leftovers(before);
   INFO("left in /dev/shm: " << left.size() << (left.empty() ? "" : ", e.g. " + left[0]));
@@ -133,10 +136,10 @@ TEST_CASE("failure: a rank killed mid-collective is named by every survivor, ove
   };
   // Ranks 0-1 on one instance and 2-3 on another: the victim's instance
   // partner learns of the death over shared memory, the others over the network.
-  const Network net = GENERATE(Network{"shm", nullptr, nullptr, nullptr},
-                               Network{"tcp", "trn1.2xlarge:2", "tcp", nullptr},
-                               Network{"ofi tcp;ofi_rxm", "trn1.2xlarge:2", "ofi", "tcp;ofi_rxm"},
-                               Network{"ofi udp;ofi_rxd", "trn1.2xlarge:2", "ofi", "udp;ofi_rxd"});
+  const Network net =
+      GENERATE(Network{"shm", nullptr, nullptr, nullptr}, Network{"tcp", "trn1.2xlarge:2", "tcp", nullptr},
+               Network{"ofi tcp;ofi_rxm", "trn1.2xlarge:2", "ofi", "tcp;ofi_rxm"},
+               Network{"ofi udp;ofi_rxd", "trn1.2xlarge:2", "ofi", "udp;ofi_rxd"});
   const int victim = GENERATE(1, 2);
   CAPTURE(net.name, victim);
   ScopedEnv topology("TRNCCL_TOPO", net.topology), transport("TRNCCL_TRANSPORT", net.transport);
@@ -144,9 +147,10 @@ TEST_CASE("failure: a rank killed mid-collective is named by every survivor, ove
   checkDeadRank(4, victim, "", /*killed=*/true);
 }
 
-TEST_CASE("failure: a rank that stops reading mid-collective makes the others time out naming it, over every "
-          "network transport",
-          "[failure][processes][transports]") {
+TEST_CASE(
+    "failure: a rank that stops reading mid-collective makes the others time out naming it, over every "
+    "network transport",
+    "[failure][processes][transports]") {
   // Two instances of one rank each: the survivor's sends fill the network
   // transport's buffers and it can only give up at its timeout.
   const std::string transport =
@@ -294,9 +298,10 @@ TEST_CASE("failure: trncclCommAbort ends an emulated collective's launch within 
   CHECK(trncclCommDestroy(comms[1]) == trncclSuccess);
 }
 
-TEST_CASE("failure: trncclCommAbort from another thread ends a blocked blocking call within a second, and a new "
-          "communicator works afterwards",
-          "[failure][abort]") {
+TEST_CASE(
+    "failure: trncclCommAbort from another thread ends a blocked blocking call within a second, and a new "
+    "communicator works afterwards",
+    "[failure][abort]") {
   // The two ranks on one instance (shared memory), then on two instances
   // over each network transport.
   const std::string network =

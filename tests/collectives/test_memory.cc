@@ -118,9 +118,10 @@ TEST_CASE("memory: bad arguments are trncclInvalidArgument naming the argument",
 
 // Run by ctest inside its own mount namespace with a 16 MiB /dev/shm (see
 // CMakeLists.txt), hidden from the normal run: it fills /dev/shm on purpose.
-TEST_CASE("memory: a /dev/shm that fills after setup fails the first collective on every rank, naming "
-          "/dev/shm, and leaves nothing behind",
-          "[.][shm-full]") {
+TEST_CASE(
+    "memory: a /dev/shm that fills after setup fails the first collective on every rank, naming "
+    "/dev/shm, and leaves nothing behind",
+    "[.][shm-full]") {
   ScopedEnv algo("TRNCCL_ALGO", "ring"), timeout("TRNCCL_TIMEOUT_MS", "20000");
   constexpr int kRanks = 2;
   std::vector<trncclComm_t> comms(kRanks, nullptr);

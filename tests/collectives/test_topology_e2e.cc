@@ -149,8 +149,7 @@ TEST_CASE("topology e2e: a split keeps its ranks' NeuronCores", "[topology-e2e][
     if (sub) log.expect(r, "trncclCommDestroy(split)", trncclCommDestroy(sub), trncclSuccess, nullptr);
     return true;
   });
-  INFO("predicted us: split " << split << ", created on the same cores " << listed << ", on chips 0-2 "
-                              << firstChips);
+  INFO("predicted us: split " << split << ", created on the same cores " << listed << ", on chips 0-2 " << firstChips);
   CHECK(listed > 0);
   CHECK(split == listed);
   CHECK(firstChips != listed);

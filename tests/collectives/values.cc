@@ -44,11 +44,20 @@ bool integerMatches(trncclDataType_t type, trncclRedOp_t op, const std::vector<u
     const uint64_t x = inputs[r] & mask;
     switch (op) {
       case trncclSum:
-      case trncclAvg: acc = (acc + x) & mask; break;
-      case trncclProd: acc = (acc * x) & mask; break;
-      case trncclMax: acc = less(acc, x) ? x : acc; break;
-      case trncclMin: acc = less(x, acc) ? x : acc; break;
-      default: break;
+      case trncclAvg:
+        acc = (acc + x) & mask;
+        break;
+      case trncclProd:
+        acc = (acc * x) & mask;
+        break;
+      case trncclMax:
+        acc = less(acc, x) ? x : acc;
+        break;
+      case trncclMin:
+        acc = less(x, acc) ? x : acc;
+        break;
+      default:
+        break;
     }
   }
   if (op == trncclAvg) {
@@ -70,11 +79,20 @@ bool floatMatches(trncclDataType_t type, trncclRedOp_t op, const std::vector<uin
     const double x = decodeFloat(type, inputs[r]);
     switch (op) {
       case trncclSum:
-      case trncclAvg: acc += x; break;
-      case trncclProd: acc *= x; break;
-      case trncclMax: acc = std::max(acc, x); break;
-      case trncclMin: acc = std::min(acc, x); break;
-      default: break;
+      case trncclAvg:
+        acc += x;
+        break;
+      case trncclProd:
+        acc *= x;
+        break;
+      case trncclMax:
+        acc = std::max(acc, x);
+        break;
+      case trncclMin:
+        acc = std::min(acc, x);
+        break;
+      default:
+        break;
     }
   }
   const double value = decodeFloat(type, got);
@@ -112,9 +130,15 @@ uint64_t reductionInput(trncclDataType_t type, trncclRedOp_t op, int rank, size_
   double value = 0;
   switch (op) {
     case trncclSum:
-    case trncclAvg: value = type == trncclFloat8e5m2 ? pick(kSumValuesE5m2, random) : pick(kSumValues, random); break;
-    case trncclProd: value = pick(kProdValues, random); break;
-    default: value = pick(kMinMaxValues, random); break;
+    case trncclAvg:
+      value = type == trncclFloat8e5m2 ? pick(kSumValuesE5m2, random) : pick(kSumValues, random);
+      break;
+    case trncclProd:
+      value = pick(kProdValues, random);
+      break;
+    default:
+      value = pick(kMinMaxValues, random);
+      break;
   }
   return encodeExactOrDie(type, value);
 }

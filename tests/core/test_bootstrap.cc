@@ -54,8 +54,7 @@ void checkAllSucceeded(const std::vector<std::optional<Error>>& errors) {
   }
 }
 
-void checkAllFailed(const std::vector<std::optional<Error>>& errors, trncclResult_t code,
-                    const std::string& needle) {
+void checkAllFailed(const std::vector<std::optional<Error>>& errors, trncclResult_t code, const std::string& needle) {
   for (size_t i = 0; i < errors.size(); ++i) {
     INFO("thread " << i);
     REQUIRE(errors[i].has_value());
@@ -77,8 +76,7 @@ size_t countWrong(const std::vector<uint8_t>& gathered, int nranks, size_t bytes
 
 std::vector<uint8_t> gatherPattern(Bootstrap& bootstrap, size_t bytes) {
   std::vector<uint8_t> all(bootstrap.size() * bytes, 0xee);
-  for (size_t i = 0; i < bytes; ++i)
-    all[bootstrap.rank() * bytes + i] = pattern(bootstrap.rank(), i);
+  for (size_t i = 0; i < bytes; ++i) all[bootstrap.rank() * bytes + i] = pattern(bootstrap.rank(), i);
   bootstrap.allGather(all.data(), bytes);
   return all;
 }
@@ -119,8 +117,7 @@ TEST_CASE("ranks as threads: allGather barrier and broadcast", "[bootstrap]") {
 
   auto errors = onThreads(nranks, [&](int rank) {
     auto bootstrap = Bootstrap::connect(id, rank, nranks, kTimeout);
-    if (bootstrap->rank() != rank || bootstrap->size() != nranks)
-      throw Error(trncclInternalError, "identity");
+    if (bootstrap->rank() != rank || bootstrap->size() != nranks) throw Error(trncclInternalError, "identity");
     gathered[rank] = gatherPattern(*bootstrap, kBytes);
 
     // The last rank is late: nobody may leave the barrier before it enters.
@@ -145,8 +142,7 @@ TEST_CASE("ranks as threads: allGather barrier and broadcast", "[bootstrap]") {
     CHECK(enteredAfterBarrier[rank] == nranks);
     size_t wrong = 0;
     for (int root = 0; root < nranks; ++root)
-      for (size_t i = 0; i < 64; ++i)
-        wrong += broadcasts[rank][root * 64 + i] != pattern(root + 100, i);
+      for (size_t i = 0; i < 64; ++i) wrong += broadcasts[rank][root * 64 + i] != pattern(root + 100, i);
     CHECK(wrong == 0);
   }
 }
@@ -179,8 +175,7 @@ TEST_CASE("send/recv: tags interleave and each tag stays in order", "[bootstrap]
         for (int k = 0; k < 3; ++k) {
           std::vector<uint8_t> message(size(tag, k), 0xee);
           bootstrap->recv(peer, tag, message.data(), message.size());
-          for (size_t i = 0; i < message.size(); ++i)
-            wrong[rank] += message[i] != fill(peer, rank, tag, k, i);
+          for (size_t i = 0; i < message.size(); ++i) wrong[rank] += message[i] != fill(peer, rank, tag, k, i);
         }
     }
     bootstrap->barrier();
@@ -192,8 +187,7 @@ TEST_CASE("send/recv: tags interleave and each tag stays in order", "[bootstrap]
   }
 }
 
-TEST_CASE("send/recv: a large message arrives whole and a wrong size is InvalidUsage",
-          "[bootstrap]") {
+TEST_CASE("send/recv: a large message arrives whole and a wrong size is InvalidUsage", "[bootstrap]") {
   trncclUniqueId id = createUniqueId(kTimeout);
   std::vector<uint8_t> big(8 << 20);
   for (size_t i = 0; i < big.size(); ++i) big[i] = pattern(5, i);
@@ -223,8 +217,7 @@ TEST_CASE("send/recv: a large message arrives whole and a wrong size is InvalidU
   CHECK(std::string(mismatch->what()).find("rank 0") != std::string::npos);
 }
 
-TEST_CASE("garbage and a wrong secret at the root are refused and the job completes",
-          "[bootstrap]") {
+TEST_CASE("garbage and a wrong secret at the root are refused and the job completes", "[bootstrap]") {
   trncclUniqueId id = createUniqueId(kTimeout);
   RendezvousInfo info = decodeUniqueId(id);
 
@@ -237,8 +230,7 @@ TEST_CASE("garbage and a wrong secret at the root are refused and the job comple
 
   RendezvousInfo forged = info;
   forged.secret[3] ^= 0x40;
-  auto forgedErrors =
-      onThreads(1, [&](int) { Bootstrap::connect(encodeUniqueId(forged), 0, 3, 5s); });
+  auto forgedErrors = onThreads(1, [&](int) { Bootstrap::connect(encodeUniqueId(forged), 0, 3, 5s); });
   checkAllFailed(forgedErrors, trncclRemoteError, "rendezvous root");
   CHECK(closedByPeer(garbage));
   CHECK(closedByPeer(zeros));
@@ -305,15 +297,13 @@ TEST_CASE("garbage sent to a rank is refused and the job goes on", "[bootstrap]"
 
 TEST_CASE("ranks that disagree on nranks all get InvalidUsage", "[bootstrap]") {
   trncclUniqueId id = createUniqueId(5s);
-  auto errors =
-      onThreads(3, [&](int rank) { Bootstrap::connect(id, rank, rank == 2 ? 4 : 3, 5s); });
+  auto errors = onThreads(3, [&](int rank) { Bootstrap::connect(id, rank, rank == 2 ? 4 : 3, 5s); });
   checkAllFailed(errors, trncclInvalidUsage, "disagree on the number of ranks");
 }
 
 TEST_CASE("two ranks claiming the same rank all get InvalidUsage", "[bootstrap]") {
   trncclUniqueId id = createUniqueId(5s);
-  auto errors =
-      onThreads(3, [&](int thread) { Bootstrap::connect(id, thread == 2 ? 1 : thread, 3, 5s); });
+  auto errors = onThreads(3, [&](int thread) { Bootstrap::connect(id, thread == 2 ? 1 : thread, 3, 5s); });
   checkAllFailed(errors, trncclInvalidUsage, "rank 1 was claimed twice");
 }
 
@@ -445,8 +435,7 @@ TEST_CASE("malformed unique ids and arguments are InvalidArgument", "[bootstrap]
   trncclUniqueId zero{};
   expectInvalid(zero, 0, 1, "id");
   trncclUniqueId random;
-  for (size_t i = 0; i < sizeof(random.internal); ++i)
-    random.internal[i] = static_cast<char>(i * 97 + 13);
+  for (size_t i = 0; i < sizeof(random.internal); ++i) random.internal[i] = static_cast<char>(i * 97 + 13);
   expectInvalid(random, 0, 1, "id");
   // Every byte of the id matters: flip each one in turn.
   for (size_t i = 0; i < sizeof(good.internal); ++i) {
@@ -483,7 +472,8 @@ TEST_CASE("TRNCCL_COMM_ID: the root listens on the given port, and a port in use
     std::vector<int> wrong(2, -1);
     std::vector<std::thread> ranks;
     for (int r = 0; r < 2; ++r)
-      ranks.emplace_back([&, r] { wrong[r] = countWrong(gatherPattern(*Bootstrap::connect(id, r, 2, kTimeout), 10), 2, 10); });
+      ranks.emplace_back(
+          [&, r] { wrong[r] = countWrong(gatherPattern(*Bootstrap::connect(id, r, 2, kTimeout), 10), 2, 10); });
     for (auto& t : ranks) t.join();
     CHECK(wrong == std::vector<int>{0, 0});
   }

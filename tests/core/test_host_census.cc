@@ -34,8 +34,7 @@ TEST_CASE("host census: hosts are numbered in order of their first rank", "[host
   CHECK(census.hostCount() == 3);
 }
 
-TEST_CASE("host census: one machine seen from another boot or network namespace is another host",
-          "[host-census]") {
+TEST_CASE("host census: one machine seen from another boot or network namespace is another host", "[host-census]") {
   const HostCensus census(
       {on(host("a"), {0}), on(host("a", "boot-2"), {0}), on(host("a", "boot-1", "net:[2]"), {0}), on(host("a"), {1})},
       0);

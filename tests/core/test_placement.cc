@@ -64,8 +64,8 @@ std::string chosenAllReduce(const core::Placement& p, int nranks, size_t bytes) 
 
 // The cost model's time for `algorithm` running that all-reduce.
 double predictedAllReduce(const core::Placement& p, int nranks, size_t bytes, const std::string& algorithm) {
-  const algo::Tuner tuner(algo::AlgorithmFilter(algorithm, "TRNCCL_ALGO", algo::Tuner::algorithmNames()),
-                          p.network(), &p.layout());
+  const algo::Tuner tuner(algo::AlgorithmFilter(algorithm, "TRNCCL_ALGO", algo::Tuner::algorithmNames()), p.network(),
+                          &p.layout());
   algo::CollectiveArgs args;
   args.nranks = nranks;
   args.count = bytes / 4;

@@ -38,8 +38,7 @@ TEST_CASE("schedule cache: the same call gets the same schedule, built once", "[
   CHECK(cache.size() == 1);
 }
 
-TEST_CASE("schedule cache: calls that differ in any field of the key get their own schedules",
-          "[schedule-cache]") {
+TEST_CASE("schedule cache: calls that differ in any field of the key get their own schedules", "[schedule-cache]") {
   ScheduleCache cache;
   CountingBuild build;
   const algo::CollectiveArgs base = allReduce(10);

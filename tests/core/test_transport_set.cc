@@ -78,7 +78,6 @@ TEST_CASE("transport set: shared memory between hosts is refused, naming the set
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.code() == trncclInvalidUsage);
-    CHECK(std::string(e.what()) ==
-          "config->transport=shm, but the ranks run on 3 hosts: use ofi or tcp (or auto)");
+    CHECK(std::string(e.what()) == "config->transport=shm, but the ranks run on 3 hosts: use ofi or tcp (or auto)");
   }
 }

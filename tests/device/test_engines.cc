@@ -36,7 +36,7 @@ TEST_CASE("vector engine reduces and accounts the modelled time", "[device][engi
   for (float v : out) REQUIRE(v == 3.5f);
   auto s = dev.vector().stats();
   CHECK(s.bytes == 3 * n * sizeof(float));
-  const double traffic = 3.0 * n * sizeof(float) / 2.9e12;  // HBM-bound on Trainium2
+  const double traffic = 3.0 * n * sizeof(float) / 2.9e12;    // HBM-bound on Trainium2
   CHECK(s.modelledSeconds == Approx(traffic).epsilon(1e-4));  // accounted in whole picoseconds
 }
 

@@ -38,7 +38,8 @@ TEST_CASE("doctor: an interface that does not exist", "[doctor]") {
                "ranks 0-1: TRNCCL_SOCKET_IFNAME='nosuch0' matches no interface with an IP address; there are: lo",
                "set TRNCCL_SOCKET_IFNAME to an interface every host has");
   // An exact name that exists passes.
-  CHECK(lineOf(doctor("TRNCCL_SOCKET_IFNAME==lo", "").output, "interface").starts_with("ok: TRNCCL_SOCKET_IFNAME='=lo' selects lo"));
+  CHECK(lineOf(doctor("TRNCCL_SOCKET_IFNAME==lo", "").output, "interface")
+            .starts_with("ok: TRNCCL_SOCKET_IFNAME='=lo' selects lo"));
 }
 
 TEST_CASE("doctor: a libfabric provider that is not offered", "[doctor]") {
@@ -86,7 +87,7 @@ TEST_CASE("doctor under mpirun: 3 ranks pass, and ranks with different settings 
   CHECK(lineOf(three.output, "consistency").find("3 ranks run trnccl") != std::string::npos);
 
   const Run mixed = run(kMpirun + " -np 1 -x TRNCCL_ALGO=ring '" TRNCCL_DOCTOR_PATH "' : -np 1 '" TRNCCL_DOCTOR_PATH
-                        "' : -np 2 -x TRNCCL_ALGO=mesh '" TRNCCL_DOCTOR_PATH "'");
+                                  "' : -np 2 -x TRNCCL_ALGO=mesh '" TRNCCL_DOCTOR_PATH "'");
   INFO(mixed.output);
   CHECK(mixed.status != 0);
   CHECK(lineOf(mixed.output, "consistency") ==
@@ -96,8 +97,7 @@ TEST_CASE("doctor under mpirun: 3 ranks pass, and ranks with different settings 
 }
 
 TEST_CASE("doctor: a /dev/shm too small for the ranks (private 64 KiB tmpfs)", "[.shm-size=64k]") {
-  checkProblem(doctor("", "-n 4"), "shm",
-               "ranks 0-3: /dev/shm has 64.0 KiB free; the 4 ranks on this host need up to",
+  checkProblem(doctor("", "-n 4"), "shm", "ranks 0-3: /dev/shm has 64.0 KiB free; the 4 ranks on this host need up to",
                "enlarge /dev/shm (mount -o remount,size=<bytes> /dev/shm; in docker: --shm-size=<bytes>)");
 }
 

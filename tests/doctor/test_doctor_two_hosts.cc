@@ -20,8 +20,9 @@ Run acrossHosts(const trnccl::test::TwoHosts& hosts, int* status1) {
   char dir[] = "/tmp/trnccl-doctor-hosts-XXXXXX";
   REQUIRE(mkdtemp(dir) != nullptr);
   auto rank = [&](int r) {
-    return "ip netns exec " + hosts.name(r) + " env TRNCCL_SOCKET_IFNAME=veth '" TRNCCL_DOCTOR_PATH
-           "' --timeout-ms 2000 --rendezvous " + std::string(dir) + " --rank " + std::to_string(r) + " --nranks 2";
+    return "ip netns exec " + hosts.name(r) +
+           " env TRNCCL_SOCKET_IFNAME=veth '" TRNCCL_DOCTOR_PATH "' --timeout-ms 2000 --rendezvous " +
+           std::string(dir) + " --rank " + std::to_string(r) + " --nranks 2";
   };
   const std::string statusFile = std::string(dir) + "/status1";
   const Run run0 = run("(" + rank(1) + " >/dev/null 2>&1; echo $? > " + statusFile + ") & " + rank(0) +
@@ -54,7 +55,8 @@ TEST_CASE("doctor across two hosts: a host on another subnet is unreachable, nam
   int status1 = -1;
   const Run r = acrossHosts(hosts, &status1);
   CHECK(status1 == 1);
-  checkProblem(r, "interface", "rank 0: TRNCCL_SOCKET_IFNAME='veth' selects veth", "route the hosts' addresses to each other");
+  checkProblem(r, "interface", "rank 0: TRNCCL_SOCKET_IFNAME='veth' selects veth",
+               "route the hosts' addresses to each other");
   CHECK(r.output.find("rank 1 (10.78.0.2:") != std::string::npos);  // rank 0 names whom it cannot reach
   CHECK(r.output.find("rank 1: TRNCCL_SOCKET_IFNAME='veth' selects veth") != std::string::npos);
   CHECK(r.output.find("rank 0 (10.77.0.1:") != std::string::npos);  // and rank 1 likewise

@@ -26,15 +26,13 @@ T readAt(const uint8_t* data, size_t size, size_t offset) {
 // Judged as the bytes trickle in: a refusal is final, completion comes only
 // with the last byte, and a complete greeting's registration is checked.
 void judgeTrickle(const uint8_t* data, size_t size, Purpose purpose) {
-  const size_t greetingSize =
-      purpose == Purpose::JoinRoot ? sizeof(Hello) + sizeof(Registration) : sizeof(Hello);
+  const size_t greetingSize = purpose == Purpose::JoinRoot ? sizeof(Hello) + sizeof(Registration) : sizeof(Hello);
   const auto* bytes = reinterpret_cast<const char*>(data);
   const size_t available = std::min(size, greetingSize);
   bool refused = false;
   for (size_t received = 0; received <= available; ++received) {
     std::string refusal;
-    const GreetingStatus status =
-        judgeGreeting(std::span(bytes, received), greetingSize, kSecret, purpose, refusal);
+    const GreetingStatus status = judgeGreeting(std::span(bytes, received), greetingSize, kSecret, purpose, refusal);
     FUZZ_CHECK(!refused || status == GreetingStatus::Refused);
     FUZZ_CHECK((status == GreetingStatus::Refused) == !refusal.empty());
     FUZZ_CHECK(status != GreetingStatus::Complete || received == greetingSize);
@@ -42,8 +40,7 @@ void judgeTrickle(const uint8_t* data, size_t size, Purpose purpose) {
     if (status == GreetingStatus::Complete && purpose == Purpose::JoinRoot) {
       const auto hello = readAt<Hello>(data, size, 0);
       const auto registration = readAt<Registration>(data, size, sizeof(Hello));
-      if (registrationProblem(hello, registration).empty())
-        FUZZ_CHECK(hello.rank >= 0 && hello.rank < hello.nranks);
+      if (registrationProblem(hello, registration).empty()) FUZZ_CHECK(hello.rank >= 0 && hello.rank < hello.nranks);
     }
   }
 }
@@ -59,7 +56,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const auto reply = readAt<ReplyHeader>(data, size, 0);
   const int nranks = static_cast<int>(readAt<uint16_t>(data, size, sizeof(ReplyHeader)));
-  if (replyHeaderValid(reply, nranks) && reply.code != trncclSuccess)
-    FUZZ_CHECK(reply.bytes <= kMaxErrorMessage);
+  if (replyHeaderValid(reply, nranks) && reply.code != trncclSuccess) FUZZ_CHECK(reply.bytes <= kMaxErrorMessage);
   return 0;
 }

@@ -53,8 +53,7 @@ void parseAlgorithmFilter(FuzzedDataProvider& input) {
 }
 
 void parseFaults(FuzzedDataProvider& input) {
-  const transport::ofi::FaultConfig faults =
-      transport::ofi::parseFaults(input.ConsumeRemainingBytesAsString());
+  const transport::ofi::FaultConfig faults = transport::ofi::parseFaults(input.ConsumeRemainingBytesAsString());
   FUZZ_CHECK(faults.maxDelay.count() >= 0);
 }
 
@@ -93,8 +92,8 @@ void loadTopology(FuzzedDataProvider& input) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider input(data, size);
   using Parser = void (*)(FuzzedDataProvider&);
-  constexpr Parser kParsers[] = {parseInt, parseChoice, parseAlgorithmFilter,
-                                 parseFaults, matchInterfaces, parseAddress, loadTopology};
+  constexpr Parser kParsers[] = {parseInt,        parseChoice,  parseAlgorithmFilter, parseFaults,
+                                 matchInterfaces, parseAddress, loadTopology};
   const Parser parser = kParsers[input.ConsumeIntegralInRange<size_t>(0, std::size(kParsers) - 1)];
   try {
     parser(input);

@@ -9,9 +9,9 @@
 namespace trnccl::test {
 
 struct Layer {
-  std::string folder;              // relative to the source tree: "src/algorithms"
-  std::string name;                // the CMake target
-  std::vector<std::string> sees;   // include paths it may use; a folder ends in '/'
+  std::string folder;             // relative to the source tree: "src/algorithms"
+  std::string name;               // the CMake target
+  std::vector<std::string> sees;  // include paths it may use; a folder ends in '/'
 };
 
 // Parses layers.txt: a line per layer, "<folder> <name> <path>...".

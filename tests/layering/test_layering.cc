@@ -1,5 +1,5 @@
-#include <catch2/catch.hpp>
 #include <unistd.h>
+#include <catch2/catch.hpp>
 
 #include <fstream>
 
@@ -24,7 +24,8 @@ TEST_CASE("An upward, a sideways and an unlayered file are each named with file 
     fs::create_directories((root / file).parent_path());
     std::ofstream(root / file) << text;
   };
-  write("src/algorithms/ring.cc", "#include \"algorithms/ring.h\"\n#include <vector>\n#include \"core/communicator.h\"\n");
+  write("src/algorithms/ring.cc",
+        "#include \"algorithms/ring.h\"\n#include <vector>\n#include \"core/communicator.h\"\n");
   write("transports/shm/fifo.cc", "#include \"transports/transport.h\"\n#include \"transports/tcp/frame.h\"\n");
   write("src/orphan/x.h", "#pragma once\n");
   const std::vector<trnccl::test::Layer> layers = {

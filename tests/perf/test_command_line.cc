@@ -21,7 +21,8 @@ Parsed parse(std::initializer_list<const char*> args, std::string_view unknown =
   cli::addInt(app, "-c,--count", p.count, 0, 10);
   app.add_flag("-v,--verbose", p.verbose);
   cli::addText(app, "--name", p.name);
-  cli::addValue(app, "--size", [](const std::string&) {}, "<bytes>");
+  cli::addValue(
+      app, "--size", [](const std::string&) {}, "<bytes>");
   cli::parse(app, std::vector<std::string>(args.begin(), args.end()), unknown);
   return p;
 }

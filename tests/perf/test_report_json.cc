@@ -12,9 +12,26 @@ TEST_CASE("version_string splits trnccl's version code", "[perf][json]") {
 TEST_CASE("report_json holds the metadata and both placements of every row", "[perf][json]") {
   Options options = parse_args({"reduce", "-r", "1", "-d", "all", "-m", "1"});
   const RunInfo info{2, "mpirun", 100, "shm + tcp (2 sockets per peer)", {{"TRNCCL_ALGO", "ring"}}};
-  std::vector<Row> rows{
-      Row{64, 16, "float", "sum", 1, {1.5, 0.04, 0.04, 0}, {2.5, 0.03, 0.03, 0}, PeerMeasurement{3.0, 0.02, 2.0}, "ring", 1.25},
-      Row{32, 16, "half", "sum", 1, {1.0, 0.03, 0.03, 2}, {1.0, 0.03, 0.03, std::nullopt}, std::nullopt, "-", std::nullopt}};
+  std::vector<Row> rows{Row{64,
+                            16,
+                            "float",
+                            "sum",
+                            1,
+                            {1.5, 0.04, 0.04, 0},
+                            {2.5, 0.03, 0.03, 0},
+                            PeerMeasurement{3.0, 0.02, 2.0},
+                            "ring",
+                            1.25},
+                        Row{32,
+                            16,
+                            "half",
+                            "sum",
+                            1,
+                            {1.0, 0.03, 0.03, 2},
+                            {1.0, 0.03, 0.03, std::nullopt},
+                            std::nullopt,
+                            "-",
+                            std::nullopt}};
   const nlohmann::json j = report_json(options, info, rows, 2, 0.0325);
 
   CHECK(j["collective"] == "reduce");

@@ -11,8 +11,9 @@ using namespace trnccl;
 using namespace trnccl::test;
 
 TEST_CASE("trnccl-sim prints a row per algorithm and size, with the tuner's pick for auto", "[sim][cli]") {
-  const auto run = runCommand(kSim + " --topo trn1.32xlarge --ranks 16 --rank-order chip --algo ring,torus2d,auto"
-                                     " --sizes 64K:64M:x32");
+  const auto run = runCommand(kSim +
+                              " --topo trn1.32xlarge --ranks 16 --rank-order chip --algo ring,torus2d,auto"
+                              " --sizes 64K:64M:x32");
   REQUIRE(run.status == 0);
   CHECK_THAT(run.output, Catch::Contains("# trnccl-sim: all_reduce, float sum"));
   CHECK_THAT(run.output, Catch::Contains("busbw"));
@@ -54,8 +55,9 @@ TEST_CASE("trnccl-sim writes CSV and JSON with nccl-tests' bandwidths", "[sim][c
 }
 
 TEST_CASE("trnccl-sim --compare puts knob variants side by side", "[sim][cli]") {
-  const auto run = runCommand(kSim + " --topo trn1.32xlarge --ranks 16 --rank-order chip --algo ring --sizes 64M"
-                                     " --compare link.bandwidth=2x --format csv");
+  const auto run = runCommand(kSim +
+                              " --topo trn1.32xlarge --ranks 16 --rank-order chip --algo ring --sizes 64M"
+                              " --compare link.bandwidth=2x --format csv");
   REQUIRE(run.status == 0);
   std::istringstream lines(run.output);
   std::string header, base, faster;
@@ -73,8 +75,10 @@ TEST_CASE("trnccl-sim --plot draws a PNG or an SVG with gnuplot", "[sim][cli]") 
     REQUIRE(run.status == 0);
     const std::string image = slurp(file);
     std::remove(file.c_str());
-    if (std::string(extension) == ".png") CHECK(image.rfind("\x89PNG\r\n", 0) == 0);
-    else CHECK_THAT(image, Catch::Contains("<svg") && Catch::Contains("torus2d"));
+    if (std::string(extension) == ".png")
+      CHECK(image.rfind("\x89PNG\r\n", 0) == 0);
+    else
+      CHECK_THAT(image, Catch::Contains("<svg") && Catch::Contains("torus2d"));
   }
 }
 
@@ -83,14 +87,14 @@ TEST_CASE("trnccl-sim refuses bad arguments with a message naming them and statu
     const char* args;
     const char* mentions;
   };
-  for (const Case& c : {Case{"--set link.speed=2", "unknown knob 'link.speed'"},
-                        Case{"--topo trn9.huge", "unknown topology 'trn9.huge'"},
-                        Case{"--sizes 8:4G", "--sizes '8:4G'"}, Case{"--format xml", "--format 'xml'"},
-                        Case{"--coll sendrecv", "collectives only"}, Case{"--algo torus9", "torus9"},
-                        Case{"--plot out.pdf", "--plot 'out.pdf'"}, Case{"--bogus 1", "unknown argument '--bogus'"},
-                        Case{"--ranks", "--ranks needs a value"}, Case{"--ranks=x", "invalid value 'x' for --ranks"},
-                        Case{"--instances 1,-2", "invalid value '-2' for --instances"},
-                        Case{"--help=1", "--help takes no value"}}) {
+  for (const Case& c :
+       {Case{"--set link.speed=2", "unknown knob 'link.speed'"},
+        Case{"--topo trn9.huge", "unknown topology 'trn9.huge'"}, Case{"--sizes 8:4G", "--sizes '8:4G'"},
+        Case{"--format xml", "--format 'xml'"}, Case{"--coll sendrecv", "collectives only"},
+        Case{"--algo torus9", "torus9"}, Case{"--plot out.pdf", "--plot 'out.pdf'"},
+        Case{"--bogus 1", "unknown argument '--bogus'"}, Case{"--ranks", "--ranks needs a value"},
+        Case{"--ranks=x", "invalid value 'x' for --ranks"},
+        Case{"--instances 1,-2", "invalid value '-2' for --instances"}, Case{"--help=1", "--help takes no value"}}) {
     const auto run = runCommand(kSim + " " + c.args);
     CAPTURE(c.args, run.output);
     CHECK(run.status == 2);

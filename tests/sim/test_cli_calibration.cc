@@ -117,11 +117,10 @@ TEST_CASE("trnccl-sim --check prints measured, a plain sweep's prediction and th
     const char* args;       // of --check, beyond the file
     const char* sweepArgs;  // the plain sweep of the same machine, collective and algorithm
   };
-  const Case cases[] = {
-      {"allgather_8rank_bf16.tsv", "--topo trn1.32xlarge --algo neuron",
-       "--topo trn1.32xlarge --algo neuron --coll allgather --ranks 8 --dtype bf16"},
-      {"allreduce_2rank_fp32.tsv", "--topo trn1.2xlarge --algo ring",
-       "--topo trn1.2xlarge --algo ring --coll allreduce --ranks 2 --dtype fp32"}};
+  const Case cases[] = {{"allgather_8rank_bf16.tsv", "--topo trn1.32xlarge --algo neuron",
+                         "--topo trn1.32xlarge --algo neuron --coll allgather --ranks 8 --dtype bf16"},
+                        {"allreduce_2rank_fp32.tsv", "--topo trn1.2xlarge --algo ring",
+                         "--topo trn1.2xlarge --algo ring --coll allreduce --ranks 2 --dtype fp32"}};
   // Out of order on purpose; measured so the errors are about these, whose
   // absolute values' median is between 10% and 30%: 20%.
   const size_t sizes[] = {4 << 20, 1024, 32 << 20, 64 << 10, 512 << 10, 8 << 10};
@@ -288,7 +287,8 @@ TEST_CASE("trnccl-sim --check and --calibrate refuse what they cannot read with 
       {"--check " + good + " --compare launch=10", {"--check and --calibrate take one --topo and no --compare"}},
       {"--check " + good + " --topo trn1.32xlarge,trn1.2xlarge",
        {"--check and --calibrate take one --topo and no --compare"}},
-      {"--check " + dir.path + "/allreduce_1rank_fp32.tsv", {"cannot read '" + dir.path + "/allreduce_1rank_fp32.tsv'"}},
+      {"--check " + dir.path + "/allreduce_1rank_fp32.tsv",
+       {"cannot read '" + dir.path + "/allreduce_1rank_fp32.tsv'"}},
       {"--calibrate " + dir.path + "/missing --algo neuron", {"--calibrate '" + dir.path + "/missing'"}},
       {"--calibrate " + empty.path + " --algo neuron", {"--calibrate '" + empty.path + "'", "no .tsv files"}},
       {"--calibrate " + mixed.path + " --algo neuron", {"allgather_2rank_fp32.tsv:2", "'1024 58us 1.0'"}},
@@ -316,8 +316,7 @@ TEST_CASE("trnccl-sim --check reads what a file's name says in any order, and ta
     return times;
   };
   const std::vector<double> allgather8 = sweepTimes("--topo trn1.32xlarge --coll allgather --ranks 8 --dtype bf16");
-  for (const char* name : {"allgather_8rank_bf16.tsv", "trn1_bf16_8ranks_all_gather_2025.tsv",
-                                  "allg_bf16_8rank.tsv"}) {
+  for (const char* name : {"allgather_8rank_bf16.tsv", "trn1_bf16_8ranks_all_gather_2025.tsv", "allg_bf16_8rank.tsv"}) {
     CAPTURE(name);
     const std::vector<CheckRow> rows = checkRows(checked(dir, name, data, "--topo trn1.32xlarge --algo neuron"));
     REQUIRE(rows.size() == 2);

@@ -26,7 +26,7 @@ nlohmann::json perfReport(nlohmann::json rows) {
 }
 
 nlohmann::json perfRow(size_t bytes, const std::string& algorithm, double modelledUs) {
-  return {{"size_bytes", bytes}, {"count", bytes / 4},  {"type", "float"},
+  return {{"size_bytes", bytes}, {"count", bytes / 4},     {"type", "float"},
           {"redop", "sum"},      {"algorithm", algorithm}, {"out_of_place", {{"time_us", modelledUs * 100}}}};
 }
 
@@ -93,8 +93,9 @@ TEST_CASE("trnccl-sim --workload: a step is at least its compute, and efficiency
           "[sim][cli]") {
   // 1 ms of compute against 64 MiB of gradients: communication dominates,
   // and beyond one instance it crosses EFA.
-  const auto run = runCommand(kSim + " --workload compute_ms=1,grad=64M,bucket=16M --topo trn1.32xlarge"
-                                     " --instances 1,2,4");
+  const auto run = runCommand(kSim +
+                              " --workload compute_ms=1,grad=64M,bucket=16M --topo trn1.32xlarge"
+                              " --instances 1,2,4");
   CAPTURE(run.output);
   REQUIRE(run.status == 0);
   const std::vector<std::string> rows = dataLines(run.output);
@@ -113,8 +114,10 @@ TEST_CASE("trnccl-sim --workload: a step is at least its compute, and efficiency
     CHECK(commMs == Approx(4 * bucketUs / 1e3).margin(0.01));  // 64M in 4 buckets
     CHECK(stepMs >= 1.0);
     CHECK(stepMs == Approx(1.0 + exposedMs).margin(0.01));
-    if (i == 0) CHECK(efficiency == 100.0);
-    else CHECK(efficiency < lastEfficiency);
+    if (i == 0)
+      CHECK(efficiency == 100.0);
+    else
+      CHECK(efficiency < lastEfficiency);
     lastEfficiency = efficiency;
   }
   const auto bad = runCommand(kSim + " --workload grad=1G,speed=2");

@@ -65,8 +65,8 @@ TEST_CASE("trnccl-sim --links writes 2(n-1)/n of the data on every link of a 4-r
   std::ofstream(topology) << kRing4;
   for (const char* engine : {"event", "analytical"}) {
     CAPTURE(engine);
-    const auto rows = predictedRows("--topo " + topology + " --algo ring --sizes 1M --engine " + engine +
-                                    " --links " + links);
+    const auto rows =
+        predictedRows("--topo " + topology + " --algo ring --sizes 1M --engine " + engine + " --links " + links);
     const double seconds = rows[0]["time_us"].get<double>() * 1e-6;
     const auto byLink = readLinks(links);
     CHECK(byLink.size() == 2 * 4 + 4);  // both directions of 4 links, and each chip's own

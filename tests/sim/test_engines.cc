@@ -101,8 +101,7 @@ TEST_CASE("sim: a rank that enters a ring late delays it by exactly that much in
   }
 }
 
-TEST_CASE("sim: two transfers on one link share it fairly, and the longer one speeds up when the other ends",
-          "[sim]") {
+TEST_CASE("sim: two transfers on one link share it fairly, and the longer one speeds up when the other ends", "[sim]") {
   // Ranks 0 and 1 send S and 3S bytes to rank 2 at once over the same link.
   constexpr double B = 1e9, a = 5e-6;
   constexpr size_t S = 1 << 20;  // elements of float: bytes 4S
@@ -110,9 +109,9 @@ TEST_CASE("sim: two transfers on one link share it fairly, and the longer one sp
   const int shared = net.addLink("shared", B);
   net.route(0, 2, {shared}, a);
   net.route(1, 2, {shared}, a);
-  const std::vector<algo::Schedule> all{
-      handSchedule(0, 3, {sendTo(2, 1, S)}), handSchedule(1, 3, {sendTo(2, 2, 3 * S)}),
-      handSchedule(2, 3, {receiveFrom(0, 1, S), receiveFrom(1, 2, 3 * S)})};
+  const std::vector<algo::Schedule> all{handSchedule(0, 3, {sendTo(2, 1, S)}),
+                                        handSchedule(1, 3, {sendTo(2, 2, 3 * S)}),
+                                        handSchedule(2, 3, {receiveFrom(0, 1, S), receiveFrom(1, 2, 3 * S)})};
   const double bytes = 4.0 * S;
   // Event-driven: both at B/2 until the first ends at 2 bytes/B; the other
   // then has 2 bytes left alone at B.
@@ -220,8 +219,8 @@ TEST_CASE("sim: a receive nobody sends is an internal error naming the rank and 
 namespace {
 
 struct Tolerance {
-  double links = 0.13;    // the links alone
-  double engine = 0.15;   // with the collective engine
+  double links = 0.13;   // the links alone
+  double engine = 0.15;  // with the collective engine
 };
 
 double engineTolerance(const sim::Machine& machine) {

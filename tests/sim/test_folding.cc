@@ -122,7 +122,8 @@ TEST_CASE("folding: each link of the first instance carries what the event engin
   CHECK(efaBytes == Approx(2 * 2 * 7.0 / 8 * (size_t{4} << 20)));
 }
 
-TEST_CASE("folding: 65,536 ranks (2,048 trn1.32xlarge) simulate, and the unfolded engines refuse them", "[sim][folding]") {
+TEST_CASE("folding: 65,536 ranks (2,048 trn1.32xlarge) simulate, and the unfolded engines refuse them",
+          "[sim][folding]") {
   const sim::Machine m("trn1.32xlarge:2048", {});
   REQUIRE(m.ranks() == 65536);
   sim::Call call;

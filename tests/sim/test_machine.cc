@@ -32,8 +32,7 @@ TEST_CASE("sim knobs: each changes the topology as it says", "[sim]") {
   CHECK(t.links[0].bytesPerSec == 50e9);
 }
 
-TEST_CASE("sim knobs: launch, dma.bandwidth and dma.message set the collective engine in us, GB/s and us",
-          "[sim]") {
+TEST_CASE("sim knobs: launch, dma.bandwidth and dma.message set the collective engine in us, GB/s and us", "[sim]") {
   const topo::Topology original = topo::loadTopology("trn1.32xlarge");
   REQUIRE(original.engine.dmaBytesPerSec > 0);  // the file models the engine: the knobs replace its figures
   sim::Knobs knobs;
@@ -89,8 +88,8 @@ TEST_CASE("sim knobs: launch, dma.bandwidth and dma.message set the collective e
       CAPTURE(bad);
       const std::string text(bad);
       const std::string knob = text.substr(0, text.find('='));
-      CHECK_THROWS_WITH(sim::setKnob(k, bad), Catch::Contains("--set " + knob + "='") &&
-                                                  Catch::Contains("expected a non-negative number"));
+      CHECK_THROWS_WITH(sim::setKnob(k, bad),
+                        Catch::Contains("--set " + knob + "='") && Catch::Contains("expected a non-negative number"));
     }
   }
 }

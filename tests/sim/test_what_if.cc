@@ -59,8 +59,8 @@ TEST_CASE("sim stragglers: RANK:+TIME with ns, us, ms or s, comma-separated", "[
   const std::vector<double> entry = sim::entryTimes(late, 32);
   CHECK(entry[5] == late[0].delaySec);
   CHECK(entry[1] == 0);
-  for (const char* bad : {"5:50us", "5+50us", "x:+1us", "-1:+1us", "5:+", "5:+50", "5:+50h", "5:+-1us", "5:+inf us",
-                          "5:+50us,"}) {
+  for (const char* bad :
+       {"5:50us", "5+50us", "x:+1us", "-1:+1us", "5:+", "5:+50", "5:+50h", "5:+-1us", "5:+inf us", "5:+50us,"}) {
     CAPTURE(bad);
     CHECK_THROWS_WITH(sim::parseStragglers(bad), Catch::Contains("--straggler '"));
   }
@@ -153,7 +153,7 @@ TEST_CASE("sim failed links: a bad pair, a link that is not there and a cut mach
   CHECK_THROWS_WITH(sim::Machine("trn1.32xlarge", failing({{0, 1}, {1, 0}})), Catch::Contains("--fail-link 1-0"));
   // A ring of 12 survives one cut, not two.
   CHECK_NOTHROW(sim::Machine("inf2.48xlarge", failing({{0, 1}})));
-  CHECK_THROWS_WITH(sim::Machine("inf2.48xlarge", failing({{0, 1}, {6, 7}})),
-                    Catch::Contains("--fail-link 6-7: with it failed, chip") &&
-                        Catch::Contains("has no NeuronLink path to chip 6"));
+  CHECK_THROWS_WITH(
+      sim::Machine("inf2.48xlarge", failing({{0, 1}, {6, 7}})),
+      Catch::Contains("--fail-link 6-7: with it failed, chip") && Catch::Contains("has no NeuronLink path to chip 6"));
 }

@@ -4,8 +4,8 @@
 
 #include "topology/core_grid.h"
 
-using trnccl::topo::GridPoint;
 using trnccl::topo::gridHeight;
+using trnccl::topo::GridPoint;
 using trnccl::topo::gridPoint;
 using trnccl::topo::gridWidth;
 using trnccl::topo::loadTopology;

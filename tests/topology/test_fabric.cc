@@ -38,9 +38,10 @@ int torusDistance4x4(int a, int b) {
 
 }  // namespace
 
-TEST_CASE("a fabric has both directions of each NeuronLink, one on-chip link per chip, two per NIC and a DMA "
-          "link per chip, per instance",
-          "[topology][fabric]") {
+TEST_CASE(
+    "a fabric has both directions of each NeuronLink, one on-chip link per chip, two per NIC and a DMA "
+    "link per chip, per instance",
+    "[topology][fabric]") {
   const auto t = loadTopology("trn1.32xlarge:2");
   const Fabric f(t);
   CHECK(f.linkCount() == 2 * (2 * 32 + 16 + 2 * 8 + 16));
@@ -54,8 +55,7 @@ TEST_CASE("a fabric has both directions of each NeuronLink, one on-chip link per
   }
 }
 
-TEST_CASE("routes within a 4x4 torus take the Manhattan torus distance, dimension by dimension",
-          "[topology][fabric]") {
+TEST_CASE("routes within a 4x4 torus take the Manhattan torus distance, dimension by dimension", "[topology][fabric]") {
   const auto t = linksOnly("trn1.32xlarge");
   const Fabric f(t);
   for (int a = 0; a < 16; ++a) {
@@ -79,8 +79,10 @@ TEST_CASE("routes within a 4x4 torus take the Manhattan torus distance, dimensio
     }
   }
   // x before y; a tie (2 hops either way) goes toward +.
-  CHECK(names(f, f.route({0, 0, 0}, {0, 5, 0})) == std::vector<std::string>{"node0 chip0->chip1", "node0 chip1->chip5"});
-  CHECK(names(f, f.route({0, 0, 0}, {0, 2, 0})) == std::vector<std::string>{"node0 chip0->chip1", "node0 chip1->chip2"});
+  CHECK(names(f, f.route({0, 0, 0}, {0, 5, 0})) ==
+        std::vector<std::string>{"node0 chip0->chip1", "node0 chip1->chip5"});
+  CHECK(names(f, f.route({0, 0, 0}, {0, 2, 0})) ==
+        std::vector<std::string>{"node0 chip0->chip1", "node0 chip1->chip2"});
   CHECK(names(f, f.route({0, 0, 0}, {0, 3, 0})) == std::vector<std::string>{"node0 chip0->chip3"});
 }
 
@@ -104,17 +106,18 @@ TEST_CASE("routes between instances cross the nearest NIC's out and in links", "
   // Chip 1 has none: NICs 0 (chip 0) and 1 (chip 2) are one hop away; its
   // NeuronCores spread over them. The far side continues over NeuronLink.
   r = f.route({0, 1, 1}, {1, 6, 0});
-  CHECK(names(f, r) == std::vector<std::string>{"node0 chip1->chip2", "node0 efa1 out", "node1 efa1 in",
-                                                "node1 chip2->chip6"});
+  CHECK(names(f, r) ==
+        std::vector<std::string>{"node0 chip1->chip2", "node0 efa1 out", "node1 efa1 in", "node1 chip2->chip6"});
   CHECK(r.latencySec == Approx(1.5e-6 + 15e-6 + 1.5e-6));
   CHECK(r.bytesPerSec == Approx(100e9 / 8));
   CHECK(names(f, f.route({0, 1, 0}, {1, 0, 0})) ==
         std::vector<std::string>{"node0 chip1->chip0", "node0 efa0 out", "node1 efa0 in"});
 }
 
-TEST_CASE("with DMA engines, a message starts at its chip's DMA link, which issues it, and every chip on the "
-          "way forwards it through its own",
-          "[topology][fabric]") {
+TEST_CASE(
+    "with DMA engines, a message starts at its chip's DMA link, which issues it, and every chip on the "
+    "way forwards it through its own",
+    "[topology][fabric]") {
   auto t = loadTopology("trn1.32xlarge:2");
   t.engine.dmaBytesPerSec = 20e9;  // below every other link: the bottleneck
   t.engine.dmaMessageSec = 1e-6;
@@ -127,8 +130,8 @@ TEST_CASE("with DMA engines, a message starts at its chip's DMA link, which issu
   CHECK(r.issueSec == 1e-6);
   // Two hops: chip 1 forwards.
   r = f.route({0, 0, 0}, {0, 5, 0});
-  CHECK(names(f, r) == std::vector<std::string>{"node0 chip0 dma", "node0 chip0->chip1", "node0 chip1 dma",
-                                                "node0 chip1->chip5"});
+  CHECK(names(f, r) ==
+        std::vector<std::string>{"node0 chip0 dma", "node0 chip0->chip1", "node0 chip1 dma", "node0 chip1->chip5"});
   CHECK(r.latencySec == Approx(2 * 1.5e-6));
   CHECK(f.link(r.issueLink).name == "node0 chip0 dma");
   // Across instances: the NIC's chip forwards on both sides.
@@ -164,8 +167,10 @@ TEST_CASE("listed links route breadth-first, the lowest chip first", "[topology]
   })",
                                              "square.json");
   const Fabric f(t);
-  CHECK(names(f, f.route({0, 0, 0}, {0, 2, 0})) == std::vector<std::string>{"node0 chip0->chip1", "node0 chip1->chip2"});
-  CHECK(names(f, f.route({0, 2, 0}, {0, 0, 0})) == std::vector<std::string>{"node0 chip2->chip1", "node0 chip1->chip0"});
+  CHECK(names(f, f.route({0, 0, 0}, {0, 2, 0})) ==
+        std::vector<std::string>{"node0 chip0->chip1", "node0 chip1->chip2"});
+  CHECK(names(f, f.route({0, 2, 0}, {0, 0, 0})) ==
+        std::vector<std::string>{"node0 chip2->chip1", "node0 chip1->chip0"});
   const Route r = f.route({0, 3, 0}, {0, 2, 0});
   CHECK(names(f, r) == std::vector<std::string>{"node0 chip3->chip2"});
   CHECK(r.bytesPerSec == 5e9);

@@ -26,8 +26,7 @@ cpu_set_t ownCores() {
 
 TEST_CASE("host: describe() writes counts and cache sizes in one line", "[host]") {
   const HostShape shape{1, 1, 2, 2, {{"L1d", 32 << 10}, {"L2", 512 << 10}, {"L3", 32 << 20}}};
-  CHECK(shape.describe() ==
-        "host: 1 package, 1 NUMA node, 2 cores, 2 PUs, L1d 32 KiB, L2 512 KiB, L3 32 MiB");
+  CHECK(shape.describe() == "host: 1 package, 1 NUMA node, 2 cores, 2 PUs, L1d 32 KiB, L2 512 KiB, L3 32 MiB");
   const HostShape odd{2, 4, 1, 1, {{"L2", 1280 << 10}, {"L3", 1000}}};
   CHECK(odd.describe() == "host: 2 packages, 4 NUMA nodes, 1 core, 1 PU, L2 1280 KiB, L3 1000 B");
 }
@@ -47,18 +46,15 @@ TEST_CASE("host: discoverHost() sees every online PU and at least one of everyth
   }
   const std::string line = shape.describe();
   CHECK(line.starts_with("host: "));
-  CHECK(line.find(std::to_string(shape.pus) + (shape.pus == 1 ? " PU" : " PUs")) !=
-        std::string::npos);
-  CHECK(line.find(std::to_string(shape.cores) + (shape.cores == 1 ? " core" : " cores")) !=
-        std::string::npos);
+  CHECK(line.find(std::to_string(shape.pus) + (shape.pus == 1 ? " PU" : " PUs")) != std::string::npos);
+  CHECK(line.find(std::to_string(shape.cores) + (shape.cores == 1 ? " core" : " cores")) != std::string::npos);
   for (const auto& [name, bytes] : shape.caches) CHECK(line.find(name + " ") != std::string::npos);
 }
 
 TEST_CASE("host: discoverHost() gives every thread the same answer", "[host]") {
   std::vector<std::string> lines(4);
   std::vector<std::thread> threads;
-  for (std::string& line : lines)
-    threads.emplace_back([&line] { line = trnccl::topo::discoverHost().describe(); });
+  for (std::string& line : lines) threads.emplace_back([&line] { line = trnccl::topo::discoverHost().describe(); });
   for (std::thread& t : threads) t.join();
   for (const std::string& line : lines) CHECK(line == lines[0]);
 }
@@ -80,8 +76,7 @@ TEST_CASE("host: binding a thread near its cores keeps it on some of them", "[ho
 
 TEST_CASE("host: memory placed near a rank's cores stays usable", "[host]") {
   constexpr size_t kBytes = 1 << 20;
-  void* memory =
-      mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* memory = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   REQUIRE(memory != MAP_FAILED);
   trnccl::topo::placeMemoryNear(memory, kBytes, ownCores());
   trnccl::topo::placeMemoryNear(nullptr, 0, ownCores());

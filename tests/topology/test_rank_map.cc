@@ -73,8 +73,7 @@ TEST_CASE("consecutive ranks sit on one chip or on linked chips, ring closed", "
 TEST_CASE("an explicit list places each rank on the NeuronCore it names", "[topology][ranks]") {
   const auto t = loadTopology("trn1.32xlarge:2");
   // Global index = node * 32 + chip * 2 + core.
-  CHECK(mapRanks(t, 4, "5, 0,31,33", "test") ==
-        std::vector<CoreLocation>{{0, 2, 1}, {0, 0, 0}, {0, 15, 1}, {1, 0, 1}});
+  CHECK(mapRanks(t, 4, "5, 0,31,33", "test") == std::vector<CoreLocation>{{0, 2, 1}, {0, 0, 0}, {0, 15, 1}, {1, 0, 1}});
   CHECK(mapRanks(t, 1, "63", "test") == std::vector<CoreLocation>{{1, 15, 1}});
   CHECK(trnccl::topo::globalCoreIndex(t, {1, 15, 1}) == 63);
   CHECK(trnccl::topo::coreLocation(t, 33) == CoreLocation{1, 0, 1});
@@ -86,11 +85,11 @@ TEST_CASE("rank orders that cannot be used are refused naming the source", "[top
                     Catch::StartsWith("TRNCCL_RANK_ORDER: trn1.2xlarge") &&
                         Catch::Contains("has 2 NeuronCores; 8 ranks need trn1.2xlarge:4"));
   const auto t = loadTopology("trn1.32xlarge");
-  CHECK_THROWS_WITH(mapRanks(t, 17, "chip", "ORDER"),
-                    Catch::StartsWith("ORDER: ") && Catch::Contains("has 16 chips") &&
-                        Catch::Contains("17 ranks need trn1.32xlarge:2"));
+  CHECK_THROWS_WITH(mapRanks(t, 17, "chip", "ORDER"), Catch::StartsWith("ORDER: ") && Catch::Contains("has 16 chips") &&
+                                                          Catch::Contains("17 ranks need trn1.32xlarge:2"));
   CHECK_THROWS_WITH(mapRanks(t, 2, "1,x", "ORDER"), Catch::Contains("ORDER: '1,x' is not 'core', 'chip'"));
-  CHECK_THROWS_WITH(mapRanks(t, 3, "1,,2", "ORDER"), Catch::Contains("entry 1 of '1,,2' ('') is not a NeuronCore index"));
+  CHECK_THROWS_WITH(mapRanks(t, 3, "1,,2", "ORDER"),
+                    Catch::Contains("entry 1 of '1,,2' ('') is not a NeuronCore index"));
   CHECK_THROWS_WITH(mapRanks(t, 2, "3,3", "ORDER"),
                     Catch::Contains("ORDER: ranks 0 and 1 are both placed on NeuronCore 3"));
   CHECK_THROWS_WITH(mapRanks(t, 1, "32", "ORDER"),

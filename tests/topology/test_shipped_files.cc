@@ -212,9 +212,9 @@ TEST_CASE("unknown names and unreadable files are refused", "[topology][files]")
     CHECK_THAT(message, Catch::Contains("unknown topology 'trn9.huge'"));
     for (const Expected& shipped : kTable) CHECK_THAT(message, Catch::Contains(shipped.name));
   }
-  CHECK_THROWS_WITH(loadTopology("/nonexistent/dir/x.json"),
-                    Catch::Contains("cannot read topology file '/nonexistent/dir/x.json'") &&
-                        Catch::Contains("No such file"));
+  CHECK_THROWS_WITH(
+      loadTopology("/nonexistent/dir/x.json"),
+      Catch::Contains("cannot read topology file '/nonexistent/dir/x.json'") && Catch::Contains("No such file"));
   TempDir dir;
   CHECK_THROWS_WITH(loadTopology(dir.path + "/"), Catch::Contains("is not a regular file"));
   // Neither endless devices nor FIFOs are read (or waited on) forever.
@@ -226,7 +226,6 @@ TEST_CASE("unknown names and unreadable files are refused", "[topology][files]")
   std::filesystem::resize_file(dir.write("huge.json", "{"), 17 << 20);
   CHECK_THROWS_WITH(loadTopology(huge), Catch::Contains("larger than 16 MiB"));
   const std::string broken = dir.write("broken.json", "{\n  \"name\": \"x\",\n  \"chips\": 4,,\n}");
-  CHECK_THROWS_WITH(loadTopology(broken),
-                    Catch::StartsWith(broken + ": malformed JSON") && Catch::Contains("line 3"));
+  CHECK_THROWS_WITH(loadTopology(broken), Catch::StartsWith(broken + ": malformed JSON") && Catch::Contains("line 3"));
   CHECK_THROWS_WITH(loadTopology(""), Catch::Contains("names no topology"));
 }

@@ -60,8 +60,8 @@ TEST_CASE("trnccl-ls draws rings and 3D tori, and places fewer ranks on request"
 }
 
 TEST_CASE("trnccl-ls refuses bad arguments with a message and status 2", "[trnccl-ls]") {
-  for (const char* args : {"--bogus", "--ranks", "--ranks 0", "--topo nosuch", "--topo trn1.2xlarge -n 8",
-                           "--order 1,1", "--json=1"}) {
+  for (const char* args :
+       {"--bogus", "--ranks", "--ranks 0", "--topo nosuch", "--topo trn1.2xlarge -n 8", "--order 1,1", "--json=1"}) {
     INFO(args);
     const Run run = runLs(args);
     CHECK(run.status == 2);

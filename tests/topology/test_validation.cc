@@ -117,8 +117,7 @@ TEST_CASE("comments are allowed in topology files", "[topology][validation]") {
   CHECK(parseTopology(text, "c.json").chips == 4);
 }
 
-TEST_CASE("bad topology files are refused naming the file, the JSON path and the problem",
-          "[topology][validation]") {
+TEST_CASE("bad topology files are refused naming the file, the JSON path and the problem", "[topology][validation]") {
   struct Case {
     const char* what;
     void (*mutate)(json&);
@@ -126,11 +125,13 @@ TEST_CASE("bad topology files are refused naming the file, the JSON path and the
   };
   const Case cases[] = {
       {"missing field", [](json& f) { f.erase("chips"); }, "bad.json: /chips: missing field"},
-      {"missing nested field", [](json& f) { f["efa"].erase("latencySec"); }, "bad.json: /efa/latencySec: missing field"},
+      {"missing nested field", [](json& f) { f["efa"].erase("latencySec"); },
+       "bad.json: /efa/latencySec: missing field"},
       {"wrong type", [](json& f) { f["chips"] = "4"; }, "bad.json: /chips: expected an integer, found a string"},
       {"wrong type of object", [](json& f) { f["device"] = json::array(); },
        "bad.json: /device: expected an object, found an array"},
-      {"fraction for an integer", [](json& f) { f["coresPerChip"] = 1.5; }, "bad.json: /coresPerChip: expected an integer"},
+      {"fraction for an integer", [](json& f) { f["coresPerChip"] = 1.5; },
+       "bad.json: /coresPerChip: expected an integer"},
       {"unknown field", [](json& f) { f["chipz"] = 4; }, "bad.json: /chipz: unknown field"},
       {"empty name", [](json& f) { f["name"] = ""; }, "bad.json: /name: empty"},
       {"zero chips", [](json& f) { f["chips"] = 0; }, "bad.json: /chips: 0 is out of range (1 to 1024)"},
@@ -139,9 +140,16 @@ TEST_CASE("bad topology files are refused naming the file, the JSON path and the
       {"negative chip", [](json& f) { f["links"][0]["a"] = -1; }, "bad.json: /links/0/a: -1 is out of range"},
       {"link to itself", [](json& f) { f["links"][0]["b"] = 0; }, "bad.json: /links/0/b: a link from chip 0 to itself"},
       {"link without its chips", [](json& f) { f["links"][1].erase("a"); }, "bad.json: /links/1/a: missing field"},
-      {"torus that does not match the chips", [](json& f) { f["torus"] = {2, 3}; },
+      {"torus that does not match the chips",
+       [](json& f) {
+         f["torus"] = {2, 3};
+       },
        "bad.json: /torus: a 2x3 torus has 6 chips, but /chips is 4"},
-      {"torus with a zero dimension", [](json& f) { f["torus"] = {4, 0}; }, "bad.json: /torus/1: 0 is out of range"},
+      {"torus with a zero dimension",
+       [](json& f) {
+         f["torus"] = {4, 0};
+       },
+       "bad.json: /torus/1: 0 is out of range"},
       {"empty torus", [](json& f) { f["torus"] = json::array(); }, "bad.json: /torus: empty"},
       {"zero bandwidth", [](json& f) { f["neuronLink"]["bytesPerSec"] = 0; },
        "bad.json: /neuronLink/bytesPerSec: is zero"},
@@ -152,12 +160,12 @@ TEST_CASE("bad topology files are refused naming the file, the JSON path and the
       {"negative on-chip latency", [](json& f) { f["onChip"]["latencySec"] = -1; },
        "bad.json: /onChip/latencySec: -1 is negative"},
       {"zero EFA bandwidth", [](json& f) { f["efa"]["gbpsPerNic"] = 0; }, "bad.json: /efa/gbpsPerNic: is zero"},
-      {"per-dimension figures of the wrong length", [](json& f) { f["neuronLink"]["bytesPerSec"] = {1e9, 2e9}; },
-       "bad.json: /neuronLink/bytesPerSec: has 2 entries, but the torus has 1 dimensions"},
-      {"listed link without a figure to default to",
+      {"per-dimension figures of the wrong length",
        [](json& f) {
-         f["neuronLink"]["latencySec"] = {1e-6};
+         f["neuronLink"]["bytesPerSec"] = {1e9, 2e9};
        },
+       "bad.json: /neuronLink/bytesPerSec: has 2 entries, but the torus has 1 dimensions"},
+      {"listed link without a figure to default to", [](json& f) { f["neuronLink"]["latencySec"] = {1e-6}; },
        "bad.json: /links/0/latencySec: missing field (/neuronLink gives it per torus dimension only)"},
       {"torus without figures", [](json& f) { f.erase("neuronLink"); }, "bad.json: /neuronLink: missing field"},
       {"NIC next to a chip that does not exist", [](json& f) { f["efa"]["nicChips"][1] = 9; },

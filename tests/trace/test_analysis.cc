@@ -39,7 +39,7 @@ RankDump dump(int rank, int nranks, std::vector<RecordedOp> ops, const char* com
 
 TEST_CASE("analyze: ranks that wait for each other in a cycle", "[trace][analyze]") {
   const auto d = trnccl::trace::analyze({dump(0, 3, {op(0, "waiting", 1, 2)}), dump(1, 3, {op(0, "waiting", 2, 2)}),
-                                      dump(2, 3, {op(0, "waiting", 0, 2, false)})});
+                                         dump(2, 3, {op(0, "waiting", 0, 2, false)})});
   CHECK(d.problem);
   CHECK_THAT(d.line, Catch::Contains("cycle 0 -> 1 -> 2 -> 0"));
 }
@@ -47,8 +47,8 @@ TEST_CASE("analyze: ranks that wait for each other in a cycle", "[trace][analyze
 TEST_CASE("analyze: the rank at the end of a chain of waits is named with its state", "[trace][analyze]") {
   // 0 waits for 1, 1 for 2, and 2 is in the call without waiting on anyone.
   const auto d = trnccl::trace::analyze({dump(0, 3, {op(0, "done"), op(1, "waiting", 1, 4)}),
-                                      dump(1, 3, {op(0, "done"), op(1, "waiting", 2, 5)}),
-                                      dump(2, 3, {op(0, "done"), op(1, "running")})});
+                                         dump(1, 3, {op(0, "done"), op(1, "waiting", 2, 5)}),
+                                         dump(2, 3, {op(0, "done"), op(1, "running")})});
   CHECK(d.line ==
         "comm c1-4: allreduce #1 (64 x float sum, ring) hangs: rank 1 waits to receive from rank 2 at step 5; "
         "rank 2 is running in it (1 more rank waits behind it)");
@@ -68,8 +68,9 @@ TEST_CASE("analyze: a send/recv group that waits on a peer", "[trace][analyze]")
 }
 
 TEST_CASE("analyze: the communicator with the problem is named among several", "[trace][analyze]") {
-  const auto d = trnccl::trace::analyze({dump(0, 2, {op(0, "done")}, "a-2"), dump(1, 2, {op(0, "done")}, "a-2"),
-                                      dump(0, 2, {op(3, "waiting", 1, 0)}, "b-2"), dump(1, 2, {op(2, "done")}, "b-2")});
+  const auto d =
+      trnccl::trace::analyze({dump(0, 2, {op(0, "done")}, "a-2"), dump(1, 2, {op(0, "done")}, "a-2"),
+                              dump(0, 2, {op(3, "waiting", 1, 0)}, "b-2"), dump(1, 2, {op(2, "done")}, "b-2")});
   CHECK(d.problem);
   CHECK_THAT(d.line, Catch::StartsWith("comm b-2: allreduce #3") && Catch::Contains("rank 1 never entered it") &&
                          Catch::Contains("last collective: #2"));

@@ -83,8 +83,8 @@ TEST_CASE("chrome trace: TRNCCL_TRACE writes every collective, step and transfer
   std::vector<std::string> inputs;
   for (int rank = 0; rank < 3; ++rank) inputs.push_back(dir.path() + "/trace-" + std::to_string(rank) + ".json");
   checkTraceFile(trnccl::trace::mergeTraces(inputs), 3, 3);
-  const ToolRun run = runTraceTool("merge -o " + dir.path() + "/merged.json " + inputs[0] + " " + inputs[1] + " " +
-                                   inputs[2]);
+  const ToolRun run =
+      runTraceTool("merge -o " + dir.path() + "/merged.json " + inputs[0] + " " + inputs[1] + " " + inputs[2]);
   INFO(run.output);
   CHECK(run.status == 0);
   checkTraceFile(readJson(dir.path() + "/merged.json"), 3, 3);

@@ -23,11 +23,11 @@ TEST_CASE("hang: a rank process stopped mid-collective is named by trnccl-trace 
   const int victim = 1;
   // The worker's die mode: all-reduces; the victim stops 100 ms into its 3rd
   // (call #2), the others time out naming it and abort; its reaper kills it.
-  const trnccl::test::WorkerJob job = trnccl::test::runWorkers(
-      TRNCCL_COLL_WORKER, 3,
-      {"--mode", "die", "--victim", std::to_string(victim), "--die-before", "3", "--timeout-ms", "1500",
-       "--stop-during"},
-      std::chrono::seconds(60));
+  const trnccl::test::WorkerJob job =
+      trnccl::test::runWorkers(TRNCCL_COLL_WORKER, 3,
+                               {"--mode", "die", "--victim", std::to_string(victim), "--die-before", "3",
+                                "--timeout-ms", "1500", "--stop-during"},
+                               std::chrono::seconds(60));
   INFO(trnccl::test::describeJob(job));
   REQUIRE(job.error.empty());
   CHECK(job.exits[victim].signal == SIGKILL);
@@ -66,8 +66,8 @@ TEST_CASE("hang: SIGUSR1 sent to a hung job's rank processes makes each dump, an
   // Rank 1 makes 2 all-reduces of 3 and waits; ranks 0 and 2 block in #2.
   std::thread run([&] {
     job = trnccl::test::runWorkers(TRNCCL_TRACE_HANG_WORKER, nranks,
-                               {"--calls", "3", "--skip-rank", std::to_string(skipRank), "--pid-dir", dir.path()},
-                               std::chrono::seconds(60));
+                                   {"--calls", "3", "--skip-rank", std::to_string(skipRank), "--pid-dir", dir.path()},
+                                   std::chrono::seconds(60));
   });
   std::vector<pid_t> pids;
   const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(30);

@@ -3,8 +3,8 @@
 #include <signal.h>
 
 #include <atomic>
-#include <filesystem>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -169,7 +169,8 @@ TEST_CASE("hang: SIGUSR1 dumps every communicator of the process while a call is
 
 TEST_CASE("hang: without TRNCCL_TRACE_DIR a communicator leaves SIGUSR1 alone", "[trace][hang][signal]") {
   ScopedEnv traceDir("TRNCCL_TRACE_DIR", nullptr);
-  struct sigaction ignore {}, before {}, after {};
+  struct sigaction ignore {
+  }, before{}, after{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGUSR1, &ignore, &before);
   std::vector<trncclComm_t> comms(2, nullptr);
@@ -231,10 +232,8 @@ TEST_CASE("hang: a call every rank refuses is recorded as failed, and is no hang
   ScopedEnv algo("TRNCCL_ALGO", "rdh");  // rdh has no broadcast
   const std::vector<int> results = runThenAbort(2, [&](trncclComm_t comm, int) {
     std::vector<float> data(64, 1.0f);
-    int failures = trncclBroadcast(data.data(), data.data(), 64, trncclFloat32, 0, comm, nullptr) ==
-                           trncclInvalidUsage
-                       ? 0
-                       : 1;
+    int failures =
+        trncclBroadcast(data.data(), data.data(), 64, trncclFloat32, 0, comm, nullptr) == trncclInvalidUsage ? 0 : 1;
     return failures + (allReduce(comm, 64) == trncclSuccess ? 0 : 10);
   });
   REQUIRE(results == std::vector<int>{0, 0});

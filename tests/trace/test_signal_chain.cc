@@ -19,7 +19,8 @@ std::atomic<int> applicationHandlerRan{0};
 TEST_CASE("SIGUSR1: the application's own handler still runs after trnccl's dump", "[trace][signal]") {
   trnccl::test::TempDir dir;
   trnccl::test::ScopedEnv traceDir("TRNCCL_TRACE_DIR", dir.path().c_str());
-  struct sigaction application {}, before {};
+  struct sigaction application {
+  }, before{};
   application.sa_handler = [](int) { ++applicationHandlerRan; };
   sigemptyset(&application.sa_mask);
   sigaction(SIGUSR1, &application, &before);

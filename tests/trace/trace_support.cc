@@ -63,7 +63,8 @@ bool waitForDumps(const std::string& dir, size_t count, std::chrono::millisecond
 std::vector<int> runThenAbort(int nranks, const std::function<int(trncclComm_t comm, int rank)>& body) {
   std::vector<trncclComm_t> comms(static_cast<size_t>(nranks), nullptr);
   if (trncclCommInitAll(comms.data(), nranks, nullptr) != trncclSuccess) return {};
-  std::vector<int> results = trnccl::test::inThreads(nranks, [&](int r) { return body(comms[static_cast<size_t>(r)], r); });
+  std::vector<int> results =
+      trnccl::test::inThreads(nranks, [&](int r) { return body(comms[static_cast<size_t>(r)], r); });
   for (trncclComm_t c : comms) trncclCommAbort(c);
   return results;
 }

@@ -43,12 +43,12 @@ void drive(transport::Transport& transport, const std::vector<transport::Request
   size_t doneBefore = 0;
   for (;;) {
     transport.progress();
-    const auto done = static_cast<size_t>(std::count_if(
-        requests.begin(), requests.end(), [](const transport::Request* r) { return r->done; }));
+    const auto done = static_cast<size_t>(
+        std::count_if(requests.begin(), requests.end(), [](const transport::Request* r) { return r->done; }));
     if (done == requests.size()) return;
     if (std::chrono::steady_clock::now() > deadline)
-      throw std::runtime_error("timed out with " + std::to_string(done) + " of " +
-                               std::to_string(requests.size()) + " requests done");
+      throw std::runtime_error("timed out with " + std::to_string(done) + " of " + std::to_string(requests.size()) +
+                               " requests done");
     if (done != doneBefore) backoff.reset();
     doneBefore = done;
     backoff.pause([&](std::chrono::microseconds maxWait) { transport.wait(maxWait); });
@@ -70,16 +70,14 @@ void fillPattern(void* buffer, size_t bytes, int from, int to, transport::Tag ta
   for (size_t i = 0; i < bytes; ++i) out[i] = patternByte(i, seed);
 }
 
-std::string patternMismatch(const void* buffer, size_t bytes, int from, int to,
-                            transport::Tag tag) {
+std::string patternMismatch(const void* buffer, size_t bytes, int from, int to, transport::Tag tag) {
   const auto* in = static_cast<const uint8_t*>(buffer);
   const uint32_t seed = patternSeed(from, to, tag);
   for (size_t i = 0; i < bytes; ++i) {
     if (in[i] != patternByte(i, seed))
-      return "message " + std::to_string(from) + "->" + std::to_string(to) + " tag " +
-             std::to_string(tag) + " (" + std::to_string(bytes) + " bytes) differs at byte " +
-             std::to_string(i) + ": got " + std::to_string(in[i]) + ", want " +
-             std::to_string(patternByte(i, seed));
+      return "message " + std::to_string(from) + "->" + std::to_string(to) + " tag " + std::to_string(tag) + " (" +
+             std::to_string(bytes) + " bytes) differs at byte " + std::to_string(i) + ": got " + std::to_string(in[i]) +
+             ", want " + std::to_string(patternByte(i, seed));
   }
   return {};
 }

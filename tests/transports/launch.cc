@@ -114,17 +114,15 @@ std::string RankResult::describe() const {
   return "ok";
 }
 
-std::vector<RankResult> launch(Launch how, int nranks, const RankBody& body,
-                               std::chrono::seconds timeout) {
+std::vector<RankResult> launch(Launch how, int nranks, const RankBody& body, std::chrono::seconds timeout) {
   if (nranks > kMaxRanks) throw std::invalid_argument("too many ranks for the test launcher");
-  void* memory =
-      mmap(nullptr, sizeof(LaunchArea), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* memory = mmap(nullptr, sizeof(LaunchArea), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (memory == MAP_FAILED) throw std::runtime_error("mmap of the launch area failed");
   auto* area = new (memory) LaunchArea();
   std::vector<RankResult> results;
   try {
-    results = how == Launch::Threads ? launchThreads(nranks, body, *area)
-                                     : launchProcesses(nranks, body, *area, timeout);
+    results =
+        how == Launch::Threads ? launchThreads(nranks, body, *area) : launchProcesses(nranks, body, *area, timeout);
   } catch (...) {
     munmap(memory, sizeof(LaunchArea));
     throw;

@@ -42,16 +42,14 @@ std::vector<RankResult> runWithTransport(const TransportUnderTest& variant, Laun
 constexpr size_t kGuardBytes = 64;
 constexpr std::byte kGuard{0xA5};
 
-void expectReceived(const Request& receive, const std::vector<std::byte>& buffer, size_t bytes,
-                    int from, int to) {
+void expectReceived(const Request& receive, const std::vector<std::byte>& buffer, size_t bytes, int from, int to) {
   expect(receive.done, "receive not done");
-  expect(receive.transferred == bytes, "receive of tag " + std::to_string(receive.tag) +
-                                           " reports " + std::to_string(receive.transferred) +
-                                           " bytes, want " + std::to_string(bytes));
+  expect(receive.transferred == bytes, "receive of tag " + std::to_string(receive.tag) + " reports " +
+                                           std::to_string(receive.transferred) + " bytes, want " +
+                                           std::to_string(bytes));
   const std::string mismatch = patternMismatch(buffer.data(), bytes, from, to, receive.tag);
   expect(mismatch.empty(), mismatch);
-  expect(std::all_of(buffer.end() - kGuardBytes, buffer.end(),
-                     [](std::byte b) { return b == kGuard; }),
+  expect(std::all_of(buffer.end() - kGuardBytes, buffer.end(), [](std::byte b) { return b == kGuard; }),
          "receive of tag " + std::to_string(receive.tag) + " wrote past its capacity");
 }
 
@@ -61,8 +59,8 @@ class Mapping {
  public:
   explicit Mapping(size_t bytes, bool shared = false)
       : bytes_(bytes),
-        data_(mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                   (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0)) {
+        data_(
+            mmap(nullptr, bytes, PROT_READ | PROT_WRITE, (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0)) {
     expect(data_ != MAP_FAILED, "mmap failed");
   }
   ~Mapping() { unmap(); }
@@ -81,8 +79,7 @@ class Mapping {
 // Rank 0 announces a large message with `tag` from `out`, rank 1 sees the
 // announcement, and rank 0 cancels the send, fills `out` with 0x77 and, if
 // `freed`, unmaps it.
-void announceThenCancel(int rank, TestOutOfBand& oob, Transport& t, Tag tag, Mapping& out,
-                        size_t bytes, bool freed) {
+void announceThenCancel(int rank, TestOutOfBand& oob, Transport& t, Tag tag, Mapping& out, size_t bytes, bool freed) {
   if (rank == 0) {
     fillPattern(out.data(), bytes, 0, 1, tag);
     Request send = makeRequest(1, tag, out.data(), bytes);
@@ -113,8 +110,7 @@ std::pair<double, double> timed(Call&& call) {
   const auto start = std::chrono::steady_clock::now();
   const double cpu = cpuNow();
   call();
-  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-          cpuNow() - cpu};
+  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), cpuNow() - cpu};
 }
 
 }  // namespace
@@ -127,8 +123,8 @@ TEST_CASE("transport conformance: 0 B to 64 MiB arrive intact, receive posted fi
   requireAllOk(runWithTransport(variant, how, 2, [](int rank, TestOutOfBand& oob, Transport& t) {
     const int peer = 1 - rank;
     Tag tag = 0;
-    for (const size_t bytes : {size_t{0}, size_t{1}, size_t{7}, size_t{4095}, size_t{65536},
-                               size_t{65537}, size_t{(1 << 20) + 13}, size_t{64} << 20}) {
+    for (const size_t bytes : {size_t{0}, size_t{1}, size_t{7}, size_t{4095}, size_t{65536}, size_t{65537},
+                               size_t{(1 << 20) + 13}, size_t{64} << 20}) {
       for (const bool receiveFirst : {true, false}) {
         ++tag;
         std::vector<std::byte> out(bytes);
@@ -163,55 +159,52 @@ TEST_CASE(
   const Launch how = GENERATE(Launch::Threads, Launch::Processes);
   const int nranks = GENERATE(2, 3, 4, 8);
   CAPTURE(variant.name, launchName(how), nranks);
-  requireAllOk(
-      runWithTransport(variant, how, nranks, [nranks](int rank, TestOutOfBand&, Transport& t) {
-        constexpr int kPerPeer = 10;
-        // Sizes straddle the interesting limits: empty, one byte, odd, a slot, a
-        // slot plus one, several slots.
-        constexpr size_t kSizes[] = {0, 1, 333, 4096, 65536, 65537, 200001, 1 << 20};
-        auto sizeOf = [&](int from, int to, int i) {
-          return kSizes[static_cast<size_t>(from * 5 + to * 3 + i * 7) % std::size(kSizes)];
-        };
-        auto tagOf = [](int i) { return (Tag{0xC0FFEE} << 32) | static_cast<Tag>(i * 17 + 3); };
-        struct Op {
-          bool send;
-          int peer;
-          int index;
-          std::vector<std::byte> buffer;
-          Request request;
-        };
-        std::deque<Op> ops;  // stable addresses: the transport holds the requests
-        for (int peer = 0; peer < nranks; ++peer) {
-          if (peer == rank) continue;
-          for (int i = 0; i < kPerPeer; ++i) {
-            const size_t out = sizeOf(rank, peer, i);
-            Op& send = ops.emplace_back(Op{true, peer, i, std::vector<std::byte>(out), {}});
-            fillPattern(send.buffer.data(), out, rank, peer, tagOf(i));
-            send.request = makeRequest(peer, tagOf(i), send.buffer.data(), out);
-            const size_t in = sizeOf(peer, rank, i);
-            // Sometimes roomier than the message needs.
-            const size_t capacity = in + static_cast<size_t>(i % 3);
-            Op& receive = ops.emplace_back(
-                Op{false, peer, i, std::vector<std::byte>(capacity + kGuardBytes, kGuard), {}});
-            receive.request = makeRequest(peer, tagOf(i), receive.buffer.data(), capacity);
-          }
-        }
-        std::vector<Op*> order;
-        for (Op& op : ops) order.push_back(&op);
-        std::mt19937 random(static_cast<unsigned>(rank * 7919 + nranks));
-        std::shuffle(order.begin(), order.end(), random);
-        for (Op* op : order) {
-          op->send ? t.isend(op->request) : t.irecv(op->request);
-          if (random() % 4 == 0) t.progress();
-        }
-        std::vector<Request*> requests;
-        for (Op* op : order) requests.push_back(&op->request);
-        drive(t, requests);
-        for (const Op& op : ops) {
-          if (!op.send)
-            expectReceived(op.request, op.buffer, sizeOf(op.peer, rank, op.index), op.peer, rank);
-        }
-      }));
+  requireAllOk(runWithTransport(variant, how, nranks, [nranks](int rank, TestOutOfBand&, Transport& t) {
+    constexpr int kPerPeer = 10;
+    // Sizes straddle the interesting limits: empty, one byte, odd, a slot, a
+    // slot plus one, several slots.
+    constexpr size_t kSizes[] = {0, 1, 333, 4096, 65536, 65537, 200001, 1 << 20};
+    auto sizeOf = [&](int from, int to, int i) {
+      return kSizes[static_cast<size_t>(from * 5 + to * 3 + i * 7) % std::size(kSizes)];
+    };
+    auto tagOf = [](int i) { return (Tag{0xC0FFEE} << 32) | static_cast<Tag>(i * 17 + 3); };
+    struct Op {
+      bool send;
+      int peer;
+      int index;
+      std::vector<std::byte> buffer;
+      Request request;
+    };
+    std::deque<Op> ops;  // stable addresses: the transport holds the requests
+    for (int peer = 0; peer < nranks; ++peer) {
+      if (peer == rank) continue;
+      for (int i = 0; i < kPerPeer; ++i) {
+        const size_t out = sizeOf(rank, peer, i);
+        Op& send = ops.emplace_back(Op{true, peer, i, std::vector<std::byte>(out), {}});
+        fillPattern(send.buffer.data(), out, rank, peer, tagOf(i));
+        send.request = makeRequest(peer, tagOf(i), send.buffer.data(), out);
+        const size_t in = sizeOf(peer, rank, i);
+        // Sometimes roomier than the message needs.
+        const size_t capacity = in + static_cast<size_t>(i % 3);
+        Op& receive = ops.emplace_back(Op{false, peer, i, std::vector<std::byte>(capacity + kGuardBytes, kGuard), {}});
+        receive.request = makeRequest(peer, tagOf(i), receive.buffer.data(), capacity);
+      }
+    }
+    std::vector<Op*> order;
+    for (Op& op : ops) order.push_back(&op);
+    std::mt19937 random(static_cast<unsigned>(rank * 7919 + nranks));
+    std::shuffle(order.begin(), order.end(), random);
+    for (Op* op : order) {
+      op->send ? t.isend(op->request) : t.irecv(op->request);
+      if (random() % 4 == 0) t.progress();
+    }
+    std::vector<Request*> requests;
+    for (Op* op : order) requests.push_back(&op->request);
+    drive(t, requests);
+    for (const Op& op : ops) {
+      if (!op.send) expectReceived(op.request, op.buffer, sizeOf(op.peer, rank, op.index), op.peer, rank);
+    }
+  }));
 }
 
 TEST_CASE(
@@ -247,10 +240,8 @@ TEST_CASE(
         const Error e = errorFrom([&] { drive(t, {&receive}); });
         const std::string message = e.what();
         expect(e.code() == trncclInvalidUsage, "receiver got " + message);
-        for (const std::string& part :
-             {std::string("rank 0"), std::to_string(bytes), std::to_string(bytes / 2)})
-          expect(message.find(part) != std::string::npos,
-                 "'" + message + "' does not mention '" + part + "'");
+        for (const std::string& part : {std::string("rank 0"), std::to_string(bytes), std::to_string(bytes / 2)})
+          expect(message.find(part) != std::string::npos, "'" + message + "' does not mention '" + part + "'");
         oob.barrier();
         // The transport still works afterwards.
         std::vector<std::byte> in(bytes + kGuardBytes, kGuard);
@@ -312,35 +303,32 @@ TEST_CASE(
   CAPTURE(variant.name, death);
   constexpr size_t kBytes = 64 << 20;
   constexpr auto kBound = std::chrono::seconds(10);
-  const auto results = runWithTransport(
-      variant, Launch::Processes, 2, [&](int rank, TestOutOfBand& oob, Transport& t) {
-        std::vector<std::byte> buffer(kBytes);
-        if (rank == 1) {
-          Request send = makeRequest(0, 1, buffer.data(), kBytes);
-          t.isend(send);
-          oob.barrier();
-          const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
-          while (std::chrono::steady_clock::now() < until) t.progress();
-          if (killed) raise(SIGKILL);
-          _exit(7);
-        }
-        Request receive = makeRequest(1, 1, buffer.data(), kBytes);
-        std::byte unused{};
-        Request never = makeRequest(1, 2, &unused, 1);  // keeps a request outstanding at the death
-        t.irecv(receive);
-        t.irecv(never);
-        oob.barrier();
-        const auto start = std::chrono::steady_clock::now();
-        const Error e = errorFrom([&] { drive(t, {&receive, &never}, kBound * 2); });
-        const auto took = std::chrono::steady_clock::now() - start;
-        const std::string message = e.what();
-        expect(e.code() == trncclRemoteError, "got " + message);
-        expect(message.find("rank 1") != std::string::npos,
-               "'" + message + "' does not name rank 1");
-        expect(took < kBound, "the death was noticed only after " +
-                                  std::to_string(std::chrono::duration<double>(took).count()) +
-                                  " s");
-      });
+  const auto results = runWithTransport(variant, Launch::Processes, 2, [&](int rank, TestOutOfBand& oob, Transport& t) {
+    std::vector<std::byte> buffer(kBytes);
+    if (rank == 1) {
+      Request send = makeRequest(0, 1, buffer.data(), kBytes);
+      t.isend(send);
+      oob.barrier();
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+      while (std::chrono::steady_clock::now() < until) t.progress();
+      if (killed) raise(SIGKILL);
+      _exit(7);
+    }
+    Request receive = makeRequest(1, 1, buffer.data(), kBytes);
+    std::byte unused{};
+    Request never = makeRequest(1, 2, &unused, 1);  // keeps a request outstanding at the death
+    t.irecv(receive);
+    t.irecv(never);
+    oob.barrier();
+    const auto start = std::chrono::steady_clock::now();
+    const Error e = errorFrom([&] { drive(t, {&receive, &never}, kBound * 2); });
+    const auto took = std::chrono::steady_clock::now() - start;
+    const std::string message = e.what();
+    expect(e.code() == trncclRemoteError, "got " + message);
+    expect(message.find("rank 1") != std::string::npos, "'" + message + "' does not name rank 1");
+    expect(took < kBound,
+           "the death was noticed only after " + std::to_string(std::chrono::duration<double>(took).count()) + " s");
+  });
   INFO("rank 0: " << results[0].describe() << "; rank 1: " << results[1].describe());
   CHECK(results[0].ok());
   CHECK(results[1].error.empty());
@@ -355,56 +343,55 @@ TEST_CASE(
   const Launch how = GENERATE(Launch::Threads, Launch::Processes);
   const bool freed = GENERATE(false, true);
   CAPTURE(variant.name, launchName(how), freed);
-  requireAllOk(
-      runWithTransport(variant, how, 2, [freed](int rank, TestOutOfBand& oob, Transport& t) {
-        constexpr size_t kBytes = size_t{1} << 20;
-        Mapping cancelled1(kBytes), cancelled2(kBytes);  // rank 0's, until the end
-        std::vector<std::byte> again(kBytes);
-        std::vector<std::byte> in(kBytes + kGuardBytes, kGuard);
-        auto sendAgain = [&](Tag tag) {
-          fillPattern(again.data(), kBytes, 0, 1, tag);
-          Request send = makeRequest(1, tag, again.data(), kBytes);
-          t.isend(send);
-          for (int i = 0; i < 10; ++i) t.progress();
-          oob.barrier();
-          drive(t, {&send});
-        };
+  requireAllOk(runWithTransport(variant, how, 2, [freed](int rank, TestOutOfBand& oob, Transport& t) {
+    constexpr size_t kBytes = size_t{1} << 20;
+    Mapping cancelled1(kBytes), cancelled2(kBytes);  // rank 0's, until the end
+    std::vector<std::byte> again(kBytes);
+    std::vector<std::byte> in(kBytes + kGuardBytes, kGuard);
+    auto sendAgain = [&](Tag tag) {
+      fillPattern(again.data(), kBytes, 0, 1, tag);
+      Request send = makeRequest(1, tag, again.data(), kBytes);
+      t.isend(send);
+      for (int i = 0; i < 10; ++i) t.progress();
+      oob.barrier();
+      drive(t, {&send});
+    };
 
-        // The receive is posted after the cancel: it must wait, not take the
-        // stale bytes, and then get the message sent again with the tag.
-        announceThenCancel(rank, oob, t, 1, cancelled1, kBytes, freed);
-        if (rank == 0) {
-          oob.barrier();
-          sendAgain(1);
-        } else {
-          Request receive = makeRequest(0, 1, in.data(), kBytes);
-          t.irecv(receive);
-          const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
-          while (std::chrono::steady_clock::now() < until) t.progress();
-          expect(!receive.done, "a receive completed from a cancelled send's buffer");
-          oob.barrier();
-          oob.barrier();
-          drive(t, {&receive});
-          expectReceived(receive, in, kBytes, 0, 1);
-        }
-        oob.barrier();
+    // The receive is posted after the cancel: it must wait, not take the
+    // stale bytes, and then get the message sent again with the tag.
+    announceThenCancel(rank, oob, t, 1, cancelled1, kBytes, freed);
+    if (rank == 0) {
+      oob.barrier();
+      sendAgain(1);
+    } else {
+      Request receive = makeRequest(0, 1, in.data(), kBytes);
+      t.irecv(receive);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+      while (std::chrono::steady_clock::now() < until) t.progress();
+      expect(!receive.done, "a receive completed from a cancelled send's buffer");
+      oob.barrier();
+      oob.barrier();
+      drive(t, {&receive});
+      expectReceived(receive, in, kBytes, 0, 1);
+    }
+    oob.barrier();
 
-        // The message is sent again before the receive is posted: it replaces
-        // the cancelled one.
-        announceThenCancel(rank, oob, t, 2, cancelled2, kBytes, freed);
-        if (rank == 0) {
-          sendAgain(2);
-        } else {
-          oob.barrier();
-          for (int i = 0; i < 10; ++i) t.progress();
-          std::fill(in.begin(), in.end(), kGuard);
-          Request receive = makeRequest(0, 2, in.data(), kBytes);
-          t.irecv(receive);
-          drive(t, {&receive});
-          expectReceived(receive, in, kBytes, 0, 1);
-        }
-        oob.barrier();
-      }));
+    // The message is sent again before the receive is posted: it replaces
+    // the cancelled one.
+    announceThenCancel(rank, oob, t, 2, cancelled2, kBytes, freed);
+    if (rank == 0) {
+      sendAgain(2);
+    } else {
+      oob.barrier();
+      for (int i = 0; i < 10; ++i) t.progress();
+      std::fill(in.begin(), in.end(), kGuard);
+      Request receive = makeRequest(0, 2, in.data(), kBytes);
+      t.irecv(receive);
+      drive(t, {&receive});
+      expectReceived(receive, in, kBytes, 0, 1);
+    }
+    oob.barrier();
+  }));
 }
 
 TEST_CASE(
@@ -447,15 +434,13 @@ TEST_CASE(
         if (!receive.done) t.cancelAll();
         // Each byte is the message's or, in a cancelled receive, not written.
         const auto wrong = std::mismatch(
-            buffer.begin(), buffer.end(), message.begin(), [&](std::byte got, std::byte want) {
-              return got == want || (got == kUnwritten && !receive.done);
-            });
+            buffer.begin(), buffer.end(), message.begin(),
+            [&](std::byte got, std::byte want) { return got == want || (got == kUnwritten && !receive.done); });
         if (wrong.first != buffer.end())
           throw std::runtime_error("round " + std::to_string(round) + ": byte " +
                                    std::to_string(wrong.first - buffer.begin()) + " of the " +
                                    (receive.done ? "completed" : "cancelled") + " receive is " +
-                                   std::to_string(std::to_integer<int>(*wrong.first)) +
-                                   " (the sentinel is " +
+                                   std::to_string(std::to_integer<int>(*wrong.first)) + " (the sentinel is " +
                                    std::to_string(std::to_integer<int>(kSentinel)) + "), want " +
                                    std::to_string(std::to_integer<int>(*wrong.second)));
       }
@@ -472,8 +457,7 @@ TEST_CASE(
   CAPTURE(variant.name);
   // A provider without a wait object is polled (ofi_wait.cc): a little CPU.
   constexpr double kCpuLimit = 0.05;
-  requireAllOk(runWithTransport(variant, Launch::Threads, 2, [&](int rank, TestOutOfBand& oob,
-                                                                 Transport& t) {
+  requireAllOk(runWithTransport(variant, Launch::Threads, 2, [&](int rank, TestOutOfBand& oob, Transport& t) {
     std::byte byte{};
     if (rank == 1) {
       oob.barrier();

@@ -11,8 +11,8 @@ namespace trnccl::test {
 
 void TestOutOfBand::allGather(void* data, size_t bytes) {
   if (bytes * static_cast<size_t>(size_) > sizeof area_.data)
-    throwError(trncclInternalError, "test out-of-band allGather of " + std::to_string(bytes) +
-                                        " bytes per rank does not fit");
+    throwError(trncclInternalError,
+               "test out-of-band allGather of " + std::to_string(bytes) + " bytes per rank does not fit");
   std::memcpy(area_.data + static_cast<size_t>(rank_) * bytes,
               static_cast<std::byte*>(data) + static_cast<size_t>(rank_) * bytes, bytes);
   barrier();
@@ -32,8 +32,7 @@ void TestOutOfBand::barrier() {
     if (int gone = area_.abandonedRank.load(); gone >= 0)
       throwError(trncclRemoteError, "test out-of-band: rank " + std::to_string(gone) + " died");
     if (std::chrono::steady_clock::now() > deadline)
-      throwError(trncclTimeout,
-                 "test out-of-band: barrier timed out on rank " + std::to_string(rank_));
+      throwError(trncclTimeout, "test out-of-band: barrier timed out on rank " + std::to_string(rank_));
     usleep(50);
   }
 }

@@ -59,8 +59,7 @@ std::vector<TransportUnderTest> transportsUnderTest() {
 }
 
 VariantEnvironment::VariantEnvironment(const TransportUnderTest& variant) {
-  for (const auto& [name, value] : variant.environment)
-    settings_.push_back(std::make_unique<ScopedEnv>(name, value));
+  for (const auto& [name, value] : variant.environment) settings_.push_back(std::make_unique<ScopedEnv>(name, value));
 }
 
 }  // namespace trnccl::test

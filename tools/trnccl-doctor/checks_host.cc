@@ -80,7 +80,8 @@ CheckResult checkSharedMemory(std::optional<uint64_t> freeBytes, int localRanks,
                               ? UINT64_MAX
                               : perRank * static_cast<uint64_t>(localRanks);
   const std::string figures = "/dev/shm has " + bytesText(free) + " free; the " + std::to_string(localRanks) +
-                              (localRanks == 1 ? " rank on this host needs" : " ranks on this host need") + " up to " + bytesText(needed) + " (" + bytesText(perRank) +
+                              (localRanks == 1 ? " rank on this host needs" : " ranks on this host need") + " up to " +
+                              bytesText(needed) + " (" + bytesText(perRank) +
                               " each with TRNCCL_SHM_FIFO_BYTES=" + std::to_string(config.fifoBytes) + ")";
   if (free < needed) return problem("shm", figures, fixSize);
   return ok("shm", figures + "; segments can be made");
@@ -93,8 +94,7 @@ CheckResult checkCrossMemoryAttach(const std::string& scopeFile) {
   } catch (const Error&) {
     // The settings check names the variable; attach is checked as by default.
   }
-  if (fifoOnly)
-    return ok("cma", "not used (TRNCCL_SHM_COPY=fifo copies through /dev/shm)");
+  if (fifoOnly) return ok("cma", "not used (TRNCCL_SHM_COPY=fifo copies through /dev/shm)");
   const std::string fix =
       "allow it (sysctl -w kernel.yama.ptrace_scope=1; in docker: --cap-add SYS_PTRACE), or set "
       "TRNCCL_SHM_COPY=fifo (two copies through /dev/shm, slower for large messages)";

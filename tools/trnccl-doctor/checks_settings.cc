@@ -23,7 +23,6 @@ std::string versionText(int code) {
   return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
 }
 
-
 // The known variable closest to `name`, if a typo or two away.
 std::string nearestVariable(const std::string& name) {
   std::string best;
@@ -59,8 +58,8 @@ bool perRank(const std::string& name) {
 CheckResult checkSettings(const std::map<std::string, std::string>& variables) {
   std::string unknown;
   for (const auto& [name, value] : variables) {
-    const bool known = std::any_of(std::begin(kVariables), std::end(kVariables),
-                                   [&](const Variable& v) { return v.name == name; });
+    const bool known =
+        std::any_of(std::begin(kVariables), std::end(kVariables), [&](const Variable& v) { return v.name == name; });
     if (known) continue;
     const std::string nearest = nearestVariable(name);
     unknown += (unknown.empty() ? "" : "; ") + name + " is not a variable trnccl reads" +

@@ -1,7 +1,8 @@
 // How the doctor's ranks learn about each other: every rank contributes a
 // text and receives every rank's, in rank order. Under mpirun through MPI;
 // with -n N through pipes to the process that started the N ranks; with
-// --rendezvous through files in a shared directory; alone, trivially. Only the exchange differs: every rank runs the same checks.
+// --rendezvous through files in a shared directory; alone, trivially. Only the exchange differs: every rank runs the
+// same checks.
 #pragma once
 
 #include <chrono>

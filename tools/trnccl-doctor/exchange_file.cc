@@ -26,8 +26,8 @@ class FileExchange final : public Exchange {
     if (!fs::is_directory(directory_))
       throwInvalidArgument("--rendezvous", "names '" + directory_ + "', which is not a directory");
     if (fs::exists(fileOf(0, rank_)))
-      throwInvalidArgument("--rendezvous", "names '" + directory_ +
-                                               "', which holds an earlier run's files: give each run an empty one");
+      throwInvalidArgument(
+          "--rendezvous", "names '" + directory_ + "', which holds an earlier run's files: give each run an empty one");
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }

@@ -18,7 +18,7 @@ namespace {
 // status: 0 when every rank passed every check, 1 otherwise.
 int diagnose(Exchange& exchange, const Options& options) {
   const int nranks = exchange.size();
-  Reachability reachability;  // listening before anyone learns the address
+  Reachability reachability;                                    // listening before anyone learns the address
   const std::optional<uint64_t> shmFree = freeBytesInDevShm();  // before the exchange: see checks.h
 
   std::vector<Identity> ranks;

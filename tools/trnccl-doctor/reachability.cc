@@ -74,11 +74,12 @@ CheckResult Reachability::check(const std::vector<Identity>& ranks, int self, st
   if (!unreachable.empty())
     return problem("interface", where + ", but: " + unreachable,
                    "route the hosts' addresses to each other and open the ports between them (firewall, security "
-                   "group), or " + fixInterface);
+                   "group), or " +
+                       fixInterface);
   const std::string others =
       withoutInterface.empty() ? "" : " (" + describeRanks(withoutInterface) + " had no interface to reach)";
-  return ok("interface", where + "; reached " +
-                             (ranks.size() == 1 ? std::string("itself") : "every rank") + " over it" + others);
+  return ok("interface",
+            where + "; reached " + (ranks.size() == 1 ? std::string("itself") : "every rank") + " over it" + others);
 }
 
 }  // namespace trnccl::doctor

@@ -81,8 +81,7 @@ void printJson(std::ostream& out, const std::vector<MergedCheck>& merged, int nr
     }
     checks.push_back({{"check", check.check}, {"ok", check.ok}, {"findings", findings}});
   }
-  out << nlohmann::json{{"ok", allOk(merged)}, {"ranks", nranks}, {"hosts", hosts}, {"checks", checks}}.dump(2)
-      << "\n";
+  out << nlohmann::json{{"ok", allOk(merged)}, {"ranks", nranks}, {"hosts", hosts}, {"checks", checks}}.dump(2) << "\n";
 }
 
 }  // namespace trnccl::doctor

@@ -50,8 +50,12 @@ json hostJson(const Listing& l) {
   if (!l.host) return {{"error", l.hostError}};
   json caches = json::array();
   for (const auto& [level, bytes] : l.host->caches) caches.push_back({{"level", level}, {"bytes", bytes}});
-  return {{"packages", l.host->packages}, {"numaNodes", l.host->numaNodes}, {"cores", l.host->cores},
-          {"pus", l.host->pus},           {"caches", caches},                {"description", l.host->describe()}};
+  return {{"packages", l.host->packages},
+          {"numaNodes", l.host->numaNodes},
+          {"cores", l.host->cores},
+          {"pus", l.host->pus},
+          {"caches", caches},
+          {"description", l.host->describe()}};
 }
 
 }  // namespace

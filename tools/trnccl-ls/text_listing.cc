@@ -140,9 +140,9 @@ std::string efaSection(const topo::Topology& t) {
     total += n.bytesPerSec;
     chips.push_back(n.chip);
   }
-  return "EFA: " + counted(static_cast<long long>(t.nics.size()), "NIC") + " per instance, " +
-         number(total * 8 / 1e9) + " Gbps in all, " + number(t.efaLatencySec * 1e6) +
-         " us; next to chip" + (chips.size() == 1 ? " " : "s ") + joined(chips) + "\n";
+  return "EFA: " + counted(static_cast<long long>(t.nics.size()), "NIC") + " per instance, " + number(total * 8 / 1e9) +
+         " Gbps in all, " + number(t.efaLatencySec * 1e6) + " us; next to chip" + (chips.size() == 1 ? " " : "s ") +
+         joined(chips) + "\n";
 }
 
 }  // namespace
@@ -150,11 +150,10 @@ std::string efaSection(const topo::Topology& t) {
 std::string textListing(const Listing& l) {
   const topo::Topology& t = l.topology;
   std::ostringstream out;
-  out << t.name << " (" << t.file << "): " << counted(t.nodes, "instance") << " x " << counted(t.chips, "chip")
-      << " x " << counted(t.coresPerChip, "NeuronCore") << " = " << counted(t.totalCores(), "NeuronCore") << "\n";
-  out << "device: " << t.device.generation << " (" << t.device.core << "), HBM "
-      << gib(t.device.hbmBytes) << " at " << number(t.device.hbmBytesPerSec / 1e9)
-      << " GB/s, DMA " << number(t.device.dmaBytesPerSec / 1e9) << " GB/s\n";
+  out << t.name << " (" << t.file << "): " << counted(t.nodes, "instance") << " x " << counted(t.chips, "chip") << " x "
+      << counted(t.coresPerChip, "NeuronCore") << " = " << counted(t.totalCores(), "NeuronCore") << "\n";
+  out << "device: " << t.device.generation << " (" << t.device.core << "), HBM " << gib(t.device.hbmBytes) << " at "
+      << number(t.device.hbmBytesPerSec / 1e9) << " GB/s, DMA " << number(t.device.dmaBytesPerSec / 1e9) << " GB/s\n";
   out << "on-chip: " << number(t.onChipBytesPerSec / 1e9) << " GB/s, " << number(t.onChipLatencySec * 1e6)
       << " us between the NeuronCores of a chip\n";
   out << counted(static_cast<long long>(l.ranks.size()), "rank") << ", order " << l.order << "\n\n";

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <initializer_list>
-#include <utility>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
+#include <utility>
 
 #include "base/error.h"
 #include "logic/datatypes.h"
@@ -45,12 +45,15 @@ double numberOf(const std::string& field) {
 
 // A collective as file names spell it, nccom-test's short names included.
 std::optional<perf::Collective> collectiveOf(const std::string& word) {
-  static const std::pair<const char*, perf::Collective> kNames[] = {
-      {"allreduce", perf::Collective::all_reduce},         {"allr", perf::Collective::all_reduce},
-      {"allgather", perf::Collective::all_gather},         {"allg", perf::Collective::all_gather},
-      {"reducescatter", perf::Collective::reduce_scatter}, {"redsct", perf::Collective::reduce_scatter},
-      {"alltoall", perf::Collective::alltoall},            {"broadcast", perf::Collective::broadcast},
-      {"reduce", perf::Collective::reduce}};
+  static const std::pair<const char*, perf::Collective> kNames[] = {{"allreduce", perf::Collective::all_reduce},
+                                                                    {"allr", perf::Collective::all_reduce},
+                                                                    {"allgather", perf::Collective::all_gather},
+                                                                    {"allg", perf::Collective::all_gather},
+                                                                    {"reducescatter", perf::Collective::reduce_scatter},
+                                                                    {"redsct", perf::Collective::reduce_scatter},
+                                                                    {"alltoall", perf::Collective::alltoall},
+                                                                    {"broadcast", perf::Collective::broadcast},
+                                                                    {"reduce", perf::Collective::reduce}};
   for (const auto& [name, collective] : kNames)
     if (word == name) return collective;
   return std::nullopt;
@@ -83,10 +86,14 @@ void describeFromName(const std::string& path, MeasuredRun& run) {
   for (std::string word; std::getline(in, word, '_');) {
     for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (word == "sendrecv") refuse(path + ": the simulator models collectives only, not sendrecv");
-    if (const auto collective = collectiveOf(word)) setOnce(run.collective, *collective, path, "collectives");
-    else if (const int n = countOf(word, {"ranks", "rank"})) setOnce(ranks, n, path, "rank counts");
-    else if (const int m = countOf(word, {"instances", "inst", "nodes", "node"})) setOnce(instances, m, path, "instance counts");
-    else if (const auto type = typeOf(word)) setOnce(run.type, *type, path, "datatypes");
+    if (const auto collective = collectiveOf(word))
+      setOnce(run.collective, *collective, path, "collectives");
+    else if (const int n = countOf(word, {"ranks", "rank"}))
+      setOnce(ranks, n, path, "rank counts");
+    else if (const int m = countOf(word, {"instances", "inst", "nodes", "node"}))
+      setOnce(instances, m, path, "instance counts");
+    else if (const auto type = typeOf(word))
+      setOnce(run.type, *type, path, "datatypes");
   }
   run.ranks = ranks.value_or(0);
   run.instances = instances.value_or(0);
@@ -131,8 +138,9 @@ std::vector<MeasuredRun> readMeasuredRuns(const std::string& dir) {
   for (const std::string& f : files) {
     runs.push_back(readMeasuredRun(f));
     if (!runs.back().collective || runs.back().ranks == 0)
-      refuse(f + ": its name must give the collective and the rank count (allreduce_2rank_fp32.tsv): "
-                 "--calibrate takes them from no flag");
+      refuse(f +
+             ": its name must give the collective and the rank count (allreduce_2rank_fp32.tsv): "
+             "--calibrate takes them from no flag");
   }
   return runs;
 }

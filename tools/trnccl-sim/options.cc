@@ -46,9 +46,10 @@ std::vector<size_t> parseSizes(const std::string& text) {
 
 // A flag that may be given again and again, each value read in order.
 void repeatable(CLI::App& app, const std::string& name, std::function<void(const std::string&)> each) {
-  app.add_option_function<std::vector<std::string>>(name, [each](const std::vector<std::string>& values) {
-       for (const std::string& v : values) each(v);
-     })
+  app.add_option_function<std::vector<std::string>>(name,
+                                                    [each](const std::vector<std::string>& values) {
+                                                      for (const std::string& v : values) each(v);
+                                                    })
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->allow_extra_args(false)
       ->type_name("");
@@ -58,13 +59,20 @@ void repeatable(CLI::App& app, const std::string& name, std::function<void(const
 
 algo::Collective simulatedCollective(perf::Collective c) {
   switch (c) {
-    case perf::Collective::all_reduce: return algo::Collective::AllReduce;
-    case perf::Collective::all_gather: return algo::Collective::AllGather;
-    case perf::Collective::reduce_scatter: return algo::Collective::ReduceScatter;
-    case perf::Collective::broadcast: return algo::Collective::Broadcast;
-    case perf::Collective::reduce: return algo::Collective::Reduce;
-    case perf::Collective::alltoall: return algo::Collective::AllToAll;
-    case perf::Collective::sendrecv: break;
+    case perf::Collective::all_reduce:
+      return algo::Collective::AllReduce;
+    case perf::Collective::all_gather:
+      return algo::Collective::AllGather;
+    case perf::Collective::reduce_scatter:
+      return algo::Collective::ReduceScatter;
+    case perf::Collective::broadcast:
+      return algo::Collective::Broadcast;
+    case perf::Collective::reduce:
+      return algo::Collective::Reduce;
+    case perf::Collective::alltoall:
+      return algo::Collective::AllToAll;
+    case perf::Collective::sendrecv:
+      break;
   }
   throw UsageError("the simulator models collectives only, not sendrecv");
 }
@@ -150,7 +158,8 @@ Options parseOptions(const std::vector<std::string>& args) {
   if ((!o.check.empty() || !o.calibrate.empty()) && o.algorithms.size() != 1)
     throw UsageError("--check and --calibrate take one --algo (neuron: what the measured runtime played)");
   if (!o.calibrate.empty() && (o.collectiveGiven || o.typeGiven || o.ranks != 0))
-    throw UsageError("--calibrate: each file's name says its collective, type and ranks, not --coll, --dtype or --ranks");
+    throw UsageError(
+        "--calibrate: each file's name says its collective, type and ranks, not --coll, --dtype or --ranks");
   o.sizes = parseSizes(sizes);
   // Each topology as given, then once per --compare with its knobs on top.
   for (const std::string& topology : topologies) {

@@ -31,17 +31,17 @@ struct Options {
   trncclRedOp_t op = trncclSum;
   std::vector<size_t> sizes;
   sim::Engine engine = sim::Engine::Auto;
-  std::vector<sim::Straggler> stragglers;  // --straggler, for every row
-  std::string format = "table";  // table, csv, json
-  std::string out;               // empty: stdout
-  std::string plot;              // .png or .svg
-  std::string links;             // --links: a CSV of every link's bytes per row
-  std::string validate;          // a trnccl-perf -J file
-  std::string workload;          // --workload fields
-  std::string check;             // --check: a file of measurements (measured_run.h)
-  std::string calibrate;         // --calibrate: a directory of them
-  bool collectiveGiven = false;  // --coll was given
-  bool typeGiven = false;        // --dtype was given
+  std::vector<sim::Straggler> stragglers;    // --straggler, for every row
+  std::string format = "table";              // table, csv, json
+  std::string out;                           // empty: stdout
+  std::string plot;                          // .png or .svg
+  std::string links;                         // --links: a CSV of every link's bytes per row
+  std::string validate;                      // a trnccl-perf -J file
+  std::string workload;                      // --workload fields
+  std::string check;                         // --check: a file of measurements (measured_run.h)
+  std::string calibrate;                     // --calibrate: a directory of them
+  bool collectiveGiven = false;              // --coll was given
+  bool typeGiven = false;                    // --dtype was given
   std::vector<int> instances{1, 4, 16, 64};  // --instances, for --workload
   bool help = false;
   bool listAlgorithms = false;  // print the registry's algorithms and stop

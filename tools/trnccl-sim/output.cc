@@ -31,9 +31,9 @@ std::string table(const Options& o, const std::vector<Row>& rows) {
 std::string csv(const std::vector<Row>& rows) {
   std::string text = "machine,ranks,algo,chosen,engine,bytes,count,time_us,algbw_gbps,busbw_gbps,bound\n";
   for (const Row& r : rows)
-    text += printf("\"%s\",%d,%s,%s,%s,%zu,%zu,%.4f,%.4f,%.4f,\"%s\"\n", r.machine.c_str(), r.ranks, r.requested.c_str(),
-                   r.prediction.algorithm.c_str(), sim::engineName(r.prediction.engine), r.bytes, r.count,
-                   r.prediction.seconds * 1e6, r.algbw, r.busbw, r.prediction.bound.c_str());
+    text += printf("\"%s\",%d,%s,%s,%s,%zu,%zu,%.4f,%.4f,%.4f,\"%s\"\n", r.machine.c_str(), r.ranks,
+                   r.requested.c_str(), r.prediction.algorithm.c_str(), sim::engineName(r.prediction.engine), r.bytes,
+                   r.count, r.prediction.seconds * 1e6, r.algbw, r.busbw, r.prediction.bound.c_str());
   return text;
 }
 
@@ -44,10 +44,17 @@ std::string json(const Options& o, const std::vector<Row>& rows) {
   out["op"] = perf::op_name(o.op);
   out["rows"] = nlohmann::json::array();
   for (const Row& r : rows)
-    out["rows"].push_back({{"machine", r.machine}, {"ranks", r.ranks}, {"algo", r.requested},
-                           {"chosen", r.prediction.algorithm}, {"engine", sim::engineName(r.prediction.engine)},
-                           {"bytes", r.bytes}, {"count", r.count}, {"time_us", r.prediction.seconds * 1e6},
-                           {"algbw_gbps", r.algbw}, {"busbw_gbps", r.busbw}, {"bound", r.prediction.bound}});
+    out["rows"].push_back({{"machine", r.machine},
+                           {"ranks", r.ranks},
+                           {"algo", r.requested},
+                           {"chosen", r.prediction.algorithm},
+                           {"engine", sim::engineName(r.prediction.engine)},
+                           {"bytes", r.bytes},
+                           {"count", r.count},
+                           {"time_us", r.prediction.seconds * 1e6},
+                           {"algbw_gbps", r.algbw},
+                           {"busbw_gbps", r.busbw},
+                           {"bound", r.prediction.bound}});
   return out.dump(2) + "\n";
 }
 

@@ -10,7 +10,7 @@
 namespace trnccl::simtool {
 
 struct Row {
-  std::string machine;    // the variant's label
+  std::string machine;                     // the variant's label
   std::shared_ptr<const sim::Machine> on;  // its links, for prediction.linkBytes
   int ranks = 0;
   std::string requested;  // the --algo entry

@@ -36,8 +36,9 @@ std::string validate(const std::string& perfJson, sim::Engine engine) {
     report = nlohmann::json::parse(in);
     if (report.value("tool", "") != "trnccl-perf") throw std::runtime_error("not written by trnccl-perf -J");
     if (envOf(report, "TRNCCL_EMULATE_LINKS", "0") != "1")
-      throw std::runtime_error("measured without TRNCCL_EMULATE_LINKS=1, so its times are this host's, not the "
-                               "modelled machine's");
+      throw std::runtime_error(
+          "measured without TRNCCL_EMULATE_LINKS=1, so its times are this host's, not the "
+          "modelled machine's");
     const std::string topology = envOf(report, "TRNCCL_TOPO", "");
     if (topology.empty()) throw std::runtime_error("measured without TRNCCL_TOPO");
     const double scale = std::stod(envOf(report, "TRNCCL_EMULATE_SCALE", "1000"));

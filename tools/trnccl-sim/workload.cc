@@ -20,16 +20,22 @@ Workload parseWorkload(const std::string& text) {
     const size_t eq = field.find('=');
     const std::string name = field.substr(0, eq), value = eq == std::string::npos ? "" : field.substr(eq + 1);
     try {
-      if (name == "compute_ms") w.computeSec = std::stod(value) / 1e3;
-      else if (name == "grad") w.gradientBytes = perf::parse_size(value);
-      else if (name == "bucket") w.bucketBytes = perf::parse_size(value);
-      else if (name == "overlap" && (value == "0" || value == "1")) w.overlap = value == "1";
-      else if (name == "dtype") w.type = perf::parse_types(value).at(0);
-      else throw std::invalid_argument("unknown field or value");
+      if (name == "compute_ms")
+        w.computeSec = std::stod(value) / 1e3;
+      else if (name == "grad")
+        w.gradientBytes = perf::parse_size(value);
+      else if (name == "bucket")
+        w.bucketBytes = perf::parse_size(value);
+      else if (name == "overlap" && (value == "0" || value == "1"))
+        w.overlap = value == "1";
+      else if (name == "dtype")
+        w.type = perf::parse_types(value).at(0);
+      else
+        throw std::invalid_argument("unknown field or value");
     } catch (const std::exception& e) {
-      throwError(trncclInvalidArgument, "--workload: '" + field +
-                                            "' (fields: compute_ms=N, grad=SIZE, bucket=SIZE, overlap=0|1, dtype=T): " +
-                                            e.what());
+      throwError(trncclInvalidArgument,
+                 "--workload: '" + field +
+                     "' (fields: compute_ms=N, grad=SIZE, bucket=SIZE, overlap=0|1, dtype=T): " + e.what());
     }
   }
   if (w.computeSec < 0 || w.bucketBytes == 0 || w.gradientBytes == 0)

@@ -116,9 +116,8 @@ std::string describeHang(const Comm& c, int someRank, const RecordedOp& stuck) {
   if (!never.empty()) {
     std::set<std::string> distinct(lasts.begin(), lasts.end());
     const std::string last = distinct.size() == 1 ? *distinct.begin() : "various";
-    return head + describeRanks(never) + " never entered it" +
-           " (last collective: " + last + "); " + describeRanks(entered) + (entered.size() == 1 ? " is" : " are") +
-           " in it" + missingNote(c);
+    return head + describeRanks(never) + " never entered it" + " (last collective: " + last + "); " +
+           describeRanks(entered) + (entered.size() == 1 ? " is" : " are") + " in it" + missingNote(c);
   }
   // Everyone with a dump entered it: follow who waits for whom to the rank
   // that holds the others up.
@@ -156,9 +155,9 @@ std::string describeHang(const Comm& c, int someRank, const RecordedOp& stuck) {
     for (int x : m)
       if (x != peer) others.push_back(x);
     return head + waitText(r, *o) + tail +
-           (behind ? " (" + std::to_string(behind) + " more " + (behind == 1 ? "rank waits" : "ranks wait") +
-                         " behind it)"
-                   : "") +
+           (behind
+                ? " (" + std::to_string(behind) + " more " + (behind == 1 ? "rank waits" : "ranks wait") + " behind it)"
+                : "") +
            (others.empty() ? "" : "; " + describeRanks(others) + " left no dump");
   }
 }
@@ -180,8 +179,8 @@ Diagnosis analyze(const std::vector<RankDump>& dumps) {
   const Comm& c = comms.begin()->second;
   std::vector<int> present;
   for (const auto& [rank, d] : c.byRank) present.push_back(rank);
-  return {false, "no hang recorded: every operation in the dumps of " + describeRanks(present) + " ended" +
-                     missingNote(c)};
+  return {false,
+          "no hang recorded: every operation in the dumps of " + describeRanks(present) + " ended" + missingNote(c)};
 }
 
 }  // namespace trnccl::trace

@@ -24,9 +24,10 @@ template <class T>
 T integer(const json& j, const char* key) {
   const json& value = j.at(key);
   const bool fits = value.is_number_unsigned() ? std::in_range<T>(value.get<uint64_t>())
-                                                : value.is_number_integer() && std::in_range<T>(value.get<int64_t>());
-  if (!fits) throw json::out_of_range::create(406, std::string("\"") + key + "\" is " + value.dump() +
-                                                       ", not an integer that fits", &value);
+                                               : value.is_number_integer() && std::in_range<T>(value.get<int64_t>());
+  if (!fits)
+    throw json::out_of_range::create(
+        406, std::string("\"") + key + "\" is " + value.dump() + ", not an integer that fits", &value);
   return value.get<T>();
 }
 

@@ -8,14 +8,12 @@ namespace trnccl::transport::ofi {
 namespace {
 
 [[noreturn]] void badItem(const std::string& spec, const std::string& item) {
-  throwError(trncclInvalidArgument,
-             "environment variable TRNCCL_OFI_FAULTS='" + spec + "': '" + item +
-                 "' is not one of delay[=MICROSECONDS], reorder, seed=N (':'-separated)");
+  throwError(trncclInvalidArgument, "environment variable TRNCCL_OFI_FAULTS='" + spec + "': '" + item +
+                                        "' is not one of delay[=MICROSECONDS], reorder, seed=N (':'-separated)");
 }
 
 uint64_t number(const std::string& spec, const std::string& item, std::string_view digits) {
-  if (digits.empty() || digits.size() > 12 ||
-      digits.find_first_not_of("0123456789") != std::string_view::npos)
+  if (digits.empty() || digits.size() > 12 || digits.find_first_not_of("0123456789") != std::string_view::npos)
     badItem(spec, item);
   return std::stoull(std::string(digits));
 }

@@ -27,14 +27,12 @@ bool isLocalFailure(int err) {
 }  // namespace
 
 void throwFiError(const std::string& what, int rc) {
-  throwError(trncclSystemError,
-             what + ": " + fi_strerror(-rc) + " (libfabric error " + std::to_string(-rc) + ")");
+  throwError(trncclSystemError, what + ": " + fi_strerror(-rc) + " (libfabric error " + std::to_string(-rc) + ")");
 }
 
 Error completionError(const CompletionFailure& f) {
-  std::string message = "rank " + std::to_string(f.rank) + ": " + f.operation + " rank " +
-                        std::to_string(f.peer) + " (address " + f.peerAddress +
-                        ") failed: " + fi_strerror(f.err) + " (libfabric error " +
+  std::string message = "rank " + std::to_string(f.rank) + ": " + f.operation + " rank " + std::to_string(f.peer) +
+                        " (address " + f.peerAddress + ") failed: " + fi_strerror(f.err) + " (libfabric error " +
                         std::to_string(f.err) + ")";
   if (!f.providerMessage.empty()) message += "; the provider says: " + f.providerMessage;
   return Error(isLocalFailure(f.err) ? trncclSystemError : trncclRemoteError, message);

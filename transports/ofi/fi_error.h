@@ -13,11 +13,11 @@ namespace trnccl::transport::ofi {
 
 // A failed completion (fi_cq_readerr) of an operation with a peer.
 struct CompletionFailure {
-  std::string operation;    // "receive from", "send to"
-  int rank = -1;            // this rank
-  int peer = -1;            // the peer's rank
-  std::string peerAddress;  // fi_av_straddr of the peer's endpoint
-  int err = 0;              // the entry's err (a positive FI_E* code)
+  std::string operation;        // "receive from", "send to"
+  int rank = -1;                // this rank
+  int peer = -1;                // the peer's rank
+  std::string peerAddress;      // fi_av_straddr of the peer's endpoint
+  int err = 0;                  // the entry's err (a positive FI_E* code)
   std::string providerMessage;  // fi_cq_strerror of the entry
 };
 

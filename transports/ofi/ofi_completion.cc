@@ -15,10 +15,14 @@ constexpr size_t kCompletionsPerPoll = 256;
 
 const char* describe(OpKind kind) {
   switch (kind) {
-    case OpKind::ControlReceive: return "receiving a control message from";
-    case OpKind::ControlSend: return "sending a control message to";
-    case OpKind::DataSend: return "sending a chunk to";
-    case OpKind::DataReceive: return "receiving a chunk from";
+    case OpKind::ControlReceive:
+      return "receiving a control message from";
+    case OpKind::ControlSend:
+      return "sending a control message to";
+    case OpKind::DataSend:
+      return "sending a chunk to";
+    case OpKind::DataReceive:
+      return "receiving a chunk from";
   }
   return "?";
 }
@@ -94,15 +98,15 @@ void OfiTransport::onCompletion(const RawCompletion& completion) {
 
 void OfiTransport::onFailedOperation(Operation& op, const RawCompletion& completion) {
   Peer& peer = *peerOfRank_[static_cast<size_t>(op.peer)];
-  failPeer(peer, completionError({describe(op.kind), rank_, peer.rank, peer.addressText,
-                                  completion.err, completion.providerMessage}));
+  failPeer(peer, completionError({describe(op.kind), rank_, peer.rank, peer.addressText, completion.err,
+                                  completion.providerMessage}));
   if (op.draining) {
     op.draining = false;
     --peer.draining;
   }
   // Whatever it belonged to can no longer complete; the peer's failure says why.
-  if (auto s = sends_.find(op.message); op.message != 0 && s != sends_.end() &&
-                                        (op.kind == OpKind::ControlSend || op.kind == OpKind::DataSend))
+  if (auto s = sends_.find(op.message);
+      op.message != 0 && s != sends_.end() && (op.kind == OpKind::ControlSend || op.kind == OpKind::DataSend))
     std::erase(s->second.ops, &op);
   if (op.kind == OpKind::DataReceive) {
     if (auto r = receives_.find(op.message); r != receives_.end()) std::erase(r->second.ops, &op);
@@ -111,9 +115,9 @@ void OfiTransport::onFailedOperation(Operation& op, const RawCompletion& complet
 }
 
 uint64_t OfiTransport::nowNs() const {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 }  // namespace trnccl::transport::ofi

@@ -12,8 +12,7 @@ namespace trnccl::transport::ofi {
 Peer& OfiTransport::peerOf(const Request& request, const char* operation) {
   if (request.peer < 0 || static_cast<size_t>(request.peer) >= peerOfRank_.size() ||
       peerOfRank_[static_cast<size_t>(request.peer)] == nullptr)
-    throwInvalidArgument("request.peer", "is " + std::to_string(request.peer) +
-                                             ", not a libfabric peer of rank " +
+    throwInvalidArgument("request.peer", "is " + std::to_string(request.peer) + ", not a libfabric peer of rank " +
                                              std::to_string(rank_) + " (" + operation + ")");
   if (request.buffer == nullptr && request.bytes > 0)
     throwInvalidArgument("request.buffer", std::string("is NULL for a non-empty ") + operation);
@@ -44,8 +43,7 @@ void OfiTransport::checkLiveness(bool everyPeer) {
   for (Peer& peer : peers_) {
     if (peer.failure || (!everyPeer && peer.outstanding == 0 && peer.draining == 0)) continue;
     if (peer.process.hasExited())
-      failPeer(peer, Error(trncclRemoteError, peer.name + " exited while rank " +
-                                                  std::to_string(rank_) +
+      failPeer(peer, Error(trncclRemoteError, peer.name + " exited while rank " + std::to_string(rank_) +
                                                   " still had requests outstanding with it"));
   }
 }
@@ -86,8 +84,7 @@ void OfiTransport::throwPending() {
     if (peer.outstanding == 0) continue;
     if (peer.failure) throw *peer.failure;
     if (peer.closed() && blockedByClose(peer))
-      throwError(trncclRemoteError, peer.name + " closed its libfabric transport while rank " +
-                                        std::to_string(rank_) +
+      throwError(trncclRemoteError, peer.name + " closed its libfabric transport while rank " + std::to_string(rank_) +
                                         " still had requests outstanding with it");
   }
 }
@@ -96,8 +93,7 @@ void OfiTransport::waitForCancelled() {
   const auto start = std::chrono::steady_clock::now();
   Backoff backoff;
   auto waiting = [this] {
-    return std::any_of(peers_.begin(), peers_.end(),
-                       [](const Peer& p) { return p.draining > 0 && !p.failure; });
+    return std::any_of(peers_.begin(), peers_.end(), [](const Peer& p) { return p.draining > 0 && !p.failure; });
   };
   try {
     while (waiting()) {

@@ -79,8 +79,7 @@ ssize_t OfiTransport::post(Operation& op) {
       auto& header = *reinterpret_cast<ControlHeader*>(op.storage.data());
       // A Bye counts what went before it, so it is filled in as it leaves.
       if (header.kind == ControlKind::Bye) header.bytes = peer.controlSent;
-      const ssize_t rc =
-          rail.send(op.buffer, op.bytes, op.lease.desc, address, kControlTag, &op.context);
+      const ssize_t rc = rail.send(op.buffer, op.bytes, op.lease.desc, address, kControlTag, &op.context);
       if (rc == 0 && header.kind != ControlKind::Bye) ++peer.controlSent;
       return rc;
     }
@@ -93,8 +92,8 @@ ssize_t OfiTransport::post(Operation& op) {
   return -FI_EINVAL;
 }
 
-void OfiTransport::sendControl(Peer& peer, const ControlHeader& header, const void* payload,
-                               size_t payloadBytes, OutgoingMessage* message) {
+void OfiTransport::sendControl(Peer& peer, const ControlHeader& header, const void* payload, size_t payloadBytes,
+                               OutgoingMessage* message) {
   Operation& op = pool_.take(OpKind::ControlSend, 0, peer.rank);
   op.storage.resize(sizeof header + payloadBytes);
   auto& stored = *reinterpret_cast<ControlHeader*>(op.storage.data());
@@ -130,8 +129,7 @@ void OfiTransport::flushControl(Peer& peer) {
     spendCredit(peer, op);
   }
   const uint32_t threshold = std::max(1u, controlReceives_ / 2);
-  if (peer.owed >= threshold && peer.credits >= 1 &&
-      (peer.controlQueue.empty() || peer.credits < 2)) {
+  if (peer.owed >= threshold && peer.credits >= 1 && (peer.controlQueue.empty() || peer.credits < 2)) {
     Operation& op = pool_.take(OpKind::ControlSend, 0, peer.rank);
     op.storage.resize(sizeof(ControlHeader));
     auto& header = *reinterpret_cast<ControlHeader*>(op.storage.data());

@@ -10,9 +10,8 @@ namespace trnccl::transport::ofi {
 void OfiTransport::onControl(Peer& peer, const std::byte* data, size_t length) {
   const ControlHeader& header = parseControl(data, length, eagerLimit_);
   if (header.credits > peer.maxCredits - peer.credits)
-    throwError(trncclRemoteError, "returned " + std::to_string(header.credits) +
-                                      " credits while holding " + std::to_string(peer.credits) +
-                                      " of " + std::to_string(peer.maxCredits));
+    throwError(trncclRemoteError, "returned " + std::to_string(header.credits) + " credits while holding " +
+                                      std::to_string(peer.credits) + " of " + std::to_string(peer.maxCredits));
   peer.credits += header.credits;
   if (header.kind == ControlKind::Bye) {
     peer.byeAfter = header.bytes;
@@ -36,8 +35,7 @@ void OfiTransport::onControl(Peer& peer, const std::byte* data, size_t length) {
   }
 }
 
-void OfiTransport::onAnnouncement(Peer& peer, const ControlHeader& header,
-                                  const std::byte* payload) {
+void OfiTransport::onAnnouncement(Peer& peer, const ControlHeader& header, const std::byte* payload) {
   if (auto posted = peer.posted.find(header.tag); posted != peer.posted.end()) {
     Request& receive = *posted->second;
     peer.posted.erase(posted);
@@ -52,8 +50,8 @@ void OfiTransport::onAnnouncement(Peer& peer, const ControlHeader& header,
   if (!inserted && entry->second.send < header.send) entry->second = std::move(arrived);
 }
 
-void OfiTransport::match(Peer& peer, Request& receive, ControlKind kind, uint64_t send,
-                         uint64_t bytes, const std::byte* payload) {
+void OfiTransport::match(Peer& peer, Request& receive, ControlKind kind, uint64_t send, uint64_t bytes,
+                         const std::byte* payload) {
   if (bytes > receive.bytes) {
     if (kind == ControlKind::Rts) {
       ControlHeader nack{};
@@ -64,9 +62,8 @@ void OfiTransport::match(Peer& peer, Request& receive, ControlKind kind, uint64_
     }
     failRequest(peer, trncclInvalidUsage,
                 "rank " + std::to_string(rank_) + ": the message from " + peer.name + " (tag " +
-                    std::to_string(receive.tag) + ") has " + std::to_string(bytes) +
-                    " bytes, more than the " + std::to_string(receive.bytes) +
-                    " bytes of the receive posted for it");
+                    std::to_string(receive.tag) + ") has " + std::to_string(bytes) + " bytes, more than the " +
+                    std::to_string(receive.bytes) + " bytes of the receive posted for it");
     return;
   }
   if (kind == ControlKind::Eager) {
@@ -92,8 +89,7 @@ void OfiTransport::postChunks(IncomingMessage& message, uint64_t number) {
   auto* base = static_cast<std::byte*>(message.request->buffer);
   while (message.nextChunk < message.chunks && message.ops.size() < window) {
     const uint32_t chunk = message.nextChunk++;
-    Operation& op = pool_.take(OpKind::DataReceive, static_cast<int>(chunk % rails_.size()),
-                               message.peer->rank);
+    Operation& op = pool_.take(OpKind::DataReceive, static_cast<int>(chunk % rails_.size()), message.peer->rank);
     const uint64_t offset = uint64_t{chunk} * chunkBytes_;
     op.buffer = base + offset;
     op.bytes = std::min(chunkBytes_, message.bytes - offset);
@@ -159,17 +155,15 @@ void OfiTransport::onChunkReceived(Operation& op, size_t length, bool cancelled)
     } else if (length == op.bytes) {
       ++message.finished;
     } else {
-      failPeer(peer, Error(trncclRemoteError,
-                           peer.name + " sent " + std::to_string(length) + " bytes as chunk " +
-                               std::to_string(op.chunk) + " of a message (tag " +
-                               std::to_string(message.tag) + "), which has " +
-                               std::to_string(op.bytes) + " there"));
+      failPeer(peer, Error(trncclRemoteError, peer.name + " sent " + std::to_string(length) + " bytes as chunk " +
+                                                  std::to_string(op.chunk) + " of a message (tag " +
+                                                  std::to_string(message.tag) + "), which has " +
+                                                  std::to_string(op.bytes) + " there"));
     }
   }
   pool_.give(op);
   if (message.request != nullptr && !message.withdrawn) postChunks(message, entry->first);
-  if (message.ops.empty() &&
-      (message.withdrawn || message.request == nullptr || message.finished == message.chunks))
+  if (message.ops.empty() && (message.withdrawn || message.request == nullptr || message.finished == message.chunks))
     endIncoming(entry->first);
 }
 

@@ -10,10 +10,9 @@ void OfiTransport::isend(Request& request) {
   Peer& peer = peerOf(request, "send");
   const uint64_t chunks = request.bytes <= eagerLimit_ ? 0 : (request.bytes + chunkBytes_ - 1) / chunkBytes_;
   if (chunks > kMaxChunks)
-    throwInvalidArgument("request.bytes", "is " + std::to_string(request.bytes) +
-                                              ", more than the libfabric transport can send in " +
-                                              std::to_string(kMaxChunks) + " chunks of " +
-                                              std::to_string(chunkBytes_) + " bytes");
+    throwInvalidArgument("request.bytes",
+                         "is " + std::to_string(request.bytes) + ", more than the libfabric transport can send in " +
+                             std::to_string(kMaxChunks) + " chunks of " + std::to_string(chunkBytes_) + " bytes");
   request.done = false;
   request.transferred = 0;
   const uint64_t number = nextSend_++;
@@ -41,16 +40,14 @@ void OfiTransport::onCts(Peer& peer, const ControlHeader& header) {
   }
   OutgoingMessage& message = entry->second;
   if (uint64_t{header.first} + header.count > message.chunks) {
-    failPeer(peer, Error(trncclRemoteError,
-                         peer.name + " asked for chunks " + std::to_string(header.first) + " to " +
-                             std::to_string(header.first + header.count - 1) +
-                             " of a message of " + std::to_string(message.chunks) + " chunks"));
+    failPeer(peer, Error(trncclRemoteError, peer.name + " asked for chunks " + std::to_string(header.first) + " to " +
+                                                std::to_string(header.first + header.count - 1) + " of a message of " +
+                                                std::to_string(message.chunks) + " chunks"));
     return;
   }
   auto* base = static_cast<std::byte*>(message.request->buffer);
   for (uint32_t chunk = header.first; chunk < header.first + header.count; ++chunk) {
-    Operation& op =
-        pool_.take(OpKind::DataSend, static_cast<int>(chunk % rails_.size()), peer.rank);
+    Operation& op = pool_.take(OpKind::DataSend, static_cast<int>(chunk % rails_.size()), peer.rank);
     const uint64_t offset = uint64_t{chunk} * chunkBytes_;
     op.buffer = base + offset;
     op.bytes = std::min(chunkBytes_, message.request->bytes - offset);
@@ -65,8 +62,7 @@ void OfiTransport::onCts(Peer& peer, const ControlHeader& header) {
 
 void OfiTransport::sendMarkers(Peer& peer, uint64_t receive, uint32_t first, uint32_t count) {
   for (uint32_t chunk = first; chunk < first + count; ++chunk) {
-    Operation& op =
-        pool_.take(OpKind::DataSend, static_cast<int>(chunk % rails_.size()), peer.rank);
+    Operation& op = pool_.take(OpKind::DataSend, static_cast<int>(chunk % rails_.size()), peer.rank);
     op.tag = dataTag(receive, chunk);
     op.chunk = chunk;
     submit(op);
@@ -81,9 +77,8 @@ void OfiTransport::onNack(Peer& peer, const ControlHeader& header) {
   sends_.erase(entry);
   failRequest(peer, trncclInvalidUsage,
               "rank " + std::to_string(rank_) + ": the message to " + peer.name + " (tag " +
-                  std::to_string(request.tag) + ") has " + std::to_string(request.bytes) +
-                  " bytes, more than the " + std::to_string(header.bytes) +
-                  " bytes of the receive posted for it");
+                  std::to_string(request.tag) + ") has " + std::to_string(request.bytes) + " bytes, more than the " +
+                  std::to_string(header.bytes) + " bytes of the receive posted for it");
 }
 
 void OfiTransport::onChunkSent(Operation& op) {

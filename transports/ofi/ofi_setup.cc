@@ -36,8 +36,7 @@ void OfiTransport::connect(const Options& options) {
     RailQueues& q = queues_.emplace_back();
     const auto limit = static_cast<size_t>(config_.maxOutstanding);
     q.sendLimit = rail.sendQueueDepth() > 0 ? std::min(limit, rail.sendQueueDepth()) : limit;
-    q.receiveLimit =
-        rail.receiveQueueDepth() > 0 ? std::min(limit, rail.receiveQueueDepth()) : limit;
+    q.receiveLimit = rail.receiveQueueDepth() > 0 ? std::min(limit, rail.receiveQueueDepth()) : limit;
   }
   chunkBytes_ = std::min(config_.chunkBytes, maxMessage);
   eagerLimit_ = std::min<uint64_t>(kControlBytes, maxMessage) - sizeof(ControlHeader);
@@ -47,15 +46,13 @@ void OfiTransport::connect(const Options& options) {
   if (peerCount > 0) {
     const size_t depth = rails_[0]->receiveQueueDepth();
     controlReceives_ = static_cast<uint32_t>(std::clamp<size_t>(
-        depth > 0 ? depth / (2 * peerCount) : kMaxControlReceives, kMinControlReceives,
-        kMaxControlReceives));
+        depth > 0 ? depth / (2 * peerCount) : kMaxControlReceives, kMinControlReceives, kMaxControlReceives));
     queues_[0].receiveLimit += controlReceives_ * peerCount;
   }
 
   // Collective, even for a rank without peers.
   std::vector<RankCard> cards(static_cast<size_t>(options.nranks));
-  cards[static_cast<size_t>(rank_)] =
-      makeCard(provider_, addresses, chunkBytes_, controlReceives_);
+  cards[static_cast<size_t>(rank_)] = makeCard(provider_, addresses, chunkBytes_, controlReceives_);
   options.oob->allGather(cards.data(), sizeof(RankCard));
   checkAgreement(cards);
 
@@ -94,9 +91,8 @@ void OfiTransport::connect(const Options& options) {
   TRNCCL_INFO(
       "ofi: rank %d: provider %s (%s), fabric %s, domain %s, %zu rail(s), %zu peers, chunks of "
       "%llu bytes, eager up to %zu bytes, %s",
-      rank_, provider_.c_str(), choice.why.c_str(), rails_[0]->fabricName().c_str(),
-      rails_[0]->domainName().c_str(), rails_.size(), peers_.size(),
-      static_cast<unsigned long long>(chunkBytes_), eagerLimit_,
+      rank_, provider_.c_str(), choice.why.c_str(), rails_[0]->fabricName().c_str(), rails_[0]->domainName().c_str(),
+      rails_.size(), peers_.size(), static_cast<unsigned long long>(chunkBytes_), eagerLimit_,
       pollingWithoutFd_ ? "polling (no wait object)" : "sleeping on the completion queue's fd");
   if (faults_)
     TRNCCL_INFO("ofi: rank %d: fault layer on: completions delayed up to %lld us%s", rank_,
@@ -106,8 +102,7 @@ void OfiTransport::connect(const Options& options) {
 
 OfiTransport::~OfiTransport() {
   linger();
-  if (provider_ == "shm")
-    keeper_.park({std::move(pool_), std::move(sink_), std::move(rails_)});
+  if (provider_ == "shm") keeper_.park({std::move(pool_), std::move(sink_), std::move(rails_)});
   rails_.clear();  // endpoints first: then nothing refers to operations any more
 }
 
@@ -131,9 +126,8 @@ void OfiTransport::linger() {
       poll();
       pump();
       checkLiveness(true);
-      const bool waiting = std::any_of(peers_.begin(), peers_.end(), [](const Peer& p) {
-        return !p.closed() && !p.failure;
-      });
+      const bool waiting =
+          std::any_of(peers_.begin(), peers_.end(), [](const Peer& p) { return !p.closed() && !p.failure; });
       const auto now = std::chrono::steady_clock::now();
       if (!waiting || now - lastCompletion_ > kQuietBeforeClose || now - start > timeout_) break;
       wait(std::chrono::milliseconds(1));

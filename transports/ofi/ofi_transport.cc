@@ -15,19 +15,17 @@ std::string OfiTransport::description() const {
 void OfiTransport::irecv(Request& request) {
   Peer& peer = peerOf(request, "receive");
   if (peer.posted.contains(request.tag) || peer.receiving.contains(request.tag))
-    throwError(trncclInvalidUsage,
-               "rank " + std::to_string(rank_) + " posted a second receive from rank " +
-                   std::to_string(peer.rank) + " (tag " + std::to_string(request.tag) +
-                   ") while the first is pending: tags must be unique among the messages in "
-                   "flight between two ranks");
+    throwError(trncclInvalidUsage, "rank " + std::to_string(rank_) + " posted a second receive from rank " +
+                                       std::to_string(peer.rank) + " (tag " + std::to_string(request.tag) +
+                                       ") while the first is pending: tags must be unique among the messages in "
+                                       "flight between two ranks");
   request.done = false;
   request.transferred = 0;
   ++peer.outstanding;
   if (auto arrived = peer.unexpected.find(request.tag); arrived != peer.unexpected.end()) {
     const Announcement announcement = std::move(arrived->second);
     peer.unexpected.erase(arrived);
-    match(peer, request, announcement.kind, announcement.send, announcement.bytes,
-          announcement.payload.data());
+    match(peer, request, announcement.kind, announcement.send, announcement.bytes, announcement.payload.data());
   } else {
     peer.posted.emplace(request.tag, &request);
   }
@@ -64,8 +62,7 @@ void OfiTransport::cancelAll() {
         op->bytes = 0;
       } else if (op->awaitingCredit) {
         op->abandoned = true;  // its Eager or Rts never leaves
-      }  // else it holds a credit (and returns some): it goes, and is answered as a stale one
-
+      }                        // else it holds a credit (and returns some): it goes, and is answered as a stale one
     }
   }
   sends_.clear();

@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/peer_process.h"
 #include "base/wakeup.h"
 #include "transports/ofi/config.h"
 #include "transports/ofi/endpoint_keeper.h"
@@ -63,7 +64,6 @@
 #include "transports/ofi/operation.h"
 #include "transports/ofi/rail.h"
 #include "transports/ofi/wire.h"
-#include "base/peer_process.h"
 #include "transports/transport.h"
 
 namespace trnccl::transport::ofi {
@@ -78,17 +78,17 @@ struct Announcement {
 
 struct Peer {
   int rank = -1;
-  std::vector<fi_addr_t> fiAddress;  // per rail
-  std::string addressText;           // rail 0's, e.g. "fi_sockaddr_in://10.0.0.3:4711"
-  std::string name;                  // "rank 3 (fi_sockaddr_in://10.0.0.3:4711, pid 42)"
-  PeerProcess process;        // alive? (peers on this host only)
-  std::unordered_map<Tag, Request*> posted;           // receives nothing has arrived for
-  std::unordered_map<Tag, Announcement> unexpected;   // arrivals no receive was posted for
-  std::unordered_map<Tag, uint64_t> receiving;        // receives being filled: their numbers
-  std::deque<Operation*> controlQueue;  // control messages waiting for credits
-  uint32_t credits = 0;      // control messages it can take from us now
-  uint32_t maxCredits = 0;   // the control receives it keeps posted for us
-  uint32_t owed = 0;         // our control receives for it posted again, not yet reported
+  std::vector<fi_addr_t> fiAddress;                  // per rail
+  std::string addressText;                           // rail 0's, e.g. "fi_sockaddr_in://10.0.0.3:4711"
+  std::string name;                                  // "rank 3 (fi_sockaddr_in://10.0.0.3:4711, pid 42)"
+  PeerProcess process;                               // alive? (peers on this host only)
+  std::unordered_map<Tag, Request*> posted;          // receives nothing has arrived for
+  std::unordered_map<Tag, Announcement> unexpected;  // arrivals no receive was posted for
+  std::unordered_map<Tag, uint64_t> receiving;       // receives being filled: their numbers
+  std::deque<Operation*> controlQueue;               // control messages waiting for credits
+  uint32_t credits = 0;                              // control messages it can take from us now
+  uint32_t maxCredits = 0;                           // the control receives it keeps posted for us
+  uint32_t owed = 0;                                 // our control receives for it posted again, not yet reported
   uint64_t controlSent = 0, controlReceived = 0;
   std::optional<uint64_t> byeAfter;  // it closed after sending this many control messages
   int outstanding = 0;               // user requests in progress with it
@@ -117,7 +117,7 @@ struct IncomingMessage {
   uint32_t chunks = 0;
   uint32_t nextChunk = 0;  // the next to post a receive for
   uint32_t finished = 0;
-  bool withdrawn = false;  // a marker arrived: the sender cancelled it
+  bool withdrawn = false;             // a marker arrived: the sender cancelled it
   std::vector<uint32_t> newlyPosted;  // posted, not yet promised in a Cts
   std::vector<Operation*> ops;        // queued or posted
 };
@@ -158,8 +158,8 @@ class OfiTransport final : public Transport {
   void pump();
   void postQueued(int rail, bool sends);
   ssize_t post(Operation& op);
-  void sendControl(Peer& peer, const ControlHeader& header, const void* payload = nullptr,
-                   size_t payloadBytes = 0, OutgoingMessage* message = nullptr);
+  void sendControl(Peer& peer, const ControlHeader& header, const void* payload = nullptr, size_t payloadBytes = 0,
+                   OutgoingMessage* message = nullptr);
   void flushControl(Peer& peer);
   void spendCredit(Peer& peer, Operation& op);
   void postControlReceive(Operation& op);
@@ -170,8 +170,7 @@ class OfiTransport final : public Transport {
   // Receiving (ofi_receive.cc).
   void onControl(Peer& peer, const std::byte* data, size_t length);
   void onAnnouncement(Peer& peer, const ControlHeader& header, const std::byte* payload);
-  void match(Peer& peer, Request& receive, ControlKind kind, uint64_t send, uint64_t bytes,
-             const std::byte* payload);
+  void match(Peer& peer, Request& receive, ControlKind kind, uint64_t send, uint64_t bytes, const std::byte* payload);
   void postChunks(IncomingMessage& message, uint64_t number);
   void grant();
   void onChunkReceived(Operation& op, size_t length, bool cancelled);
@@ -213,7 +212,7 @@ class OfiTransport final : public Transport {
   std::vector<Peer*> peerOfRank_;
   std::unordered_map<uint64_t, OutgoingMessage> sends_;     // by send number
   std::unordered_map<uint64_t, IncomingMessage> receives_;  // by receive number
-  std::vector<uint64_t> granting_;  // receives with chunks posted but not yet promised
+  std::vector<uint64_t> granting_;                          // receives with chunks posted but not yet promised
   uint64_t nextSend_ = 1, nextReceive_ = 1;
   std::optional<FaultInjector<RawCompletion>> faults_;
   std::vector<RawCompletion> completions_;  // scratch for poll()

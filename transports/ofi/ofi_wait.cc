@@ -19,8 +19,7 @@ constexpr std::chrono::microseconds kPollInterval{500};
 bool OfiTransport::hasPostableWork() const {
   for (const RailQueues& q : queues_) {
     const bool sendable = !q.sends.empty() && !q.sendsBlocked && q.sendsPosted < q.sendLimit;
-    const bool receivable =
-        !q.receives.empty() && !q.receivesBlocked && q.receivesPosted < q.receiveLimit;
+    const bool receivable = !q.receives.empty() && !q.receivesBlocked && q.receivesPosted < q.receiveLimit;
     if (sendable || receivable) return true;
   }
   return false;

@@ -39,12 +39,12 @@ struct Operation {
   OperationContext context{};
   OpKind kind = OpKind::ControlSend;
   int rail = 0;
-  int peer = -1;                // the peer's rank
-  Request* request = nullptr;   // Eager sends: the user's request (null once cancelled)
+  int peer = -1;               // the peer's rank
+  Request* request = nullptr;  // Eager sends: the user's request (null once cancelled)
   void* buffer = nullptr;
   size_t bytes = 0;
-  uint64_t tag = 0;             // the libfabric tag
-  uint64_t message = 0;         // data: the send's or the receive's number
+  uint64_t tag = 0;      // the libfabric tag
+  uint64_t message = 0;  // data: the send's or the receive's number
   uint32_t chunk = 0;
   bool awaitingCredit = false;  // control sends: still in the peer's credit queue
   bool posted = false;          // handed to the provider, not yet completed

@@ -22,8 +22,7 @@ InfoList hints() {
   h->caps = FI_TAGGED | FI_DIRECTED_RECV;
   h->mode = FI_CONTEXT | FI_CONTEXT2;
   h->ep_attr->type = FI_EP_RDM;
-  h->domain_attr->mr_mode =
-      FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+  h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
   h->domain_attr->threading = FI_THREAD_DOMAIN;
   h->domain_attr->av_type = FI_AV_TABLE;
   // Nothing relies on the order of messages or completions.
@@ -45,8 +44,8 @@ std::vector<const fi_info*> entriesOf(const fi_info* list, const std::string& pr
   return entries;
 }
 
-std::vector<const fi_info*> railEntries(const std::vector<const fi_info*>& entries,
-                                        const std::string& provider, int rails) {
+std::vector<const fi_info*> railEntries(const std::vector<const fi_info*>& entries, const std::string& provider,
+                                        int rails) {
   std::vector<const fi_info*> perDomain;
   if (provider == "efa") {
     for (const fi_info* e : entries) {
@@ -83,10 +82,9 @@ ProviderChoice chooseProvider(int rails) {
   const auto filter = env::get("FI_PROVIDER");
   if (rc == -FI_ENODATA) {
     if (filter)
-      throwError(trncclInvalidArgument,
-                 "environment variable FI_PROVIDER='" + *filter +
-                     "' leaves no libfabric provider with reliable-datagram endpoints "
-                     "(FI_EP_RDM) and tagged messages");
+      throwError(trncclInvalidArgument, "environment variable FI_PROVIDER='" + *filter +
+                                            "' leaves no libfabric provider with reliable-datagram endpoints "
+                                            "(FI_EP_RDM) and tagged messages");
     throwError(trncclSystemError,
                "no libfabric provider offers reliable-datagram endpoints (FI_EP_RDM) with "
                "tagged messages and directed receives (fi_info -t FI_EP_RDM lists them)");
@@ -97,22 +95,19 @@ ProviderChoice chooseProvider(int rails) {
   const auto requested = env::get("TRNCCL_OFI_PROVIDER");
   if (std::find(names.begin(), names.end(), "efa") != names.end()) {
     choice.provider = "efa";
-    choice.why = requested ? "efa is present (TRNCCL_OFI_PROVIDER='" + *requested +
-                                 "' applies only where it is not)"
+    choice.why = requested ? "efa is present (TRNCCL_OFI_PROVIDER='" + *requested + "' applies only where it is not)"
                            : "efa is present";
   } else if (requested) {
     if (std::find(names.begin(), names.end(), *requested) == names.end())
-      throwError(trncclInvalidArgument,
-                 "environment variable TRNCCL_OFI_PROVIDER='" + *requested +
-                     "' is not a libfabric provider with reliable-datagram tagged endpoints "
-                     "here; available: " + joined(names) +
-                     (filter ? " (after FI_PROVIDER='" + *filter + "')" : ""));
+      throwError(trncclInvalidArgument, "environment variable TRNCCL_OFI_PROVIDER='" + *requested +
+                                            "' is not a libfabric provider with reliable-datagram tagged endpoints "
+                                            "here; available: " +
+                                            joined(names) + (filter ? " (after FI_PROVIDER='" + *filter + "')" : ""));
     choice.provider = *requested;
     choice.why = "TRNCCL_OFI_PROVIDER";
   } else {
     choice.provider = names.front();
-    choice.why = filter ? "the first that FI_PROVIDER='" + *filter + "' leaves"
-                        : "the first fi_getinfo offers";
+    choice.why = filter ? "the first that FI_PROVIDER='" + *filter + "' leaves" : "the first fi_getinfo offers";
   }
   choice.rails = railEntries(entriesOf(offered, choice.provider), choice.provider, rails);
   return choice;

@@ -30,10 +30,10 @@ struct InfoDeleter {
 using InfoList = std::unique_ptr<fi_info, InfoDeleter>;
 
 struct ProviderChoice {
-  InfoList offered;                  // everything fi_getinfo offered
+  InfoList offered;                   // everything fi_getinfo offered
   std::vector<const fi_info*> rails;  // the entry each rail opens (into `offered`)
-  std::string provider;              // e.g. "tcp;ofi_rxm"
-  std::string why;                   // "efa is present", "TRNCCL_OFI_PROVIDER", ...
+  std::string provider;               // e.g. "tcp;ofi_rxm"
+  std::string why;                    // "efa is present", "TRNCCL_OFI_PROVIDER", ...
 };
 
 // Throws Error(InvalidArgument) naming TRNCCL_OFI_PROVIDER or FI_PROVIDER when

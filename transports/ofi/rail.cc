@@ -27,8 +27,8 @@ Rail::Rail(const fi_info& info, int index)
       txDepth_(info.tx_attr->size),
       rxDepth_(info.rx_attr->size),
       maxMessageBytes_(info.ep_attr->max_msg_size) {
-  const std::string where = "rail " + std::to_string(index) + " (" +
-                            info.fabric_attr->prov_name + ", domain " + domainName_ + "): ";
+  const std::string where =
+      "rail " + std::to_string(index) + " (" + info.fabric_attr->prov_name + ", domain " + domainName_ + "): ";
   fid_fabric* fabric = nullptr;
   check(fi_fabric(info.fabric_attr, &fabric, nullptr), where + "fi_fabric");
   fabric_.reset(fabric);
@@ -46,8 +46,7 @@ Rail::Rail(const fi_info& info, int index)
     check(fi_cq_open(domain, &cqAttr, &cq, nullptr), where + "fi_cq_open");
   }
   cq_.reset(cq);
-  if (cqAttr.wait_obj == FI_WAIT_FD && fi_control(&cq->fid, FI_GETWAIT, &waitFd_) != 0)
-    waitFd_ = -1;
+  if (cqAttr.wait_obj == FI_WAIT_FD && fi_control(&cq->fid, FI_GETWAIT, &waitFd_) != 0) waitFd_ = -1;
 
   fi_av_attr avAttr{};
   avAttr.type = FI_AV_TABLE;
@@ -57,11 +56,8 @@ Rail::Rail(const fi_info& info, int index)
 
   if ((mrMode_ & FI_MR_LOCAL) != 0) {
     registrations_.emplace(
-        kCachedRegistrations,
-        [this](uintptr_t begin, size_t bytes) { return registerMemory(begin, bytes); },
-        [](const RegistrationCache::Region& region) {
-          fi_close(&static_cast<fid_mr*>(region.handle)->fid);
-        });
+        kCachedRegistrations, [this](uintptr_t begin, size_t bytes) { return registerMemory(begin, bytes); },
+        [](const RegistrationCache::Region& region) { fi_close(&static_cast<fid_mr*>(region.handle)->fid); });
   }
 
   fid_ep* ep = nullptr;
@@ -84,8 +80,7 @@ std::vector<fi_addr_t> Rail::insert(const std::vector<Address>& addresses) {
   for (size_t i = 0; i < addresses.size(); ++i) {
     const int inserted = fi_av_insert(av_.get(), addresses[i].data(), 1, &result[i], 0, nullptr);
     if (inserted != 1)
-      throwFiError("rail " + std::to_string(index_) + ": fi_av_insert of " +
-                       describe(addresses[i]),
+      throwFiError("rail " + std::to_string(index_) + ": fi_av_insert of " + describe(addresses[i]),
                    inserted < 0 ? inserted : -FI_EADDRNOTAVAIL);
   }
   return result;
@@ -98,13 +93,11 @@ std::string Rail::describe(const Address& address) const {
   return text;
 }
 
-ssize_t Rail::send(const void* buffer, size_t bytes, void* desc, fi_addr_t to, uint64_t tag,
-                   void* context) {
+ssize_t Rail::send(const void* buffer, size_t bytes, void* desc, fi_addr_t to, uint64_t tag, void* context) {
   return fi_tsend(ep_.get(), buffer, bytes, desc, to, tag, context);
 }
 
-ssize_t Rail::receive(void* buffer, size_t bytes, void* desc, fi_addr_t from, uint64_t tag,
-                      void* context) {
+ssize_t Rail::receive(void* buffer, size_t bytes, void* desc, fi_addr_t from, uint64_t tag, void* context) {
   return fi_trecv(ep_.get(), buffer, bytes, desc, from, tag, 0, context);
 }
 
@@ -119,8 +112,7 @@ void Rail::read(std::vector<RawCompletion>& out, size_t max) {
       fi_cq_err_entry error{};
       if (fi_cq_readerr(cq_.get(), &error, 0) != 1) return;
       char text[256] = {};
-      const char* said =
-          fi_cq_strerror(cq_.get(), error.prov_errno, error.err_data, text, sizeof text);
+      const char* said = fi_cq_strerror(cq_.get(), error.prov_errno, error.err_data, text, sizeof text);
       out.push_back({error.op_context, error.len, error.err, said != nullptr ? said : ""});
       --max;
       continue;
@@ -149,11 +141,11 @@ RegistrationCache::Region Rail::registerMemory(uintptr_t begin, size_t bytes) {
   // Without FI_MR_PROV_KEY the application picks keys, unique per domain.
   const uint64_t key = (mrMode_ & FI_MR_PROV_KEY) != 0 ? 0 : nextKey_++;
   fid_mr* mr = nullptr;
-  const std::string what = "rail " + std::to_string(index_) + ": registering " +
-                           std::to_string(bytes) + " bytes at " + std::to_string(begin);
-  check(fi_mr_reg(domain_.get(), reinterpret_cast<const void*>(begin), bytes, FI_SEND | FI_RECV,
-                  0, key, 0, &mr, nullptr),
-        what);
+  const std::string what = "rail " + std::to_string(index_) + ": registering " + std::to_string(bytes) + " bytes at " +
+                           std::to_string(begin);
+  check(
+      fi_mr_reg(domain_.get(), reinterpret_cast<const void*>(begin), bytes, FI_SEND | FI_RECV, 0, key, 0, &mr, nullptr),
+      what);
   if ((mrMode_ & FI_MR_ENDPOINT) != 0) {
     int rc = fi_mr_bind(mr, &ep_->fid, 0);
     if (rc == 0) rc = fi_mr_enable(mr);

@@ -11,8 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "transports/ofi/registration_cache.h"
@@ -53,10 +53,8 @@ class Rail {
 
   // Post one tagged operation: 0, -FI_EAGAIN (queue full: progress, then
   // retry), or another negative FI_E* code.
-  ssize_t send(const void* buffer, size_t bytes, void* desc, fi_addr_t to, uint64_t tag,
-               void* context);
-  ssize_t receive(void* buffer, size_t bytes, void* desc, fi_addr_t from, uint64_t tag,
-                  void* context);
+  ssize_t send(const void* buffer, size_t bytes, void* desc, fi_addr_t to, uint64_t tag, void* context);
+  ssize_t receive(void* buffer, size_t bytes, void* desc, fi_addr_t from, uint64_t tag, void* context);
   // Asks the provider to cancel a posted receive; it completes with FI_ECANCELED
   // (or normally, if it was already being filled).
   void cancel(void* context);

@@ -14,11 +14,10 @@ namespace {
 
 constexpr uint32_t kCardMagic = 0x4f46'4943;  // "OFIC"
 
-[[noreturn]] void disagree(const char* variable, const std::string& what, size_t rank,
-                           const std::string& theirs, const std::string& ours) {
-  throwError(trncclInvalidUsage, std::string("ranks disagree on ") + what + " (" + variable +
-                                     "): rank " + std::to_string(rank) + " has " + theirs +
-                                     ", rank 0 has " + ours);
+[[noreturn]] void disagree(const char* variable, const std::string& what, size_t rank, const std::string& theirs,
+                           const std::string& ours) {
+  throwError(trncclInvalidUsage, std::string("ranks disagree on ") + what + " (" + variable + "): rank " +
+                                     std::to_string(rank) + " has " + theirs + ", rank 0 has " + ours);
 }
 
 }  // namespace
@@ -28,8 +27,8 @@ Address RankCard::address(int rail) const {
   return Address(addresses[r], addresses[r] + addressBytes[r]);
 }
 
-RankCard makeCard(const std::string& provider, const std::vector<Address>& addresses,
-                  uint64_t chunkBytes, uint32_t controlReceives) {
+RankCard makeCard(const std::string& provider, const std::vector<Address>& addresses, uint64_t chunkBytes,
+                  uint32_t controlReceives) {
   RankCard card{};
   card.magic = kCardMagic;
   card.rails = static_cast<uint32_t>(addresses.size());
@@ -41,11 +40,9 @@ RankCard makeCard(const std::string& provider, const std::vector<Address>& addre
   for (size_t r = 0; r < addresses.size(); ++r) {
     const Address& address = addresses[r];
     if (address.size() > kMaxAddressBytes)
-      throwError(trncclSystemError, "provider " + provider + " gave rail " + std::to_string(r) +
-                                        " an address of " + std::to_string(address.size()) +
-                                        " bytes, more than the " +
-                                        std::to_string(kMaxAddressBytes) +
-                                        " the transport exchanges");
+      throwError(trncclSystemError, "provider " + provider + " gave rail " + std::to_string(r) + " an address of " +
+                                        std::to_string(address.size()) + " bytes, more than the " +
+                                        std::to_string(kMaxAddressBytes) + " the transport exchanges");
     card.addressBytes[r] = static_cast<uint32_t>(address.size());
     std::memcpy(card.addresses[r], address.data(), address.size());
   }
@@ -57,13 +54,11 @@ void checkAgreement(const std::vector<RankCard>& cards) {
   for (size_t r = 0; r < cards.size(); ++r) {
     const RankCard& card = cards[r];
     if (card.magic != kCardMagic)
-      throwError(trncclInternalError,
-                 "rank " + std::to_string(r) + " sent no libfabric transport card at setup");
+      throwError(trncclInternalError, "rank " + std::to_string(r) + " sent no libfabric transport card at setup");
     if (std::strncmp(card.provider, first.provider, sizeof card.provider) != 0)
       disagree("TRNCCL_OFI_PROVIDER", "the libfabric provider", r, card.provider, first.provider);
     if (card.rails != first.rails)
-      disagree("TRNCCL_OFI_RAILS", "the number of rails", r, std::to_string(card.rails),
-               std::to_string(first.rails));
+      disagree("TRNCCL_OFI_RAILS", "the number of rails", r, std::to_string(card.rails), std::to_string(first.rails));
     if (card.chunkBytes != first.chunkBytes)
       disagree("TRNCCL_OFI_CHUNK_BYTES", "the chunk size", r, std::to_string(card.chunkBytes),
                std::to_string(first.chunkBytes));

@@ -32,8 +32,8 @@ struct RankCard {
 };
 
 // `addresses`: one per rail. Throws Error(SystemError) if one does not fit.
-RankCard makeCard(const std::string& provider, const std::vector<Address>& addresses,
-                  uint64_t chunkBytes, uint32_t controlReceives);
+RankCard makeCard(const std::string& provider, const std::vector<Address>& addresses, uint64_t chunkBytes,
+                  uint32_t controlReceives);
 
 // Throws Error(InvalidUsage) naming the variable behind a setting that ranks
 // disagree on (provider, rails, chunk size), and the ranks.

@@ -12,21 +12,18 @@ namespace {
 }  // namespace
 
 const ControlHeader& parseControl(const std::byte* data, size_t length, size_t eagerLimit) {
-  if (length < sizeof(ControlHeader))
-    malformed(std::to_string(length) + " bytes, shorter than a header");
+  if (length < sizeof(ControlHeader)) malformed(std::to_string(length) + " bytes, shorter than a header");
   const auto& h = *reinterpret_cast<const ControlHeader*>(data);
   if (h.magic != kControlMagic) malformed("bad magic " + std::to_string(h.magic));
   const size_t payload = length - sizeof(ControlHeader);
   switch (h.kind) {
     case ControlKind::Eager:
       if (h.bytes > eagerLimit || payload != h.bytes)
-        malformed("an eager message of " + std::to_string(h.bytes) + " bytes carrying " +
-                  std::to_string(payload));
+        malformed("an eager message of " + std::to_string(h.bytes) + " bytes carrying " + std::to_string(payload));
       return h;
     case ControlKind::Cts:
       if (h.count == 0 || uint64_t{h.first} + h.count > kMaxChunks)
-        malformed("a clear-to-send for chunks " + std::to_string(h.first) + " + " +
-                  std::to_string(h.count));
+        malformed("a clear-to-send for chunks " + std::to_string(h.first) + " + " + std::to_string(h.count));
       [[fallthrough]];
     case ControlKind::Rts:
     case ControlKind::Nack:

@@ -43,19 +43,17 @@ inline constexpr int kChunkBits = 24;
 inline constexpr uint64_t kMaxChunks = uint64_t{1} << kChunkBits;
 inline constexpr uint64_t kMaxReceiveId = uint64_t{1} << (63 - kChunkBits);
 
-inline uint64_t dataTag(uint64_t receive, uint64_t chunk) {
-  return (receive << kChunkBits) | chunk;
-}
+inline uint64_t dataTag(uint64_t receive, uint64_t chunk) { return (receive << kChunkBits) | chunk; }
 
 enum class ControlKind : uint32_t { Eager = 1, Rts, Cts, Nack, Credit, Bye };
 
 struct ControlHeader {
   uint32_t magic;
   ControlKind kind;
-  uint64_t tag;      // Eager, Rts: the user's tag
-  uint64_t bytes;    // Eager, Rts: the message size; Nack: the receive's capacity; Bye: count
-  uint64_t send;     // the sender's number for the message
-  uint64_t receive;  // Cts: the receiver's number for it
+  uint64_t tag;           // Eager, Rts: the user's tag
+  uint64_t bytes;         // Eager, Rts: the message size; Nack: the receive's capacity; Bye: count
+  uint64_t send;          // the sender's number for the message
+  uint64_t receive;       // Cts: the receiver's number for it
   uint32_t first, count;  // Cts: chunks
   uint32_t credits;       // every kind: control receives posted again for the peer
   uint32_t reserved;

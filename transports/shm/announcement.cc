@@ -21,8 +21,7 @@ std::atomic_ref<uint64_t> wordAt(uint64_t* words, AnnouncementId id) {
 // before its own last move.
 uint64_t move(uint64_t* words, AnnouncementId id, AnnouncementState from, AnnouncementState to) {
   uint64_t seen = wordOf(id, from);
-  wordAt(words, id).compare_exchange_strong(seen, wordOf(id, to), std::memory_order_acq_rel,
-                                            std::memory_order_acquire);
+  wordAt(words, id).compare_exchange_strong(seen, wordOf(id, to), std::memory_order_acq_rel, std::memory_order_acquire);
   return seen;
 }
 
@@ -65,28 +64,25 @@ bool IncomingAnnouncements::valid(AnnouncementId id) {
 bool IncomingAnnouncements::streamOnly(AnnouncementId id) { return slotOf(id) == kStreamOnlySlot; }
 
 bool IncomingAnnouncements::live(AnnouncementId id) const {
-  return streamOnly(id) || wordAt(words_, id).load(std::memory_order_acquire) ==
-                               wordOf(id, AnnouncementState::Announced);
+  return streamOnly(id) ||
+         wordAt(words_, id).load(std::memory_order_acquire) == wordOf(id, AnnouncementState::Announced);
 }
 
 bool IncomingAnnouncements::beginRead(AnnouncementId id) {
   const uint64_t announced = wordOf(id, AnnouncementState::Announced);
-  return !streamOnly(id) &&
-         move(words_, id, AnnouncementState::Announced, AnnouncementState::Reading) == announced;
+  return !streamOnly(id) && move(words_, id, AnnouncementState::Announced, AnnouncementState::Reading) == announced;
 }
 
 void IncomingAnnouncements::endRead(AnnouncementId id, bool done) {
   // Only we leave Reading, so a store will do; release: our reads of the
   // buffer happen before the sender can see that it may reuse it.
   wordAt(words_, id)
-      .store(wordOf(id, done ? AnnouncementState::Done : AnnouncementState::Announced),
-             std::memory_order_release);
+      .store(wordOf(id, done ? AnnouncementState::Done : AnnouncementState::Announced), std::memory_order_release);
 }
 
 bool IncomingAnnouncements::claim(AnnouncementId id) {
   const uint64_t announced = wordOf(id, AnnouncementState::Announced);
-  return streamOnly(id) ||
-         move(words_, id, AnnouncementState::Announced, AnnouncementState::Done) == announced;
+  return streamOnly(id) || move(words_, id, AnnouncementState::Announced, AnnouncementState::Done) == announced;
 }
 
 }  // namespace trnccl::transport::shm

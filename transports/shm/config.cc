@@ -8,9 +8,12 @@ namespace trnccl::transport::shm {
 
 const char* copyPathName(CopyPath path) {
   switch (path) {
-    case CopyPath::Auto: return "auto";
-    case CopyPath::Cma: return "cma";
-    case CopyPath::Fifo: return "fifo";
+    case CopyPath::Auto:
+      return "auto";
+    case CopyPath::Cma:
+      return "cma";
+    case CopyPath::Fifo:
+      return "fifo";
   }
   return "?";
 }
@@ -21,8 +24,8 @@ Config readConfig() {
   config.copy = copy == "cma" ? CopyPath::Cma : copy == "fifo" ? CopyPath::Fifo : CopyPath::Auto;
   // The upper bound only keeps size arithmetic far from overflow; anything
   // near it fails at setup for want of /dev/shm space.
-  const auto bytes = static_cast<uint64_t>(
-      env::getInt("TRNCCL_SHM_FIFO_BYTES", kDefaultFifoBytes, 1, int64_t{1} << 50));
+  const auto bytes =
+      static_cast<uint64_t>(env::getInt("TRNCCL_SHM_FIFO_BYTES", kDefaultFifoBytes, 1, int64_t{1} << 50));
   const uint64_t slots = (bytes + kSlotBytes - 1) / kSlotBytes;
   config.fifoBytes = (slots < 2 ? 2 : slots) * kSlotBytes;
   return config;

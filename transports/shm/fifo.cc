@@ -19,8 +19,8 @@ std::byte* slotAt(std::byte* ring, const FifoGeometry& g, uint64_t index) {
 }
 
 [[noreturn]] void corrupt(int peer, const std::string& what) {
-  throwError(trncclRemoteError, "rank " + std::to_string(peer) +
-                                    " corrupted its shared-memory FIFO with this rank: " + what);
+  throwError(trncclRemoteError,
+             "rank " + std::to_string(peer) + " corrupted its shared-memory FIFO with this rank: " + what);
 }
 
 }  // namespace
@@ -35,8 +35,8 @@ bool FifoWriter::hasSpace() {
   auto refresh = [this](std::memory_order order) {
     const uint64_t tail = std::atomic_ref<uint64_t>(tailWord(ring_)).load(order);
     if (tail < tailSeen_ || tail > published_)
-      corrupt(peer_, "read index " + std::to_string(tail) + " outside [" +
-                         std::to_string(tailSeen_) + ", " + std::to_string(published_) + "]");
+      corrupt(peer_, "read index " + std::to_string(tail) + " outside [" + std::to_string(tailSeen_) + ", " +
+                         std::to_string(published_) + "]");
     tailSeen_ = tail;
     return head_ - tailSeen_ < geometry_.slots;
   };
@@ -66,9 +66,8 @@ bool FifoReader::hasNext() {
   if (tail_ != headSeen_) return true;
   const uint64_t head = std::atomic_ref<uint64_t>(headWord(ring_)).load(std::memory_order_acquire);
   if (head < headSeen_ || head - tail_ > geometry_.slots)
-    corrupt(peer_, "write index " + std::to_string(head) + " with read index " +
-                       std::to_string(tail_) + " and " + std::to_string(geometry_.slots) +
-                       " slots");
+    corrupt(peer_, "write index " + std::to_string(head) + " with read index " + std::to_string(tail_) + " and " +
+                       std::to_string(geometry_.slots) + " slots");
   headSeen_ = head;
   return tail_ != headSeen_;
 }

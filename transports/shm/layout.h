@@ -61,7 +61,6 @@ struct SegmentLayout {
 };
 
 static_assert(sizeof(SegmentHeader) <= SegmentLayout::kDoorbellOffset);
-static_assert(sizeof(DoorbellWord) <=
-              SegmentLayout::kFifoTableOffset - SegmentLayout::kDoorbellOffset);
+static_assert(sizeof(DoorbellWord) <= SegmentLayout::kFifoTableOffset - SegmentLayout::kDoorbellOffset);
 
 }  // namespace trnccl::transport::shm

@@ -60,8 +60,7 @@ uint64_t monotonicNs() {
 
 void validateEmulation(const LinkEmulation& emulation, int nranks) {
   if (!std::isfinite(emulation.scale) || emulation.scale <= 0)
-    throwInvalidArgument("options.emulation.scale",
-                         "is " + text(emulation.scale) + ", not a positive time factor");
+    throwInvalidArgument("options.emulation.scale", "is " + text(emulation.scale) + ", not a positive time factor");
   const size_t links = emulation.linkBytesPerSec.size();
   if (links > UINT32_MAX)
     throwInvalidArgument("options.emulation.linkBytesPerSec",
@@ -69,25 +68,23 @@ void validateEmulation(const LinkEmulation& emulation, int nranks) {
   for (size_t link = 0; link < links; ++link) {
     const double bandwidth = emulation.linkBytesPerSec[link];
     if (!std::isfinite(bandwidth) || bandwidth <= 0)
-      throwInvalidArgument("options.emulation.linkBytesPerSec",
-                           "gives link " + std::to_string(link) + " " + text(bandwidth) +
-                               " bytes/s, not a positive bandwidth");
+      throwInvalidArgument(
+          "options.emulation.linkBytesPerSec",
+          "gives link " + std::to_string(link) + " " + text(bandwidth) + " bytes/s, not a positive bandwidth");
   }
   const auto ranks = static_cast<size_t>(nranks);
   if (emulation.pathTo.size() != ranks || emulation.latencyTo.size() != ranks ||
       (!emulation.issueTo.empty() && emulation.issueTo.size() != ranks))
-    throwInvalidArgument("options.emulation",
-                         "has " + std::to_string(emulation.pathTo.size()) + " paths, " +
-                             std::to_string(emulation.latencyTo.size()) + " latencies and " +
-                             std::to_string(emulation.issueTo.size()) + " issue times, not one per rank (" +
-                             std::to_string(nranks) + ")");
+    throwInvalidArgument("options.emulation", "has " + std::to_string(emulation.pathTo.size()) + " paths, " +
+                                                  std::to_string(emulation.latencyTo.size()) + " latencies and " +
+                                                  std::to_string(emulation.issueTo.size()) +
+                                                  " issue times, not one per rank (" + std::to_string(nranks) + ")");
   for (size_t peer = 0; peer < ranks; ++peer) {
     for (int link : emulation.pathTo[peer]) {
       if (link < 0 || static_cast<size_t>(link) >= links)
-        throwInvalidArgument("options.emulation.pathTo",
-                             "leads to rank " + std::to_string(peer) + " over link " +
-                                 std::to_string(link) + ", but there are links 0 to " +
-                                 std::to_string(static_cast<long long>(links) - 1));
+        throwInvalidArgument("options.emulation.pathTo", "leads to rank " + std::to_string(peer) + " over link " +
+                                                             std::to_string(link) + ", but there are links 0 to " +
+                                                             std::to_string(static_cast<long long>(links) - 1));
     }
     const double issue = emulation.issueTo.empty() ? 0 : emulation.issueTo[peer];
     for (auto [field, seconds] : {std::pair{"latencyTo", emulation.latencyTo[peer]}, std::pair{"issueTo", issue}})
@@ -112,10 +109,8 @@ void LinkBoard::initialize(std::byte* segment, uint32_t links) {
 
 void LinkBoard::check(const std::byte* segment, uint32_t links, const std::string& name) {
   auto* header = reinterpret_cast<Header*>(const_cast<std::byte*>(segment));
-  if (std::atomic_ref<uint64_t>(header->magic).load(std::memory_order_acquire) != kMagic ||
-      header->links != links)
-    throwError(trncclSystemError,
-               "shared-memory segment " + name + " is not the link board of this communicator");
+  if (std::atomic_ref<uint64_t>(header->magic).load(std::memory_order_acquire) != kMagic || header->links != links)
+    throwError(trncclSystemError, "shared-memory segment " + name + " is not the link board of this communicator");
 }
 
 LinkPacer::LinkPacer(Segment board, const LinkEmulation& emulation)

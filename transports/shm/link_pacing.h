@@ -71,8 +71,8 @@ class LinkPacer {
   struct Route {
     std::vector<uint32_t> links;
     std::vector<double> linkNsPerByte;  // per link of `links`, scaled
-    uint64_t latencyNs = 0;  // scaled
-    uint64_t issueNs = 0;    // scaled
+    uint64_t latencyNs = 0;             // scaled
+    uint64_t issueNs = 0;               // scaled
   };
   Segment board_;
   LinkBoard::Header* header_;

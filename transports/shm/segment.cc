@@ -84,8 +84,8 @@ int Segment::commit(const ByteRange& range) const {
   return errno == EFAULT ? ENOSPC : errno;
 }
 
-Segment Segment::create(const std::string& name, size_t bytes, const std::string& purpose,
-                        const cpu_set_t* near, std::span<const ByteRange> reservedFirst) {
+Segment Segment::create(const std::string& name, size_t bytes, const std::string& purpose, const cpu_set_t* near,
+                        std::span<const ByteRange> reservedFirst) {
   int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) throwSystemError("shm_open(" + name + ") in /dev/shm", errno);
   // Mapped before its pages are reserved, so that tmpfs allocates them where
@@ -102,17 +102,15 @@ Segment Segment::create(const std::string& name, size_t bytes, const std::string
   } else if (err == 0) {
     err = ftruncate(fd, static_cast<off_t>(bytes)) == 0 ? 0 : errno;
     for (const ByteRange& r : reservedFirst)
-      if (err == 0 && r.bytes > 0)
-        err = posix_fallocate(fd, static_cast<off_t>(r.offset), static_cast<off_t>(r.bytes));
+      if (err == 0 && r.bytes > 0) err = posix_fallocate(fd, static_cast<off_t>(r.offset), static_cast<off_t>(r.bytes));
   }
   close(fd);
   if (err == 0 && data != MAP_FAILED) return Segment(static_cast<std::byte*>(data), bytes);
   if (data != MAP_FAILED) munmap(data, bytes);
   unlink(name);
   if (err != 0)
-    throwError(trncclSystemError, "cannot reserve " + std::to_string(bytes) +
-                                      " bytes in /dev/shm for " + purpose + " (segment " + name +
-                                      "): " + std::strerror(err) + "; /dev/shm has " +
+    throwError(trncclSystemError, "cannot reserve " + std::to_string(bytes) + " bytes in /dev/shm for " + purpose +
+                                      " (segment " + name + "): " + std::strerror(err) + "; /dev/shm has " +
                                       freeBytesInDevShm() + " bytes free");
   throwSystemError("mmap of shared-memory segment " + name, mapErr);
 }
@@ -123,8 +121,8 @@ Segment Segment::open(const std::string& name, size_t bytes) {
   struct stat st;
   if (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) != bytes) {
     close(fd);
-    throwError(trncclSystemError, "shared-memory segment " + name + " is not the " +
-                                      std::to_string(bytes) + " bytes its owner announced");
+    throwError(trncclSystemError,
+               "shared-memory segment " + name + " is not the " + std::to_string(bytes) + " bytes its owner announced");
   }
   return Segment(mapAndClose(fd, bytes, name), bytes);
 }

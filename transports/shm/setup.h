@@ -11,11 +11,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/peer_process.h"
 #include "transports/shm/announcement.h"
 #include "transports/shm/config.h"
 #include "transports/shm/doorbell.h"
 #include "transports/shm/fifo.h"
-#include "base/peer_process.h"
 #include "transports/shm/segment.h"
 #include "transports/transport.h"
 
@@ -24,9 +24,9 @@ namespace trnccl::transport::shm {
 struct PeerLink {
   int rank = -1;
   PeerProcess process;
-  Segment segment;      // the peer's: holds the FIFO we write and its doorbell
-  FifoWriter toPeer;    // our FIFO in the peer's segment
-  FifoReader fromPeer;  // the peer's FIFO in our segment
+  Segment segment;                              // the peer's: holds the FIFO we write and its doorbell
+  FifoWriter toPeer;                            // our FIFO in the peer's segment
+  FifoReader fromPeer;                          // the peer's FIFO in our segment
   OutgoingAnnouncements announcementsToPeer;    // ours, in our segment
   IncomingAnnouncements announcementsFromPeer;  // the peer's, in its segment
   Doorbell doorbell{nullptr};                   // the peer's
@@ -40,9 +40,9 @@ struct PeerLink {
 struct Connections {
   Segment own;
   uint64_t ownReservedBytes = 0;  // of `own`, reserved at creation
-  Segment linkBoard;           // the job's, when link emulation is on (link_pacing.h)
-  Doorbell doorbell{nullptr};  // ours
-  uint32_t* closed = nullptr;  // ours
+  Segment linkBoard;              // the job's, when link emulation is on (link_pacing.h)
+  Doorbell doorbell{nullptr};     // ours
+  uint32_t* closed = nullptr;     // ours
   FifoGeometry fifo;
   std::vector<PeerLink> peers;  // in rank order
 };

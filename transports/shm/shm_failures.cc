@@ -5,8 +5,8 @@
 namespace trnccl::transport::shm {
 
 void ShmTransport::protocolError(const Peer& peer, const std::string& what) const {
-  throwError(trncclRemoteError, who(peer) + " broke the shared-memory protocol with rank " +
-                                    std::to_string(rank_) + ": it sent " + what);
+  throwError(trncclRemoteError,
+             who(peer) + " broke the shared-memory protocol with rank " + std::to_string(rank_) + ": it sent " + what);
 }
 
 void ShmTransport::fail(trncclResult_t code, const std::string& message) {
@@ -14,13 +14,10 @@ void ShmTransport::fail(trncclResult_t code, const std::string& message) {
 }
 
 bool ShmTransport::hasOutstanding(const Peer& peer) const {
-  return !peer.paced.empty() || !peer.outbox.empty() || !peer.awaitingReply.empty() ||
-         !peer.posted.empty() ||
-         std::any_of(
-             peer.incoming.begin(), peer.incoming.end(),
-             [](const auto& entry) { return entry.second.state == Incoming::State::Receiving; }) ||
-         std::any_of(pulls_.begin(), pulls_.end(),
-                     [&peer](const Pull& pull) { return pull.peer == &peer; });
+  return !peer.paced.empty() || !peer.outbox.empty() || !peer.awaitingReply.empty() || !peer.posted.empty() ||
+         std::any_of(peer.incoming.begin(), peer.incoming.end(),
+                     [](const auto& entry) { return entry.second.state == Incoming::State::Receiving; }) ||
+         std::any_of(pulls_.begin(), pulls_.end(), [&peer](const Pull& pull) { return pull.peer == &peer; });
 }
 
 void ShmTransport::noticeDepartures() {
@@ -39,8 +36,7 @@ void ShmTransport::noticeDepartures() {
     else if (peer.link.process.hasExited())
       how = " exited";
     if (how != nullptr)
-      peer.gone = who(peer) + how + " while rank " + std::to_string(rank_) +
-                  " still had requests outstanding with it";
+      peer.gone = who(peer) + how + " while rank " + std::to_string(rank_) + " still had requests outstanding with it";
   }
 }
 
@@ -64,8 +60,7 @@ MemoryUse ShmTransport::memoryUse() const {
 }
 
 std::string ShmTransport::who(const Peer& peer) const {
-  return "rank " + std::to_string(peer.link.rank) + " (pid " +
-         std::to_string(peer.link.process.pid()) + ")";
+  return "rank " + std::to_string(peer.link.rank) + " (pid " + std::to_string(peer.link.process.pid()) + ")";
 }
 
 }  // namespace trnccl::transport::shm

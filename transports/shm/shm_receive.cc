@@ -11,11 +11,17 @@ void ShmTransport::drain(Peer& peer) {
     const SlotHeader slot = fifo.next(&payload);
     switch (slot.kind) {
       case SlotKind::Eager:
-      case SlotKind::Rts: onMessage(peer, slot, payload); break;
-      case SlotKind::Data: onData(peer, slot, payload); break;
+      case SlotKind::Rts:
+        onMessage(peer, slot, payload);
+        break;
+      case SlotKind::Data:
+        onData(peer, slot, payload);
+        break;
       case SlotKind::Cts:
       case SlotKind::Fin:
-      case SlotKind::Nack: onReply(peer, slot); break;
+      case SlotKind::Nack:
+        onReply(peer, slot);
+        break;
     }
     fifo.consume();
   }
@@ -26,11 +32,9 @@ void ShmTransport::onMessage(Peer& peer, const SlotHeader& slot, const std::byte
   const bool announced = slot.kind == SlotKind::Rts;
   if (!announced && (slot.total > kEagerBytes || slot.offset != 0 || slot.bytes > slot.total))
     protocolError(peer, "eager message of " + std::to_string(slot.total) + " bytes starting with " +
-                            std::to_string(slot.bytes) + " bytes at offset " +
-                            std::to_string(slot.offset));
+                            std::to_string(slot.bytes) + " bytes at offset " + std::to_string(slot.offset));
   if (announced && !IncomingAnnouncements::valid(slot.announcement))
-    protocolError(peer, "an announcement in slot " +
-                            std::to_string(static_cast<uint32_t>(slot.announcement)) +
+    protocolError(peer, "an announcement in slot " + std::to_string(static_cast<uint32_t>(slot.announcement)) +
                             " (there are " + std::to_string(kAnnouncementSlots) + ")");
   auto [message, fresh] = peer.incoming.try_emplace(slot.tag);
   if (!fresh && isWithdrawn(peer, message->second)) {
@@ -61,9 +65,8 @@ void ShmTransport::onData(Peer& peer, const SlotHeader& slot, const std::byte* p
     protocolError(peer, "data for tag " + std::to_string(slot.tag) + ", which it never started");
   const Incoming& m = message->second;
   if (slot.offset != m.arrived || slot.bytes > m.total - m.arrived)
-    protocolError(peer, std::to_string(slot.bytes) + " bytes at offset " +
-                            std::to_string(slot.offset) + " of a " + std::to_string(m.total) +
-                            "-byte message (tag " + std::to_string(slot.tag) + ") of which " +
+    protocolError(peer, std::to_string(slot.bytes) + " bytes at offset " + std::to_string(slot.offset) + " of a " +
+                            std::to_string(m.total) + "-byte message (tag " + std::to_string(slot.tag) + ") of which " +
                             std::to_string(m.arrived) + " bytes had arrived");
   deliver(peer, message, payload, slot.bytes);
 }
@@ -71,8 +74,7 @@ void ShmTransport::onData(Peer& peer, const SlotHeader& slot, const std::byte* p
 void ShmTransport::onReply(Peer& peer, const SlotHeader& slot) {
   auto waiting = peer.awaitingReply.find(slot.tag);
   // None, or a later send with the same tag: the send it answers was cancelled.
-  if (waiting == peer.awaitingReply.end() || waiting->second.announcement != slot.announcement)
-    return;
+  if (waiting == peer.awaitingReply.end() || waiting->second.announcement != slot.announcement) return;
   Request& send = *waiting->second.request;
   OutgoingAnnouncements& announcements = peer.link.announcementsToPeer;
   if (slot.kind != SlotKind::Nack && !announcements.receiverDone(slot.announcement))
@@ -85,10 +87,9 @@ void ShmTransport::onReply(Peer& peer, const SlotHeader& slot) {
   } else if (slot.kind == SlotKind::Fin) {
     complete(send, send.bytes);
   } else {
-    fail(trncclInvalidUsage,
-         "rank " + std::to_string(rank_) + " sent a " + std::to_string(send.bytes) +
-             "-byte message to " + describe(peer.link.rank, slot.tag) +
-             ", but the receive posted for it holds only " + std::to_string(slot.total) + " bytes");
+    fail(trncclInvalidUsage, "rank " + std::to_string(rank_) + " sent a " + std::to_string(send.bytes) +
+                                 "-byte message to " + describe(peer.link.rank, slot.tag) +
+                                 ", but the receive posted for it holds only " + std::to_string(slot.total) + " bytes");
   }
 }
 
@@ -96,9 +97,8 @@ void ShmTransport::match(Peer& peer, IncomingMap::iterator message, Request& rec
   Incoming& m = message->second;
   const Tag tag = message->first;
   if (m.total > receive.bytes) {
-    fail(trncclInvalidUsage, "the message from " + describe(peer.link.rank, tag) + " is " +
-                                 std::to_string(m.total) + " bytes, larger than the " +
-                                 std::to_string(receive.bytes) + "-byte receive rank " +
+    fail(trncclInvalidUsage, "the message from " + describe(peer.link.rank, tag) + " is " + std::to_string(m.total) +
+                                 " bytes, larger than the " + std::to_string(receive.bytes) + "-byte receive rank " +
                                  std::to_string(rank_) + " posted for it");
     if (m.announced) peer.replies.push_back({SlotKind::Nack, tag, receive.bytes, m.announcement});
     if (m.announced || m.arrived == m.total) {
@@ -109,10 +109,9 @@ void ShmTransport::match(Peer& peer, IncomingMap::iterator message, Request& rec
     }
     return;
   }
-  const bool singleCopy =
-      m.announced && singleCopyFrom(peer) && !IncomingAnnouncements::streamOnly(m.announcement);
-  TRNCCL_TRACE("shm: rank %d: %llu-byte message from %s: %s", rank_,
-               static_cast<unsigned long long>(m.total), describe(peer.link.rank, tag).c_str(),
+  const bool singleCopy = m.announced && singleCopyFrom(peer) && !IncomingAnnouncements::streamOnly(m.announcement);
+  TRNCCL_TRACE("shm: rank %d: %llu-byte message from %s: %s", rank_, static_cast<unsigned long long>(m.total),
+               describe(peer.link.rank, tag).c_str(),
                !m.announced ? "eager"
                : singleCopy ? "single copy"
                             : "streamed");
@@ -156,8 +155,7 @@ void ShmTransport::repost(Peer& peer, Request& receive) {
     peer.posted.emplace(receive.tag, &receive);
 }
 
-void ShmTransport::deliver(Peer& peer, IncomingMap::iterator message, const std::byte* payload,
-                           uint64_t bytes) {
+void ShmTransport::deliver(Peer& peer, IncomingMap::iterator message, const std::byte* payload, uint64_t bytes) {
   Incoming& m = message->second;
   if (m.state == Incoming::State::Receiving)
     std::memcpy(static_cast<std::byte*>(m.receive->buffer) + m.arrived, payload, bytes);
@@ -172,8 +170,10 @@ void ShmTransport::deliver(Peer& peer, IncomingMap::iterator message, const std:
 bool ShmTransport::singleCopyFrom(const Peer& peer) const {
   const PeerProcess& process = peer.link.process;
   switch (config_.copy) {
-    case CopyPath::Fifo: return false;
-    case CopyPath::Auto: return process.isThisProcess();
+    case CopyPath::Fifo:
+      return false;
+    case CopyPath::Auto:
+      return process.isThisProcess();
     case CopyPath::Cma:
       return process.isThisProcess() || (process.addressable() && !singleCopyRefused_);
   }
@@ -183,8 +183,7 @@ bool ShmTransport::singleCopyFrom(const Peer& peer) const {
 void ShmTransport::advancePulls() {
   std::erase_if(pulls_, [this](Pull& pull) { return advance(pull); });
   // Only now: reposting may start a new pull.
-  for (Request* receive : withdrawnReceives_)
-    repost(*peerOfRank_[static_cast<size_t>(receive->peer)], *receive);
+  for (Request* receive : withdrawnReceives_) repost(*peerOfRank_[static_cast<size_t>(receive->peer)], *receive);
   withdrawnReceives_.clear();
 }
 
@@ -199,9 +198,8 @@ bool ShmTransport::advance(Pull& pull) {
     return true;
   }
   const uint64_t bytes = std::min<uint64_t>(kPullChunkBytes, pull.total - pull.offset);
-  const int err =
-      peer.link.process.copyFrom(static_cast<std::byte*>(pull.receive->buffer) + pull.offset,
-                                 pull.address + pull.offset, bytes);
+  const int err = peer.link.process.copyFrom(static_cast<std::byte*>(pull.receive->buffer) + pull.offset,
+                                             pull.address + pull.offset, bytes);
   if (err == 0) pull.offset += bytes;
   // After a failed copy the buffer is never read again either (a refused
   // read has it streamed, which a Cts tells the sender once it is Done).
@@ -212,9 +210,8 @@ bool ShmTransport::advance(Pull& pull) {
     peer.replies.push_back({SlotKind::Fin, pull.tag, 0, pull.announcement});
     return true;
   }
-  const std::string what = "single-copy read of the " + std::to_string(pull.total) +
-                           "-byte message from " + who(peer) + " (tag " + std::to_string(pull.tag) +
-                           ")";
+  const std::string what = "single-copy read of the " + std::to_string(pull.total) + "-byte message from " + who(peer) +
+                           " (tag " + std::to_string(pull.tag) + ")";
   if (err == EPERM || err == ENOSYS) {
     if (!singleCopyRefused_)
       TRNCCL_INFO(

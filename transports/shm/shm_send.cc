@@ -34,9 +34,8 @@ void ShmTransport::commitFifo(Peer& peer) {
   if (const int err = link.segment.commit(link.toPeerSlots); err != 0)
     throwError(trncclSystemError, "cannot commit the " + std::to_string(link.toPeerSlots.bytes) +
                                       "-byte FIFO from rank " + std::to_string(rank_) + " to " + who(peer) +
-                                      " in /dev/shm (" + std::strerror(err) + "); /dev/shm has " +
-                                      freeBytesInDevShm() + " bytes free (TRNCCL_SHM_FIFO_BYTES=" +
-                                      std::to_string(config_.fifoBytes) + ")");
+                                      " in /dev/shm (" + std::strerror(err) + "); /dev/shm has " + freeBytesInDevShm() +
+                                      " bytes free (TRNCCL_SHM_FIFO_BYTES=" + std::to_string(config_.fifoBytes) + ")");
   link.toPeerCommitted = true;
   committedBytes_ += link.toPeerSlots.bytes;
 }
@@ -57,20 +56,18 @@ void ShmTransport::flush(Peer& peer) {
       auto [waiting, fresh] = peer.awaitingReply.try_emplace(send.tag, AnnouncedSend{&send, 0});
       if (fresh) {
         waiting->second.announcement = peer.link.announcementsToPeer.announce();
-        fifo.write({SlotKind::Rts, 0, send.tag, send.bytes, 0, 0,
-                    reinterpret_cast<uint64_t>(send.buffer), waiting->second.announcement},
+        fifo.write({SlotKind::Rts, 0, send.tag, send.bytes, 0, 0, reinterpret_cast<uint64_t>(send.buffer),
+                    waiting->second.announcement},
                    nullptr);
       } else {
         fail(trncclInvalidUsage, "rank " + std::to_string(rank_) + " sent a second message to " +
-                                     describe(peer.link.rank, send.tag) +
-                                     " while the first is in flight");
+                                     describe(peer.link.rank, send.tag) + " while the first is in flight");
       }
       peer.outbox.pop_front();
       continue;
     }
     const uint64_t bytes = std::min(connections_.fifo.slotBytes, send.bytes - out.offset);
-    const SlotKind kind =
-        out.kind == SlotKind::Eager && out.offset == 0 ? SlotKind::Eager : SlotKind::Data;
+    const SlotKind kind = out.kind == SlotKind::Eager && out.offset == 0 ? SlotKind::Eager : SlotKind::Data;
     fifo.write({kind, 0, send.tag, send.bytes, out.offset, bytes, 0, 0},
                static_cast<const std::byte*>(send.buffer) + out.offset);
     out.offset += bytes;
@@ -94,8 +91,8 @@ void ShmTransport::withdraw(Peer& peer, AnnouncementId announcement) {
     if (std::chrono::steady_clock::now() - start > timeout_) {
       // Never seen: a live peer stuck in one copy. Keep the slot out of use,
       // lest its late end of the read clobber a newer announcement.
-      TRNCCL_WARN("shm: rank %d: %s is still reading a cancelled send's buffer after %lld ms",
-                  rank_, who(peer).c_str(), static_cast<long long>(timeout_.count()));
+      TRNCCL_WARN("shm: rank %d: %s is still reading a cancelled send's buffer after %lld ms", rank_, who(peer).c_str(),
+                  static_cast<long long>(timeout_.count()));
       return;
     }
     backoff.pause([](std::chrono::microseconds maxWait) { std::this_thread::sleep_for(maxWait); });

@@ -17,8 +17,8 @@ ShmTransport::ShmTransport(const Options& options, Config config, Connections co
   seen_ = connections_.doorbell.sequence();
   if (connections_.linkBoard.data() != nullptr) {
     pacer_ = std::make_unique<LinkPacer>(std::move(connections_.linkBoard), options.emulation);
-    TRNCCL_INFO("shm: rank %d: links emulated: %zu links, times x %g", rank_,
-                options.emulation.linkBytesPerSec.size(), options.emulation.scale);
+    TRNCCL_INFO("shm: rank %d: links emulated: %zu links, times x %g", rank_, options.emulation.linkBytesPerSec.size(),
+                options.emulation.scale);
   }
   TRNCCL_INFO(
       "shm: rank %d: %zu peers, FIFO of %llu x %llu bytes per peer (%zu-byte segment), "
@@ -36,8 +36,7 @@ ShmTransport::~ShmTransport() {
 Peer& ShmTransport::peerOf(const Request& request, const char* operation) {
   if (request.peer < 0 || static_cast<size_t>(request.peer) >= peerOfRank_.size() ||
       peerOfRank_[static_cast<size_t>(request.peer)] == nullptr)
-    throwInvalidArgument("request.peer", "is " + std::to_string(request.peer) +
-                                             ", not a shared-memory peer of rank " +
+    throwInvalidArgument("request.peer", "is " + std::to_string(request.peer) + ", not a shared-memory peer of rank " +
                                              std::to_string(rank_) + " (" + operation + ")");
   if (request.buffer == nullptr && request.bytes > 0)
     throwInvalidArgument("request.buffer", std::string("is NULL for a non-empty ") + operation);
@@ -48,8 +47,7 @@ void ShmTransport::isend(Request& request) {
   Peer& peer = peerOf(request, "send");
   request.done = false;
   request.transferred = 0;
-  const bool announce =
-      request.bytes > 0 && (config_.copy == CopyPath::Cma || request.bytes > kEagerBytes);
+  const bool announce = request.bytes > 0 && (config_.copy == CopyPath::Cma || request.bytes > kEagerBytes);
   const Outgoing send{&request, announce ? SlotKind::Rts : SlotKind::Eager};
   if (pacer_) [[unlikely]]
     hold(peer, send);
@@ -66,11 +64,9 @@ void ShmTransport::irecv(Request& request) {
     match(peer, message, request);
     return;
   }
-  const bool receiving =
-      message != peer.incoming.end() && message->second.state == Incoming::State::Receiving;
+  const bool receiving = message != peer.incoming.end() && message->second.state == Incoming::State::Receiving;
   if (receiving || !peer.posted.emplace(request.tag, &request).second)
-    throwError(trncclInvalidUsage, "rank " + std::to_string(rank_) +
-                                       " posted a second receive from " +
+    throwError(trncclInvalidUsage, "rank " + std::to_string(rank_) + " posted a second receive from " +
                                        describe(request.peer, request.tag) +
                                        " while the first is pending: tags must be unique "
                                        "among the messages in flight between two ranks");
@@ -95,8 +91,7 @@ void ShmTransport::wait(std::chrono::microseconds maxWait) {
   if (nextDueNs_ != kNoneDue) {  // wake when the earliest held send is due
     const uint64_t now = monotonicNs();
     if (nextDueNs_ <= now) return;
-    const auto untilDue =
-        std::chrono::microseconds(static_cast<int64_t>((nextDueNs_ - now + 999) / 1000));
+    const auto untilDue = std::chrono::microseconds(static_cast<int64_t>((nextDueNs_ - now + 999) / 1000));
     maxWait = std::min(maxWait, untilDue);
   }
   connections_.doorbell.sleep(seen_, maxWait);

@@ -88,7 +88,6 @@
 
 namespace trnccl::transport::shm {
 
-
 // A reply slot still to be written: Cts, Fin or Nack (total = capacity).
 struct Reply {
   SlotKind kind;

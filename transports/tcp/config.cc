@@ -6,8 +6,8 @@ namespace trnccl::transport::tcp {
 
 Config readConfig() {
   Config config;
-  config.socketsPerPeer = static_cast<int>(
-      env::getInt("TRNCCL_TCP_SOCKETS_PER_PEER", config.socketsPerPeer, 1, kMaxSocketsPerPeer));
+  config.socketsPerPeer =
+      static_cast<int>(env::getInt("TRNCCL_TCP_SOCKETS_PER_PEER", config.socketsPerPeer, 1, kMaxSocketsPerPeer));
   return config;
 }
 

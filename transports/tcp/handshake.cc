@@ -18,16 +18,14 @@ std::string rankName(int rank) { return "rank " + std::to_string(rank); }
 void checkOptions(const Options& options) {
   if (options.oob == nullptr) throwInvalidArgument("options.oob", "is NULL");
   if (options.rank < 0 || options.rank >= options.nranks)
-    throwInvalidArgument("options.rank", "is " + std::to_string(options.rank) + ", not a rank of " +
-                                             std::to_string(options.nranks));
+    throwInvalidArgument("options.rank",
+                         "is " + std::to_string(options.rank) + ", not a rank of " + std::to_string(options.nranks));
   std::vector<int> sorted = options.peers;
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 0; i < sorted.size(); ++i) {
     const int peer = sorted[i];
-    if (peer < 0 || peer >= options.nranks || peer == options.rank ||
-        (i > 0 && sorted[i - 1] == peer))
-      throwInvalidArgument("options.peers", "holds " + std::to_string(peer) +
-                                                ", not a distinct other rank of " +
+    if (peer < 0 || peer >= options.nranks || peer == options.rank || (i > 0 && sorted[i - 1] == peer))
+      throwInvalidArgument("options.peers", "holds " + std::to_string(peer) + ", not a distinct other rank of " +
                                                 std::to_string(options.nranks));
   }
 }
@@ -63,8 +61,8 @@ struct PendingWelcome {
 // One rank's connections while they are being set up.
 class Setup {
  public:
-  Setup(const Options& options, uint64_t job, std::vector<Endpoint> endpoints,
-        std::optional<net::Socket> listener, uint32_t socketsPerPeer)
+  Setup(const Options& options, uint64_t job, std::vector<Endpoint> endpoints, std::optional<net::Socket> listener,
+        uint32_t socketsPerPeer)
       : options_(options),
         job_(job),
         endpoints_(std::move(endpoints)),
@@ -74,10 +72,9 @@ class Setup {
     for (int peer : options.peers) {
       const uint32_t theirs = endpoint(peer).socketsPerPeer;
       if (theirs < 1 || theirs > kMaxSocketsPerPeer)
-        throwError(trncclInvalidUsage, rankName(peer) + " published " + std::to_string(theirs) +
-                                           " tcp sockets per peer");
-      slots_[static_cast<size_t>(peer)].resize(
-          static_cast<size_t>(socketsBetween(theirs, socketsPerPeer)));
+        throwError(trncclInvalidUsage,
+                   rankName(peer) + " published " + std::to_string(theirs) + " tcp sockets per peer");
+      slots_[static_cast<size_t>(peer)].resize(static_cast<size_t>(socketsBetween(theirs, socketsPerPeer)));
     }
   }
 
@@ -101,13 +98,11 @@ class Setup {
       if (listener_ && fds[0].revents != 0)
         while (auto socket = listener_->tryAccept()) hellos_.push_back({std::move(*socket)});
     }
-    if (listener_)
-      TRNCCL_INFO("tcp: rank %d listened at %s", options_.rank, listenAddress_.c_str());
+    if (listener_) TRNCCL_INFO("tcp: rank %d listened at %s", options_.rank, listenAddress_.c_str());
     std::vector<PeerConnections> connections;
     for (int peer : peers) {
       connections.push_back({peer, {}});
-      for (auto& socket : slots_[static_cast<size_t>(peer)])
-        connections.back().sockets.push_back(std::move(*socket));
+      for (auto& socket : slots_[static_cast<size_t>(peer)]) connections.back().sockets.push_back(std::move(*socket));
     }
     return connections;
   }
@@ -122,10 +117,9 @@ class Setup {
                                          rankName(options_.rank) + " among its peers?");
     for (size_t i = 0; i < slots_[static_cast<size_t>(peer)].size(); ++i) {
       // The peer listened before the all-gather: refused means it is gone.
-      net::Socket socket =
-          net::Socket::connect(*address, deadline, rankName(peer), net::Socket::WhenRefused::Fail);
-      const Hello hello = makeHello(job_, endpoint(peer).secret, options_.rank, options_.nranks,
-                                    static_cast<uint32_t>(i));
+      net::Socket socket = net::Socket::connect(*address, deadline, rankName(peer), net::Socket::WhenRefused::Fail);
+      const Hello hello =
+          makeHello(job_, endpoint(peer).secret, options_.rank, options_.nranks, static_cast<uint32_t>(i));
       socket.sendAll(&hello, sizeof hello, deadline);
       welcomes_.push_back({peer, static_cast<uint32_t>(i), std::move(socket)});
     }
@@ -142,8 +136,7 @@ class Setup {
                                         "communicator? its log says why)");
     }
     if (p.welcome != kWelcome)
-      throwError(trncclRemoteError,
-                 p.socket.describePeer() + " answered the tcp hello with something else");
+      throwError(trncclRemoteError, p.socket.describePeer() + " answered the tcp hello with something else");
     slots_[static_cast<size_t>(p.peer)][p.index] = std::move(p.socket);
     welcomes_.erase(welcomes_.begin() + static_cast<ptrdiff_t>(index));
   }
@@ -173,9 +166,8 @@ class Setup {
   // refused at its first 8 bytes.
   std::string judge(const PendingHello& p) const {
     const HelloExpectation expected{job_, endpoint(options_.rank).secret, options_.rank, options_.nranks};
-    std::string problem = helloProblem(p.hello, p.received, expected, [this](int rank) {
-      return !slots_[static_cast<size_t>(rank)].empty();
-    });
+    std::string problem = helloProblem(p.hello, p.received, expected,
+                                       [this](int rank) { return !slots_[static_cast<size_t>(rank)].empty(); });
     if (!problem.empty() || p.received < sizeof(Hello)) return problem;
     const Hello& h = p.hello;
     const auto& slots = slots_[static_cast<size_t>(h.rank)];
@@ -241,8 +233,8 @@ Hello makeHello(uint64_t job, const Secret& listenerSecret, int rank, int nranks
 std::vector<PeerConnections> connectPeers(const Options& options, const Config& config) {
   checkOptions(options);
   const auto rank = static_cast<size_t>(options.rank);
-  const bool listens = std::any_of(options.peers.begin(), options.peers.end(),
-                                   [&](int peer) { return peer < options.rank; });
+  const bool listens =
+      std::any_of(options.peers.begin(), options.peers.end(), [&](int peer) { return peer < options.rank; });
   std::optional<net::Socket> listener;
   std::vector<Endpoint> endpoints(static_cast<size_t>(options.nranks));
   endpoints[rank].socketsPerPeer = static_cast<uint32_t>(config.socketsPerPeer);
@@ -258,8 +250,8 @@ std::vector<PeerConnections> connectPeers(const Options& options, const Config& 
                 static_cast<uint32_t>(config.socketsPerPeer));
     return setup.run(deadline);
   } catch (const Error& e) {
-    throw Error(e.code(), "tcp transport of rank " + std::to_string(options.rank) +
-                              " connecting to its peers: " + e.what());
+    throw Error(e.code(),
+                "tcp transport of rank " + std::to_string(options.rank) + " connecting to its peers: " + e.what());
   }
 }
 

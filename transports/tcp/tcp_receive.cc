@@ -59,8 +59,7 @@ size_t TcpTransport::readAhead(Peer& peer, Connection& connection) {
     in.end -= in.begin;
     in.begin = 0;
   }
-  const size_t got =
-      receive(peer, connection, in.buffer.data() + in.end, in.buffer.size() - in.end);
+  const size_t got = receive(peer, connection, in.buffer.data() + in.end, in.buffer.size() - in.end);
   in.end += got;
   return got;
 }
@@ -73,12 +72,10 @@ size_t TcpTransport::receive(Peer& peer, Connection& connection, std::byte* into
   } catch (const Error& e) {
     if (e.code() != trncclRemoteError) throw;
     const InStream& in = connection.in;
-    if (in.inPayload || in.readAhead() > 0)
-      throw Error(e.code(), std::string(e.what()) + " in the middle of a frame");
+    if (in.inPayload || in.readAhead() > 0) throw Error(e.code(), std::string(e.what()) + " in the middle of a frame");
     connection.socket = net::Socket();
     pollSetStale_ = true;
-    if (std::none_of(peer.connections.begin(), peer.connections.end(),
-                     [](const Connection& c) { return c.open(); }))
+    if (std::none_of(peer.connections.begin(), peer.connections.end(), [](const Connection& c) { return c.open(); }))
       throw;
     return 0;
   }
@@ -93,9 +90,12 @@ std::byte* TcpTransport::destination(Peer& peer, const InStream& in) {
   // and match() the message to the receive's capacity.
   const uint64_t at = in.frame.offset + in.payloadDone;
   switch (m.state) {
-    case Incoming::State::Receiving: return static_cast<std::byte*>(m.receive->buffer) + at;
-    case Incoming::State::Unexpected: return m.staging.data() + at;  // eager only
-    case Incoming::State::Discarding: return nullptr;
+    case Incoming::State::Receiving:
+      return static_cast<std::byte*>(m.receive->buffer) + at;
+    case Incoming::State::Unexpected:
+      return m.staging.data() + at;  // eager only
+    case Incoming::State::Discarding:
+      return nullptr;
   }
   return nullptr;
 }
@@ -112,11 +112,19 @@ void TcpTransport::payloadArrived(Peer& peer, InStream& in, uint64_t bytes) {
 void TcpTransport::onFrame(Peer& peer, InStream& in, const FrameHeader& frame) {
   switch (frame.kind) {
     case FrameKind::Eager:
-    case FrameKind::Rts: open(peer, frame); break;
-    case FrameKind::Data: checkData(peer, frame); break;
+    case FrameKind::Rts:
+      open(peer, frame);
+      break;
+    case FrameKind::Data:
+      checkData(peer, frame);
+      break;
     case FrameKind::Cts:
-    case FrameKind::Nack: onReply(peer, frame); break;
-    case FrameKind::Cancel: onCancel(peer, frame.seq, frame.total); break;
+    case FrameKind::Nack:
+      onReply(peer, frame);
+      break;
+    case FrameKind::Cancel:
+      onCancel(peer, frame.seq, frame.total);
+      break;
   }
   if (frame.length > 0) {
     in.inPayload = true;
@@ -128,8 +136,8 @@ void TcpTransport::onFrame(Peer& peer, InStream& in, const FrameHeader& frame) {
 // The first frame of a message: Eager (all of it) or Rts.
 void TcpTransport::open(Peer& peer, const FrameHeader& frame) {
   if (frame.seq <= peer.lastOpened)
-    protocolError(peer, "it opened message " + std::to_string(frame.seq) + " after message " +
-                            std::to_string(peer.lastOpened));
+    protocolError(
+        peer, "it opened message " + std::to_string(frame.seq) + " after message " + std::to_string(peer.lastOpened));
   peer.lastOpened = frame.seq;
   if (peer.unexpected.contains(frame.tag))
     protocolError(peer, "it sent a second message with tag " + std::to_string(frame.tag) +
@@ -155,12 +163,11 @@ void TcpTransport::open(Peer& peer, const FrameHeader& frame) {
 void TcpTransport::checkData(Peer& peer, const FrameHeader& frame) {
   auto message = peer.incoming.find(frame.seq);
   if (message == peer.incoming.end() || !message->second.cleared)
-    protocolError(peer, "it sent data of message " + std::to_string(frame.seq) +
-                            ", which it was not cleared to send");
+    protocolError(peer, "it sent data of message " + std::to_string(frame.seq) + ", which it was not cleared to send");
   if (frame.total != message->second.total)
     protocolError(peer, "it sent data of a " + std::to_string(frame.total) + "-byte message " +
-                            std::to_string(frame.seq) + " announced as " +
-                            std::to_string(message->second.total) + " bytes");
+                            std::to_string(frame.seq) + " announced as " + std::to_string(message->second.total) +
+                            " bytes");
 }
 
 void TcpTransport::onCancel(Peer& peer, Seq seq, uint64_t framed) {
@@ -174,9 +181,9 @@ void TcpTransport::onCancel(Peer& peer, Seq seq, uint64_t framed) {
   }
   if (m.rendezvous) {
     if (framed > m.total || framed < m.arrived)
-      protocolError(peer, "it cancelled message " + std::to_string(seq) + " after framing " +
-                              std::to_string(framed) + " of its " + std::to_string(m.total) +
-                              " bytes, of which " + std::to_string(m.arrived) + " had arrived");
+      protocolError(peer, "it cancelled message " + std::to_string(seq) + " after framing " + std::to_string(framed) +
+                              " of its " + std::to_string(m.total) + " bytes, of which " + std::to_string(m.arrived) +
+                              " had arrived");
     m.ends = framed;
   }
   Request* receive = m.receive;
@@ -200,9 +207,8 @@ void TcpTransport::post(Peer& peer, Request& receive) {
 void TcpTransport::match(Peer& peer, IncomingMap::iterator message, Request& receive) {
   Incoming& m = message->second;
   if (m.total > receive.bytes) {
-    fail(trncclInvalidUsage, "the message from " + describe(peer, m.tag) + " is " +
-                                 std::to_string(m.total) + " bytes, larger than the " +
-                                 std::to_string(receive.bytes) + "-byte receive rank " +
+    fail(trncclInvalidUsage, "the message from " + describe(peer, m.tag) + " is " + std::to_string(m.total) +
+                                 " bytes, larger than the " + std::to_string(receive.bytes) + "-byte receive rank " +
                                  std::to_string(rank_) + " posted for it");
     if (m.rendezvous) {
       queueControl(peer, FrameKind::Nack, message->first, receive.bytes);

@@ -21,8 +21,7 @@ void TcpTransport::writeTo(Peer& peer, size_t index) {
       parts[count++] = {reinterpret_cast<char*>(&frame.header) + frame.sent, kHeader - frame.sent};
     const uint64_t from = frame.sent > kHeader ? frame.sent - kHeader : 0;
     if (from < frame.header.length)
-      parts[count++] = {const_cast<std::byte*>(frame.payload + (from - frame.payloadBase)),
-                        frame.header.length - from};
+      parts[count++] = {const_cast<std::byte*>(frame.payload + (from - frame.payloadBase)), frame.header.length - from};
     frame.sent += connection.socket.sendSomeParts(std::span<iovec>(parts, count));
     if (frame.sent < frame.size()) return;  // the kernel took what it could
     const FrameHeader sent = frame.header;
@@ -71,23 +70,22 @@ void TcpTransport::frameSent(Peer& peer, const FrameHeader& frame) {
 void TcpTransport::onReply(Peer& peer, const FrameHeader& frame) {
   const char* kind = frameKindName(frame.kind);
   if (frame.seq >= peer.nextSeq)
-    protocolError(peer, std::string("it sent ") + kind + " for message " +
-                            std::to_string(frame.seq) + ", which was never sent");
+    protocolError(
+        peer, std::string("it sent ") + kind + " for message " + std::to_string(frame.seq) + ", which was never sent");
   auto send = peer.sends.find(frame.seq);
   if (send == peer.sends.end()) return;  // cancelled
   Outgoing& s = send->second;
   if (s.request->bytes <= kEagerBytes || s.streaming)
-    protocolError(peer, std::string("it sent ") + kind + " for message " +
-                            std::to_string(frame.seq) + ", which expects none");
+    protocolError(
+        peer, std::string("it sent ") + kind + " for message " + std::to_string(frame.seq) + ", which expects none");
   if (frame.kind == FrameKind::Cts) {
     s.streaming = true;
     peer.streaming.push_back(frame.seq);
     return;
   }
-  fail(trncclInvalidUsage,
-       "rank " + std::to_string(rank_) + " sent a " + std::to_string(s.request->bytes) +
-           "-byte message to " + describe(peer, s.request->tag) +
-           ", but the receive posted for it holds only " + std::to_string(frame.total) + " bytes");
+  fail(trncclInvalidUsage, "rank " + std::to_string(rank_) + " sent a " + std::to_string(s.request->bytes) +
+                               "-byte message to " + describe(peer, s.request->tag) +
+                               ", but the receive posted for it holds only " + std::to_string(frame.total) + " bytes");
   peer.sends.erase(send);
 }
 
@@ -102,8 +100,7 @@ void TcpTransport::cancelSends(Peer& peer) {
   // Sends whose first frame is still queued never reached the peer.
   std::unordered_set<Seq> unseen;
   std::erase_if(peer.ordered, [&unseen](const OutFrame& frame) {
-    const bool opening =
-        frame.header.kind == FrameKind::Eager || frame.header.kind == FrameKind::Rts;
+    const bool opening = frame.header.kind == FrameKind::Eager || frame.header.kind == FrameKind::Rts;
     if (opening) unseen.insert(frame.header.seq);
     return opening;
   });
@@ -131,8 +128,7 @@ void TcpTransport::cancelSends(Peer& peer) {
 bool TcpTransport::canWrite(const Peer& peer) const {
   auto idle = [](const Connection& connection) { return connection.open() && !connection.out; };
   if (!peer.ordered.empty() && idle(peer.connections.front())) return true;
-  return !peer.streaming.empty() &&
-         std::any_of(peer.connections.begin(), peer.connections.end(), idle);
+  return !peer.streaming.empty() && std::any_of(peer.connections.begin(), peer.connections.end(), idle);
 }
 
 }  // namespace trnccl::transport::tcp

@@ -28,8 +28,7 @@ TcpTransport::TcpTransport(const Options& options, std::vector<PeerConnections> 
   }
   size_t connectionCount = 0;
   for (const Peer& peer : peers_) connectionCount += peer.connections.size();
-  TRNCCL_INFO("tcp: rank %d connected to %zu peers over %zu connections", rank_, peers_.size(),
-              connectionCount);
+  TRNCCL_INFO("tcp: rank %d connected to %zu peers over %zu connections", rank_, peers_.size(), connectionCount);
 }
 
 std::string TcpTransport::description() const {
@@ -54,9 +53,8 @@ TcpTransport::~TcpTransport() {
 Peer& TcpTransport::peerOf(const Request& request, const char* operation) {
   if (request.peer < 0 || static_cast<size_t>(request.peer) >= peerOfRank_.size() ||
       peerOfRank_[static_cast<size_t>(request.peer)] == nullptr)
-    throwInvalidArgument("request.peer", "is " + std::to_string(request.peer) +
-                                             ", not a tcp peer of rank " + std::to_string(rank_) +
-                                             " (" + operation + ")");
+    throwInvalidArgument("request.peer", "is " + std::to_string(request.peer) + ", not a tcp peer of rank " +
+                                             std::to_string(rank_) + " (" + operation + ")");
   if (request.buffer == nullptr && request.bytes > 0)
     throwInvalidArgument("request.buffer", std::string("is NULL for a non-empty ") + operation);
   if (request.bytes > kMaxMessageBytes)
@@ -89,8 +87,7 @@ void TcpTransport::irecv(Request& request) {
   request.done = false;
   request.transferred = 0;
   if (peer.posted.contains(request.tag))
-    throwError(trncclInvalidUsage, "rank " + std::to_string(rank_) +
-                                       " posted a second receive from " +
+    throwError(trncclInvalidUsage, "rank " + std::to_string(rank_) + " posted a second receive from " +
                                        describe(peer, request.tag) +
                                        " while the first is pending: tags must be unique "
                                        "among the messages in flight between two ranks");
@@ -157,8 +154,7 @@ void TcpTransport::cancelAll() {
 // ---- Failures ---------------------------------------------------------------
 
 void TcpTransport::protocolError(const Peer& peer, const std::string& what) const {
-  throwError(trncclRemoteError, peer.name + " broke the tcp protocol with rank " +
-                                    std::to_string(rank_) + ": " + what);
+  throwError(trncclRemoteError, peer.name + " broke the tcp protocol with rank " + std::to_string(rank_) + ": " + what);
 }
 
 void TcpTransport::fail(trncclResult_t code, const std::string& message) {
@@ -186,8 +182,7 @@ MemoryUse TcpTransport::memoryUse() const {
   MemoryUse use;
   for (const Peer& peer : peers_) {
     uint64_t bytes = 0;
-    for (const Connection& c : peer.connections)
-      bytes += c.in.buffer.capacity() + (c.out ? c.out->kept.capacity() : 0);
+    for (const Connection& c : peer.connections) bytes += c.in.buffer.capacity() + (c.out ? c.out->kept.capacity() : 0);
     for (const auto& [seq, message] : peer.incoming) bytes += message.staging.capacity();
     use.hostBytes += bytes;
     use.peersWithBuffers += bytes > 0 ? 1 : 0;  // sockets are connected to every peer; buffers come with traffic
@@ -197,9 +192,8 @@ MemoryUse TcpTransport::memoryUse() const {
 
 bool TcpTransport::hasOutstanding(const Peer& peer) const {
   return !peer.sends.empty() || !peer.posted.empty() ||
-         std::any_of(peer.incoming.begin(), peer.incoming.end(), [](const auto& entry) {
-           return entry.second.state == Incoming::State::Receiving;
-         });
+         std::any_of(peer.incoming.begin(), peer.incoming.end(),
+                     [](const auto& entry) { return entry.second.state == Incoming::State::Receiving; });
 }
 
 std::string TcpTransport::describe(const Peer& peer, Tag tag) const {

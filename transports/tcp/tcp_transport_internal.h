@@ -80,7 +80,7 @@ struct OutFrame {
 // The frames arriving on one connection.
 struct InStream {
   std::vector<std::byte> buffer;  // kReadAheadBytes once the peer first sends (lazy)
-  size_t begin = 0;  // bytes read ahead: [begin, end)
+  size_t begin = 0;               // bytes read ahead: [begin, end)
   size_t end = 0;
   bool inPayload = false;
   FrameHeader frame{};  // inPayload: the frame whose payload is arriving
@@ -111,8 +111,8 @@ struct Incoming {
   bool rendezvous = false;
   bool cleared = false;  // rendezvous: Cts queued, so Data may come
   uint64_t total = 0;
-  uint64_t ends = 0;     // no more arrives after this many bytes (less than total if cancelled)
-  uint64_t arrived = 0;  // payload bytes read
+  uint64_t ends = 0;               // no more arrives after this many bytes (less than total if cancelled)
+  uint64_t arrived = 0;            // payload bytes read
   Request* receive = nullptr;      // Receiving
   std::vector<std::byte> staging;  // Unexpected eager: its payload
 };

@@ -15,8 +15,8 @@ namespace trnccl::perf {
 // measured without the command line that made it.
 struct RunInfo {
   int nranks;
-  std::string launch;  // "mpirun" or "threads"
-  int version_code;    // from trncclGetVersion
+  std::string launch;     // "mpirun" or "threads"
+  int version_code;       // from trncclGetVersion
   std::string transport;  // from trncclCommGetTransport (rank 0's)
   std::map<std::string, std::string> trnccl_env;
 };

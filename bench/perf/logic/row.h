@@ -31,8 +31,8 @@ struct Row {
   Measurement out_of_place;
   Measurement in_place;
   std::optional<PeerMeasurement> mpi;  // none: not measured, or no MPI type ("n/a")
-  std::string algorithm = "-";            // what trnccl's tuner ran ("-": not a collective)
-  std::optional<double> predicted_us;     // the tuner's cost model for that algorithm
+  std::string algorithm = "-";         // what trnccl's tuner ran ("-": not a collective)
+  std::optional<double> predicted_us;  // the tuner's cost model for that algorithm
 };
 
 }  // namespace trnccl::perf

@@ -55,15 +55,17 @@ std::string table_preamble(const Options& options, int nranks, const std::string
 
 std::string table_header(bool with_peer) {
   std::string text = "#\n";
-  text += format("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          "
-                 "            tuner", "", "", "", "", "");
+  text += format(
+      "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          "
+      "            tuner",
+      "", "", "", "", "");
   text += with_peer ? "         mpi peer\n" : "\n";
-  text += format("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %10s  %7s", "size", "count",
-                 "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong",
-                 "algo", "model");
+  text +=
+      format("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %10s  %7s", "size", "count", "type",
+             "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", "algo", "model");
   text += with_peer ? format("  %8s  %9s  %6s\n", "mpi time", "mpi busbw", "ratio") : "\n";
-  text += format("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s  %10s  %7s", "(B)",
-                 "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "(us)");
+  text += format("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s  %10s  %7s", "(B)", "(elements)",
+                 "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "(us)");
   text += with_peer ? format("  %8s  %9s  %6s\n", "(us)", "(GB/s)", "") : "\n";
   return text;
 }

@@ -15,12 +15,9 @@ namespace {
 // one source before it asks for the next (the tail reuses one staging buffer).
 template <size_t kBlock, size_t kSrcSize, size_t kDstSize, class Block>
 void forEachBlock(std::byte* dst, const void* const* srcs, size_t count, Block block) {
-  const auto source = [srcs](int k, size_t i) {
-    return static_cast<const std::byte*>(srcs[k]) + i * kSrcSize;
-  };
+  const auto source = [srcs](int k, size_t i) { return static_cast<const std::byte*>(srcs[k]) + i * kSrcSize; };
   size_t i = 0;
-  for (; i + kBlock <= count; i += kBlock)
-    block([&](int k) { return source(k, i); }, dst + i * kDstSize, i);
+  for (; i + kBlock <= count; i += kBlock) block([&](int k) { return source(k, i); }, dst + i * kDstSize, i);
   if (i == count) return;
   const size_t n = count - i;
   alignas(64) std::byte in[kBlock * kSrcSize] = {};

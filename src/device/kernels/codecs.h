@@ -52,8 +52,7 @@ struct NarrowCodec {
 
   template <class Rounding>
   static void store(std::byte* p, const F* in, const Rounding& rounding, uint64_t index) {
-    if constexpr (!Rounding::kStochastic && kSize == 1 &&
-                  requires { V::floatToHalfTowardZero(in); }) {
+    if constexpr (!Rounding::kStochastic && kSize == 1 && requires { V::floatToHalfTowardZero(in); }) {
       V::storeHAsU8(p, fp8NearestEvenViaHalf(in));
     } else {
       for (size_t g = 0; g < kGroup; ++g, p += V::kLanes * kSize, index += V::kLanes) {
@@ -78,8 +77,7 @@ struct NarrowCodec {
   static bool tryHardwareNearestEven(std::byte* p, F value) {
     if constexpr (kFormat == Format::Fp16 && requires { V::tryStoreHalfNearestEven(p, value); })
       return V::tryStoreHalfNearestEven(p, value);
-    else if constexpr (kFormat == Format::Bf16 &&
-                       requires { V::tryStoreBf16NearestEven(p, value); })
+    else if constexpr (kFormat == Format::Bf16 && requires { V::tryStoreBf16NearestEven(p, value); })
       return V::tryStoreBf16NearestEven(p, value);
     else
       return false;
@@ -90,8 +88,7 @@ struct NarrowCodec {
   static typename V::H fp8NearestEvenViaHalf(const F* in) {
     F scaled[kGroup], back[kGroup];
     typename V::M inexact[kGroup];
-    for (size_t g = 0; g < kGroup; ++g)
-      scaled[g] = kFormat == Format::E4m3 ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
+    for (size_t g = 0; g < kGroup; ++g) scaled[g] = kFormat == Format::E4m3 ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
     auto half = V::floatToHalfTowardZero(scaled);
     V::halfToFloat(half, back);
     for (size_t g = 0; g < kGroup; ++g) inexact[g] = V::notEqual(back[g], scaled[g]);
@@ -133,16 +130,14 @@ struct Fp64Codec {
 
   static void load(const std::byte* p, F* out) {
     alignas(64) float lanes[V::kLanes];
-    for (size_t j = 0; j < V::kLanes; ++j)
-      lanes[j] = roundToOdd(simd::loadAs<double>(p + j * kSize));
+    for (size_t j = 0; j < V::kLanes; ++j) lanes[j] = roundToOdd(simd::loadAs<double>(p + j * kSize));
     out[0] = V::loadF(reinterpret_cast<const std::byte*>(lanes));
   }
   template <class Rounding>
   static void store(std::byte* p, const F* in, const Rounding&, uint64_t) {
     alignas(64) float lanes[V::kLanes];
     V::storeF(reinterpret_cast<std::byte*>(lanes), canonicalizeNaN<V>(in[0]));
-    for (size_t j = 0; j < V::kLanes; ++j)
-      simd::storeAs(p + j * kSize, static_cast<double>(lanes[j]));
+    for (size_t j = 0; j < V::kLanes; ++j) simd::storeAs(p + j * kSize, static_cast<double>(lanes[j]));
   }
 
  private:

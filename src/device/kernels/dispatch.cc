@@ -15,10 +15,14 @@ const KernelTable& kernelsFor(Isa isa) {
   if (!isaSupported(isa))
     throwInvalidArgument("isa", std::string("'") + isaName(isa) + "' is not supported by this CPU");
   switch (isa) {
-    case Isa::Scalar: return scalarKernels();
-    case Isa::Avx2: return avx2Kernels();
-    case Isa::Avx512: return avx512Kernels();
-    case Isa::Avx512Bf16: return avx512Bf16Kernels();
+    case Isa::Scalar:
+      return scalarKernels();
+    case Isa::Avx2:
+      return avx2Kernels();
+    case Isa::Avx512:
+      return avx512Kernels();
+    case Isa::Avx512Bf16:
+      return avx512Bf16Kernels();
   }
   throwInvalidArgument("isa", "is not an Isa");
 }
@@ -37,8 +41,7 @@ RandomKey randomKey(const RoundingMode& mode) {
 }
 
 void checkType(const char* argument, trncclDataType_t type) {
-  if (!validType(type))
-    throwInvalidArgument(argument, "is not a trncclDataType_t (" + std::to_string(type) + ")");
+  if (!validType(type)) throwInvalidArgument(argument, "is not a trncclDataType_t (" + std::to_string(type) + ")");
 }
 
 void checkBuffer(const std::string& argument, const void* pointer) {
@@ -47,10 +50,8 @@ void checkBuffer(const std::string& argument, const void* pointer) {
 
 void validate(const ReduceArgs& args) {
   checkType("type", args.type);
-  if (!validOp(args.op))
-    throwInvalidArgument("op", "is not a trncclRedOp_t (" + std::to_string(args.op) + ")");
-  if (args.nsrcs < 1)
-    throwInvalidArgument("nsrcs", "must be at least 1 (is " + std::to_string(args.nsrcs) + ")");
+  if (!validOp(args.op)) throwInvalidArgument("op", "is not a trncclRedOp_t (" + std::to_string(args.op) + ")");
+  if (args.nsrcs < 1) throwInvalidArgument("nsrcs", "must be at least 1 (is " + std::to_string(args.nsrcs) + ")");
   if (args.op == trncclAvg && args.avgDivisor == 0) throwInvalidArgument("avgDivisor", "is 0");
   if (args.count == 0) return;
   checkBuffer("dst", args.dst);
@@ -62,8 +63,8 @@ void validate(const ConvertArgs& args) {
   checkType("srcType", args.srcType);
   checkType("dstType", args.dstType);
   if (!canConvert(args.srcType, args.dstType)) {
-    throwInvalidArgument("dstType", std::string("cannot be converted to from ") +
-                                        typeName(args.srcType) + " (only between floating types)");
+    throwInvalidArgument("dstType", std::string("cannot be converted to from ") + typeName(args.srcType) +
+                                        " (only between floating types)");
   }
   if (args.count == 0) return;
   checkBuffer("dst", args.dst);

@@ -66,8 +66,7 @@ typename V::U encode(typename V::F value, typename V::U randomBits) {
   if constexpr (kBias != 127) {
     const U exponent = V::template shr<23>(magnitude);
     const U normal = V::sub(magnitude, V::splatU((127 - kBias) << 23));
-    const U implicitBit =
-        V::select(V::equal(exponent, V::splatU(0)), V::splatU(0), V::splatU(1u << 23));
+    const U implicitBit = V::select(V::equal(exponent, V::splatU(0)), V::splatU(0), V::splatU(1u << 23));
     U significand = V::bitOr(V::bitAnd(magnitude, V::splatU((1u << 23) - 1)), implicitBit);
     // FP32 denormals have exponent field 0 but scale 2^-126, like field 1.
     const U subnormalShift = V::sub(V::splatU(151 - kM - kBias), V::maxU(exponent, one));
@@ -93,12 +92,10 @@ typename V::U encode(typename V::F value, typename V::U randomBits) {
     addend = V::add(halfMinusOne, V::bitAnd(V::shrv(kept, shift), one));
   }
   // Beyond the largest magnitude code: infinity, or E4M3's saturation at 448.
-  const U rounded =
-      V::minU(V::shrv(V::add(kept, addend), shift), V::splatU(kSpec.largestMagnitudeCode()));
+  const U rounded = V::minU(V::shrv(V::add(kept, addend), shift), V::splatU(kSpec.largestMagnitudeCode()));
   const U sign = V::template shr<32 - kSpec.bits()>(V::bitAnd(bits, V::splatU(kFp32SignBit)));
   // NaN becomes NaN; for E4M3, which has no infinity, so does infinity.
-  constexpr uint32_t kLargestNonNaN =
-      kSpec.overflow == Overflow::Saturate ? kFp32Infinity - 1 : kFp32Infinity;
+  constexpr uint32_t kLargestNonNaN = kSpec.overflow == Overflow::Saturate ? kFp32Infinity - 1 : kFp32Infinity;
   return V::select(V::lessThan(V::splatU(kLargestNonNaN), magnitude), V::splatU(kSpec.nanCode()),
                    V::bitOr(rounded, sign));
 }

@@ -16,10 +16,14 @@ namespace {
 template <class Fn>
 auto withFormat(Format format, Fn fn) {
   switch (format) {
-    case Format::Fp16: return fn(std::integral_constant<Format, Format::Fp16>{});
-    case Format::Bf16: return fn(std::integral_constant<Format, Format::Bf16>{});
-    case Format::E4m3: return fn(std::integral_constant<Format, Format::E4m3>{});
-    case Format::E5m2: return fn(std::integral_constant<Format, Format::E5m2>{});
+    case Format::Fp16:
+      return fn(std::integral_constant<Format, Format::Fp16>{});
+    case Format::Bf16:
+      return fn(std::integral_constant<Format, Format::Bf16>{});
+    case Format::E4m3:
+      return fn(std::integral_constant<Format, Format::E4m3>{});
+    case Format::E5m2:
+      return fn(std::integral_constant<Format, Format::E5m2>{});
   }
   throwInvalidArgument("format", "is not a narrow floating-point format");
 }
@@ -43,11 +47,16 @@ uint32_t encodeOne(float value, const Rounding& rounding) {
 
 std::optional<Format> narrowFormat(trncclDataType_t type) {
   switch (type) {
-    case trncclFloat16: return Format::Fp16;
-    case trncclBfloat16: return Format::Bf16;
-    case trncclFloat8e4m3: return Format::E4m3;
-    case trncclFloat8e5m2: return Format::E5m2;
-    default: return std::nullopt;
+    case trncclFloat16:
+      return Format::Fp16;
+    case trncclBfloat16:
+      return Format::Bf16;
+    case trncclFloat8e4m3:
+      return Format::E4m3;
+    case trncclFloat8e5m2:
+      return Format::E5m2;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -62,13 +71,11 @@ float decode(Format format, uint32_t code) {
 }
 
 uint32_t encodeNearestEven(Format format, float value) {
-  return withFormat(format,
-                    [value](auto f) { return encodeOne<f.value>(value, RoundNearestEven{}); });
+  return withFormat(format, [value](auto f) { return encodeOne<f.value>(value, RoundNearestEven{}); });
 }
 
 uint32_t encodeStochastic(Format format, float value, uint32_t randomBits) {
-  return withFormat(format,
-                    [=](auto f) { return encodeOne<f.value>(value, GivenRandomBits{randomBits}); });
+  return withFormat(format, [=](auto f) { return encodeOne<f.value>(value, GivenRandomBits{randomBits}); });
 }
 
 }  // namespace trnccl::device::kernels

@@ -46,8 +46,7 @@ struct FormatSpec {
   constexpr uint32_t exponentMask() const { return ((1u << exponentBits) - 1) << mantissaBits; }
   constexpr uint32_t nanCode() const {
     // E4M3's only NaN is S.1111.111; the IEEE-like formats set the quiet bit.
-    return overflow == Overflow::Saturate ? (1u << (bits() - 1)) - 1
-                                          : exponentMask() | (1u << (mantissaBits - 1));
+    return overflow == Overflow::Saturate ? (1u << (bits() - 1)) - 1 : exponentMask() | (1u << (mantissaBits - 1));
   }
   // The largest code a rounded magnitude may reach: infinity, or max finite.
   constexpr uint32_t largestMagnitudeCode() const {
@@ -57,10 +56,14 @@ struct FormatSpec {
 
 constexpr FormatSpec spec(Format format) {
   switch (format) {
-    case Format::Fp16: return {5, 10, 15, Overflow::Infinity};
-    case Format::Bf16: return {8, 7, 127, Overflow::Infinity};
-    case Format::E4m3: return {4, 3, 7, Overflow::Saturate};
-    case Format::E5m2: return {5, 2, 15, Overflow::Infinity};
+    case Format::Fp16:
+      return {5, 10, 15, Overflow::Infinity};
+    case Format::Bf16:
+      return {8, 7, 127, Overflow::Infinity};
+    case Format::E4m3:
+      return {4, 3, 7, Overflow::Saturate};
+    case Format::E5m2:
+      return {5, 2, 15, Overflow::Infinity};
   }
   return {};
 }

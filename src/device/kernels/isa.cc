@@ -36,10 +36,9 @@ CpuFeatures detectCpuFeatures() {
   if ((xcr0 & kYmmState) != kYmmState) return features;
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return features;
   features.avx2 = bit(ebx, 5) && fma && f16c;
-  features.avx512 = features.avx2 && (xcr0 & kZmmState) == kZmmState && bit(ebx, 16) &&
-                    bit(ebx, 17) && bit(ebx, 30) && bit(ebx, 31);
-  if (features.avx512 && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx))
-    features.avx512bf16 = bit(eax, 5);
+  features.avx512 =
+      features.avx2 && (xcr0 & kZmmState) == kZmmState && bit(ebx, 16) && bit(ebx, 17) && bit(ebx, 30) && bit(ebx, 31);
+  if (features.avx512 && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) features.avx512bf16 = bit(eax, 5);
   return features;
 }
 
@@ -54,10 +53,14 @@ Isa bestSupportedIsa() {
 
 const char* isaName(Isa isa) {
   switch (isa) {
-    case Isa::Scalar: return "scalar";
-    case Isa::Avx2: return "avx2";
-    case Isa::Avx512: return "avx512";
-    case Isa::Avx512Bf16: return "avx512bf16";
+    case Isa::Scalar:
+      return "scalar";
+    case Isa::Avx2:
+      return "avx2";
+    case Isa::Avx512:
+      return "avx512";
+    case Isa::Avx512Bf16:
+      return "avx512bf16";
   }
   return "unknown";
 }
@@ -65,24 +68,27 @@ const char* isaName(Isa isa) {
 bool isaSupported(Isa isa) {
   static const CpuFeatures features = detectCpuFeatures();
   switch (isa) {
-    case Isa::Scalar: return true;
-    case Isa::Avx2: return features.avx2;
-    case Isa::Avx512: return features.avx512;
-    case Isa::Avx512Bf16: return features.avx512bf16;
+    case Isa::Scalar:
+      return true;
+    case Isa::Avx2:
+      return features.avx2;
+    case Isa::Avx512:
+      return features.avx512;
+    case Isa::Avx512Bf16:
+      return features.avx512bf16;
   }
   return false;
 }
 
 Isa chooseIsa() {
   const Isa best = bestSupportedIsa();
-  const std::string wanted = env::getChoice(kIsaEnvironmentVariable, isaName(best),
-                                            {"scalar", "avx2", "avx512", "avx512bf16"});
+  const std::string wanted =
+      env::getChoice(kIsaEnvironmentVariable, isaName(best), {"scalar", "avx2", "avx512", "avx512bf16"});
   Isa isa = best;
   for (Isa candidate : kAllIsas)
     if (wanted == isaName(candidate)) isa = candidate;
   if (!isaSupported(isa)) {
-    throwError(trncclInvalidArgument, std::string("environment variable ") +
-                                          kIsaEnvironmentVariable + "='" + wanted +
+    throwError(trncclInvalidArgument, std::string("environment variable ") + kIsaEnvironmentVariable + "='" + wanted +
                                           "' names an instruction set this CPU cannot run "
                                           "(the best it runs is " +
                                           isaName(best) + ")");

@@ -24,19 +24,32 @@ constexpr ReduceKernel elementKernel() {
 template <class V, template <class> class Op>
 constexpr ReduceKernel reduceEntry(trncclDataType_t type) {
   switch (type) {
-    case trncclInt8: return elementKernel<V, int8_t, Op>();
-    case trncclUint8: return elementKernel<V, uint8_t, Op>();
-    case trncclInt32: return elementKernel<V, int32_t, Op>();
-    case trncclUint32: return elementKernel<V, uint32_t, Op>();
-    case trncclInt64: return elementKernel<V, int64_t, Op>();
-    case trncclUint64: return elementKernel<V, uint64_t, Op>();
-    case trncclFloat64: return elementKernel<V, double, Op>();
-    case trncclFloat32: return &reduceKernel<V, Fp32Codec<V>, Op<V>>;
-    case trncclFloat16: return &reduceKernel<V, NarrowCodec<V, Format::Fp16>, Op<V>>;
-    case trncclBfloat16: return &reduceKernel<V, NarrowCodec<V, Format::Bf16>, Op<V>>;
-    case trncclFloat8e4m3: return &reduceKernel<V, NarrowCodec<V, Format::E4m3>, Op<V>>;
-    case trncclFloat8e5m2: return &reduceKernel<V, NarrowCodec<V, Format::E5m2>, Op<V>>;
-    default: return nullptr;
+    case trncclInt8:
+      return elementKernel<V, int8_t, Op>();
+    case trncclUint8:
+      return elementKernel<V, uint8_t, Op>();
+    case trncclInt32:
+      return elementKernel<V, int32_t, Op>();
+    case trncclUint32:
+      return elementKernel<V, uint32_t, Op>();
+    case trncclInt64:
+      return elementKernel<V, int64_t, Op>();
+    case trncclUint64:
+      return elementKernel<V, uint64_t, Op>();
+    case trncclFloat64:
+      return elementKernel<V, double, Op>();
+    case trncclFloat32:
+      return &reduceKernel<V, Fp32Codec<V>, Op<V>>;
+    case trncclFloat16:
+      return &reduceKernel<V, NarrowCodec<V, Format::Fp16>, Op<V>>;
+    case trncclBfloat16:
+      return &reduceKernel<V, NarrowCodec<V, Format::Bf16>, Op<V>>;
+    case trncclFloat8e4m3:
+      return &reduceKernel<V, NarrowCodec<V, Format::E4m3>, Op<V>>;
+    case trncclFloat8e5m2:
+      return &reduceKernel<V, NarrowCodec<V, Format::E5m2>, Op<V>>;
+    default:
+      return nullptr;
   }
 }
 
@@ -53,26 +66,40 @@ constexpr ConvertKernel convertKernelBetween() {
 template <class V, class Src>
 constexpr ConvertKernel convertKernelFrom(trncclDataType_t to) {
   switch (to) {
-    case trncclFloat16: return convertKernelBetween<V, Src, NarrowCodec<V, Format::Fp16>>();
-    case trncclBfloat16: return convertKernelBetween<V, Src, NarrowCodec<V, Format::Bf16>>();
-    case trncclFloat8e4m3: return convertKernelBetween<V, Src, NarrowCodec<V, Format::E4m3>>();
-    case trncclFloat8e5m2: return convertKernelBetween<V, Src, NarrowCodec<V, Format::E5m2>>();
-    case trncclFloat32: return convertKernelBetween<V, Src, Fp32Codec<V>>();
-    case trncclFloat64: return convertKernelBetween<V, Src, Fp64Codec<V>>();
-    default: return nullptr;
+    case trncclFloat16:
+      return convertKernelBetween<V, Src, NarrowCodec<V, Format::Fp16>>();
+    case trncclBfloat16:
+      return convertKernelBetween<V, Src, NarrowCodec<V, Format::Bf16>>();
+    case trncclFloat8e4m3:
+      return convertKernelBetween<V, Src, NarrowCodec<V, Format::E4m3>>();
+    case trncclFloat8e5m2:
+      return convertKernelBetween<V, Src, NarrowCodec<V, Format::E5m2>>();
+    case trncclFloat32:
+      return convertKernelBetween<V, Src, Fp32Codec<V>>();
+    case trncclFloat64:
+      return convertKernelBetween<V, Src, Fp64Codec<V>>();
+    default:
+      return nullptr;
   }
 }
 
 template <class V>
 constexpr ConvertKernel convertEntry(trncclDataType_t from, trncclDataType_t to) {
   switch (from) {
-    case trncclFloat16: return convertKernelFrom<V, NarrowCodec<V, Format::Fp16>>(to);
-    case trncclBfloat16: return convertKernelFrom<V, NarrowCodec<V, Format::Bf16>>(to);
-    case trncclFloat8e4m3: return convertKernelFrom<V, NarrowCodec<V, Format::E4m3>>(to);
-    case trncclFloat8e5m2: return convertKernelFrom<V, NarrowCodec<V, Format::E5m2>>(to);
-    case trncclFloat32: return convertKernelFrom<V, Fp32Codec<V>>(to);
-    case trncclFloat64: return convertKernelFrom<V, Fp64Codec<V>>(to);
-    default: return nullptr;
+    case trncclFloat16:
+      return convertKernelFrom<V, NarrowCodec<V, Format::Fp16>>(to);
+    case trncclBfloat16:
+      return convertKernelFrom<V, NarrowCodec<V, Format::Bf16>>(to);
+    case trncclFloat8e4m3:
+      return convertKernelFrom<V, NarrowCodec<V, Format::E4m3>>(to);
+    case trncclFloat8e5m2:
+      return convertKernelFrom<V, NarrowCodec<V, Format::E5m2>>(to);
+    case trncclFloat32:
+      return convertKernelFrom<V, Fp32Codec<V>>(to);
+    case trncclFloat64:
+      return convertKernelFrom<V, Fp64Codec<V>>(to);
+    default:
+      return nullptr;
   }
 }
 

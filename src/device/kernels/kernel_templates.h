@@ -34,8 +34,7 @@ struct Job {
 // starts. Every source's block is loaded before anything is stored, so dst
 // may alias the first source.
 template <size_t kVectors, class V, class Src, class Dst, class Op, class Rounding, class SourceAt>
-void reduceBlock(SourceAt sourceAt, int nsrcs, std::byte* out, const Op& op,
-                 const Rounding& rounding, uint64_t index) {
+void reduceBlock(SourceAt sourceAt, int nsrcs, std::byte* out, const Op& op, const Rounding& rounding, uint64_t index) {
   static_assert(kVectors % Src::kGroup == 0 && kVectors % Dst::kGroup == 0);
   constexpr size_t kSrcStride = V::kLanes * Src::kSize;
   typename V::F acc[kVectors], x[kVectors];
@@ -57,8 +56,7 @@ void runBlocks(const Job& job, const Op& op, const Rounding& rounding) {
   constexpr size_t kVectors = 4;
   forEachBlock<kVectors * V::kLanes, Src::kSize, Dst::kSize>(
       job.dst, job.srcs, job.count, [&](auto sourceAt, std::byte* out, size_t first) {
-        reduceBlock<kVectors, V, Src, Dst>(sourceAt, job.nsrcs, out, op, rounding,
-                                           job.firstIndex + first);
+        reduceBlock<kVectors, V, Src, Dst>(sourceAt, job.nsrcs, out, op, rounding, job.firstIndex + first);
       });
 }
 
@@ -67,23 +65,20 @@ void runBlocks(const Job& job, const Op& op, const Rounding& rounding) {
 template <class V, class Src, class Dst, class Op>
 void runJob(const Job& job, const Op& op, const RoundingMode& mode, const RandomKey& key) {
   if constexpr (Dst::kRounds) {
-    if (mode.kind == Rounding::Stochastic)
-      return runBlocks<V, Src, Dst>(job, op, RoundStochastically<V>{key});
+    if (mode.kind == Rounding::Stochastic) return runBlocks<V, Src, Dst>(job, op, RoundStochastically<V>{key});
   }
   runBlocks<V, Src, Dst>(job, op, RoundNearestEven{});
 }
 
 template <class V, class Codec, class Op>
 void reduceKernel(const ReduceArgs& args, const RandomKey& key) {
-  const Job job{static_cast<std::byte*>(args.dst), args.srcs, args.nsrcs, args.count,
-                args.rounding.firstIndex};
+  const Job job{static_cast<std::byte*>(args.dst), args.srcs, args.nsrcs, args.count, args.rounding.firstIndex};
   runJob<V, Codec, Codec>(job, Op(args.avgDivisor), args.rounding, key);
 }
 
 template <class V, class Src, class Dst>
 void convertKernel(const ConvertArgs& args, const RandomKey& key) {
-  const Job job{static_cast<std::byte*>(args.dst), &args.src, 1, args.count,
-                args.rounding.firstIndex};
+  const Job job{static_cast<std::byte*>(args.dst), &args.src, 1, args.count, args.rounding.firstIndex};
   runJob<V, Src, Dst>(job, Sum<V>(1), args.rounding, key);
 }
 
@@ -94,8 +89,7 @@ void convertDoubleToFloat(const ConvertArgs& args, const RandomKey&) {
   auto* dst = static_cast<std::byte*>(args.dst);
   for (size_t i = 0; i < args.count; ++i) {
     const double value = simd::loadAs<double>(src + i * sizeof(double));
-    const float rounded =
-        std::isnan(value) ? std::bit_cast<float>(kFp32CanonicalNaN) : static_cast<float>(value);
+    const float rounded = std::isnan(value) ? std::bit_cast<float>(kFp32CanonicalNaN) : static_cast<float>(value);
     simd::storeAs(dst + i * sizeof(float), rounded);
   }
 }

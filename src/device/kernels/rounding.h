@@ -41,8 +41,8 @@ struct RoundStochastically {
     // high word; flipping the sign bits makes the signed compare unsigned.
     const U flip = V::splatU(0x80000000u);
     const auto wrapped = V::lessThan(V::bitXor(low, flip), V::bitXor(lane, flip));
-    const U high = V::add(V::splatU(static_cast<uint32_t>(index >> 32)),
-                          V::select(wrapped, V::splatU(1), V::splatU(0)));
+    const U high =
+        V::add(V::splatU(static_cast<uint32_t>(index >> 32)), V::select(wrapped, V::splatU(1), V::splatU(0)));
     const U mixed = lowbias32<V>(V::bitXor(low, V::splatU(key.low)));
     return lowbias32<V>(V::bitXor(mixed, V::bitXor(high, V::splatU(key.high))));
   }

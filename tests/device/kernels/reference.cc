@@ -28,13 +28,20 @@ T read(const void* buffer, size_t i) {
 
 FloatLayout layoutOf(trncclDataType_t type) {
   switch (type) {
-    case trncclFloat16: return {5, 10, 15, true};
-    case trncclBfloat16: return {8, 7, 127, true};
-    case trncclFloat8e4m3: return {4, 3, 7, false};
-    case trncclFloat8e5m2: return {5, 2, 15, true};
-    case trncclFloat32: return {8, 23, 127, true};
-    case trncclFloat64: return {11, 52, 1023, true};
-    default: throw std::invalid_argument("not a floating type");
+    case trncclFloat16:
+      return {5, 10, 15, true};
+    case trncclBfloat16:
+      return {8, 7, 127, true};
+    case trncclFloat8e4m3:
+      return {4, 3, 7, false};
+    case trncclFloat8e5m2:
+      return {5, 2, 15, true};
+    case trncclFloat32:
+      return {8, 23, 127, true};
+    case trncclFloat64:
+      return {11, 52, 1023, true};
+    default:
+      throw std::invalid_argument("not a floating type");
   }
 }
 
@@ -47,15 +54,13 @@ double decodeCode(trncclDataType_t type, uint32_t code) {
   const int maxField = (1 << f.exponentBits) - 1;
   double magnitude;
   if (f.ieeeSpecials && exponent == maxField) {
-    magnitude = mantissa != 0 ? std::numeric_limits<double>::quiet_NaN()
-                              : std::numeric_limits<double>::infinity();
+    magnitude = mantissa != 0 ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
   } else if (!f.ieeeSpecials && exponent == maxField && mantissa == (1u << f.mantissaBits) - 1) {
     magnitude = std::numeric_limits<double>::quiet_NaN();
   } else if (exponent == 0) {
     magnitude = std::ldexp(static_cast<double>(mantissa), 1 - f.bias - f.mantissaBits);
   } else {
-    magnitude = std::ldexp(static_cast<double>((1u << f.mantissaBits) + mantissa),
-                           exponent - f.bias - f.mantissaBits);
+    magnitude = std::ldexp(static_cast<double>((1u << f.mantissaBits) + mantissa), exponent - f.bias - f.mantissaBits);
   }
   return negative ? -magnitude : magnitude;
 }
@@ -67,47 +72,54 @@ double roundToType(trncclDataType_t type, double x) {
   if (std::isinf(x)) return f.ieeeSpecials ? x : std::numeric_limits<double>::quiet_NaN();
   const double magnitude = std::fabs(x);
   int exponent = 0;
-  std::frexp(magnitude, &exponent);  // magnitude = m * 2^exponent, m in [0.5, 1)
+  std::frexp(magnitude, &exponent);                         // magnitude = m * 2^exponent, m in [0.5, 1)
   const int unbiased = std::max(exponent - 1, 1 - f.bias);  // subnormals share the minimum
   const double quantum = std::ldexp(1.0, unbiased - f.mantissaBits);
   double rounded = std::nearbyint(magnitude / quantum) * quantum;
-  if (rounded > maxFinite(f))
-    rounded = f.ieeeSpecials ? std::numeric_limits<double>::infinity() : maxFinite(f);
+  if (rounded > maxFinite(f)) rounded = f.ieeeSpecials ? std::numeric_limits<double>::infinity() : maxFinite(f);
   return std::copysign(rounded, x);
 }
 
 double valueAt(trncclDataType_t type, const void* buffer, size_t i) {
   switch (type) {
-    case trncclInt8: return read<int8_t>(buffer, i);
-    case trncclUint8: return read<uint8_t>(buffer, i);
-    case trncclInt32: return read<int32_t>(buffer, i);
-    case trncclUint32: return read<uint32_t>(buffer, i);
-    case trncclInt64: return static_cast<double>(read<int64_t>(buffer, i));
-    case trncclUint64: return static_cast<double>(read<uint64_t>(buffer, i));
-    case trncclFloat32: return read<float>(buffer, i);
-    case trncclFloat64: return read<double>(buffer, i);
+    case trncclInt8:
+      return read<int8_t>(buffer, i);
+    case trncclUint8:
+      return read<uint8_t>(buffer, i);
+    case trncclInt32:
+      return read<int32_t>(buffer, i);
+    case trncclUint32:
+      return read<uint32_t>(buffer, i);
+    case trncclInt64:
+      return static_cast<double>(read<int64_t>(buffer, i));
+    case trncclUint64:
+      return static_cast<double>(read<uint64_t>(buffer, i));
+    case trncclFloat32:
+      return read<float>(buffer, i);
+    case trncclFloat64:
+      return read<double>(buffer, i);
     case trncclFloat16:
-    case trncclBfloat16: return decodeCode(type, read<uint16_t>(buffer, i));
+    case trncclBfloat16:
+      return decodeCode(type, read<uint16_t>(buffer, i));
     case trncclFloat8e4m3:
-    case trncclFloat8e5m2: return decodeCode(type, read<uint8_t>(buffer, i));
-    default: throw std::invalid_argument("not a data type");
+    case trncclFloat8e5m2:
+      return decodeCode(type, read<uint8_t>(buffer, i));
+    default:
+      throw std::invalid_argument("not a data type");
   }
 }
 
 Decoder::Decoder(trncclDataType_t type) : type_(type) {
-  if (type == trncclFloat16 || type == trncclBfloat16 || type == trncclFloat8e4m3 ||
-      type == trncclFloat8e5m2) {
+  if (type == trncclFloat16 || type == trncclBfloat16 || type == trncclFloat8e4m3 || type == trncclFloat8e5m2) {
     const FloatLayout f = layoutOf(type);
     table_.resize(size_t{1} << (1 + f.exponentBits + f.mantissaBits));
-    for (size_t code = 0; code < table_.size(); ++code)
-      table_[code] = decodeCode(type, static_cast<uint32_t>(code));
+    for (size_t code = 0; code < table_.size(); ++code) table_[code] = decodeCode(type, static_cast<uint32_t>(code));
   }
 }
 
 double Decoder::operator()(const void* buffer, size_t i) const {
   if (table_.empty()) return valueAt(type_, buffer, i);
-  return table_.size() == 256 ? table_[read<uint8_t>(buffer, i)]
-                              : table_[read<uint16_t>(buffer, i)];
+  return table_.size() == 256 ? table_[read<uint8_t>(buffer, i)] : table_[read<uint16_t>(buffer, i)];
 }
 
 std::vector<double> finiteValues(trncclDataType_t type) {

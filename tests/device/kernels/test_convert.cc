@@ -17,12 +17,18 @@ namespace {
 
 uint64_t canonicalNaN(trncclDataType_t type) {
   switch (type) {
-    case trncclFloat16: return 0x7E00;
-    case trncclBfloat16: return 0x7FC0;
-    case trncclFloat8e4m3: return 0x7F;
-    case trncclFloat8e5m2: return 0x7E;
-    case trncclFloat32: return 0x7FC00000;
-    default: return 0x7FF8000000000000;
+    case trncclFloat16:
+      return 0x7E00;
+    case trncclBfloat16:
+      return 0x7FC0;
+    case trncclFloat8e4m3:
+      return 0x7F;
+    case trncclFloat8e5m2:
+      return 0x7E;
+    case trncclFloat32:
+      return 0x7FC00000;
+    default:
+      return 0x7FF8000000000000;
   }
 }
 
@@ -35,8 +41,7 @@ std::vector<std::byte> runConvert(Isa isa, trncclDataType_t from, trncclDataType
 
 // Converts with every ISA and checks each result is the input rounded once to
 // nearest even (NaN: the canonical NaN).
-void checkConversion(trncclDataType_t from, trncclDataType_t to,
-                     const std::vector<std::byte>& src) {
+void checkConversion(trncclDataType_t from, trncclDataType_t to, const std::vector<std::byte>& src) {
   const size_t count = src.size() / typeSize(from);
   const Decoder decodeFrom(from), decodeTo(to);
   for (Isa isa : supportedIsas()) {
@@ -45,8 +50,7 @@ void checkConversion(trncclDataType_t from, trncclDataType_t to,
       const double expected = roundToType(to, decodeFrom(src.data(), i));
       const double result = decodeTo(dst.data(), i);
       INFO(typeName(from) << " -> " << typeName(to) << " on " << isaName(isa) << ": input "
-                          << hex(bitsAt(from, src.data(), i)) << ", result "
-                          << hex(bitsAt(to, dst.data(), i)));
+                          << hex(bitsAt(from, src.data(), i)) << ", result " << hex(bitsAt(to, dst.data(), i)));
       if (std::isnan(expected)) {
         REQUIRE(bitsAt(to, dst.data(), i) == canonicalNaN(to));
       } else {
@@ -64,8 +68,7 @@ std::vector<std::byte> bytesOf(const std::vector<T>& values) {
   return bytes;
 }
 
-TEST_CASE("kernels: canConvert takes any float to any float and any type to itself",
-          "[kernels][convert]") {
+TEST_CASE("kernels: canConvert takes any float to any float and any type to itself", "[kernels][convert]") {
   for (trncclDataType_t from : kAllTypes) {
     for (trncclDataType_t to : kAllTypes) {
       INFO(typeName(from) << " -> " << typeName(to));
@@ -77,8 +80,7 @@ TEST_CASE("kernels: canConvert takes any float to any float and any type to itse
   CHECK_FALSE(canConvert(trncclNumTypes, trncclFloat32));
 }
 
-TEST_CASE("kernels: convert to the same type copies the bits, NaN payloads included",
-          "[kernels][convert]") {
+TEST_CASE("kernels: convert to the same type copies the bits, NaN payloads included", "[kernels][convert]") {
   std::mt19937_64 rng(5);
   for (trncclDataType_t type : kAllTypes) {
     std::vector<std::byte> src(1001 * typeSize(type));
@@ -93,8 +95,7 @@ TEST_CASE("kernels: convert between floats rounds once to nearest even", "[kerne
     std::vector<std::byte> src;
     if (layoutOf(from).exponentBits + layoutOf(from).mantissaBits <= 15) {
       // Every code of the 16- and 8-bit formats.
-      const size_t codes = size_t{1}
-                           << (1 + layoutOf(from).exponentBits + layoutOf(from).mantissaBits);
+      const size_t codes = size_t{1} << (1 + layoutOf(from).exponentBits + layoutOf(from).mantissaBits);
       src.resize(codes * typeSize(from));
       for (size_t code = 0; code < codes; ++code) setBits(from, src.data(), code, code);
     } else {
@@ -108,8 +109,7 @@ TEST_CASE("kernels: convert between floats rounds once to nearest even", "[kerne
   }
 }
 
-TEST_CASE("kernels: fp64 to narrow formats rounds once: midpoints and their neighbours",
-          "[kernels][convert]") {
+TEST_CASE("kernels: fp64 to narrow formats rounds once: midpoints and their neighbours", "[kernels][convert]") {
   // Rounding fp64 to FP32 to nearest first would turn the neighbours of a
   // midpoint into the midpoint itself, and then into a wrong tie.
   for (trncclDataType_t to : kNarrowTypes) {
@@ -117,8 +117,7 @@ TEST_CASE("kernels: fp64 to narrow formats rounds once: midpoints and their neig
     std::vector<double> inputs;
     for (size_t j = 0; j + 1 < values.size(); ++j) {
       const double middle = (values[j] + values[j + 1]) / 2;
-      for (double x :
-           {middle, std::nextafter(middle, -INFINITY), std::nextafter(middle, INFINITY)}) {
+      for (double x : {middle, std::nextafter(middle, -INFINITY), std::nextafter(middle, INFINITY)}) {
         inputs.push_back(x);
         inputs.push_back(-x);
       }
@@ -127,8 +126,7 @@ TEST_CASE("kernels: fp64 to narrow formats rounds once: midpoints and their neig
   }
 }
 
-TEST_CASE("kernels: convert rejects pairs it cannot convert and accepts count 0",
-          "[kernels][convert]") {
+TEST_CASE("kernels: convert rejects pairs it cannot convert and accepts count 0", "[kernels][convert]") {
   ConvertArgs args = convertArgs(nullptr, trncclFloat32, nullptr, trncclInt32, 0);
   CHECK_THROWS_AS(convert(args), Error);
   args.srcType = trncclFloat16;

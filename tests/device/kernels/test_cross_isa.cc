@@ -29,9 +29,7 @@ RoundingMode roundingMode(Rounding kind) {
   return mode;
 }
 
-const char* nameOf(Rounding kind) {
-  return kind == Rounding::Stochastic ? "stochastic" : "nearest-even";
-}
+const char* nameOf(Rounding kind) { return kind == Rounding::Stochastic ? "stochastic" : "nearest-even"; }
 
 // The first element where `result` differs from `expected`, or kCount.
 size_t firstDifference(trncclDataType_t type, const std::vector<std::byte>& result,
@@ -47,8 +45,8 @@ std::vector<std::byte> randomBuffer(trncclDataType_t type, Values values, std::m
   return buffer;
 }
 
-std::vector<std::byte> runReduce(Isa isa, trncclDataType_t type, trncclRedOp_t op,
-                                 const std::vector<const void*>& srcs, Rounding kind) {
+std::vector<std::byte> runReduce(Isa isa, trncclDataType_t type, trncclRedOp_t op, const std::vector<const void*>& srcs,
+                                 Rounding kind) {
   std::vector<std::byte> dst(kCount * typeSize(type));
   ReduceArgs args = reduceArgs(dst.data(), srcs, kCount, type, op);
   args.avgDivisor = 3;
@@ -83,8 +81,7 @@ TEST_CASE("kernels: every ISA reduces to the scalar path's bits", "[kernels][cro
   std::mt19937_64 rng(42);
   for (trncclDataType_t type : kAllTypes) {
     std::vector<std::vector<std::byte>> sources;
-    for (int k = 0; k < kMaxSources; ++k)
-      sources.push_back(randomBuffer(type, Values::AnyBits, rng));
+    for (int k = 0; k < kMaxSources; ++k) sources.push_back(randomBuffer(type, Values::AnyBits, rng));
     for (trncclRedOp_t op : kAllOps) {
       for (int nsrcs : kSourceCounts) {
         std::vector<const void*> srcs;
@@ -94,11 +91,9 @@ TEST_CASE("kernels: every ISA reduces to the scalar path's bits", "[kernels][cro
           for (Isa isa : supportedIsas()) {
             const size_t i = firstDifference(type, runReduce(isa, type, op, srcs, kind), expected);
             std::string inputs;
-            for (const void* src : srcs)
-              inputs.append(" ").append(hex(bitsAt(type, src, i % kCount)));
-            INFO(typeName(type) << " " << opName(op) << " K=" << nsrcs << " " << nameOf(kind)
-                                << " on " << isaName(isa) << ": element " << i << ", inputs"
-                                << inputs);
+            for (const void* src : srcs) inputs.append(" ").append(hex(bitsAt(type, src, i % kCount)));
+            INFO(typeName(type) << " " << opName(op) << " K=" << nsrcs << " " << nameOf(kind) << " on " << isaName(isa)
+                                << ": element " << i << ", inputs" << inputs);
             REQUIRE(i == kCount);
           }
         }
@@ -118,9 +113,8 @@ TEST_CASE("kernels: every ISA converts to the scalar path's bits", "[kernels][cr
           const std::vector<std::byte> expected = runConvert(Isa::Scalar, from, to, src, kind);
           for (Isa isa : supportedIsas()) {
             const size_t i = firstDifference(to, runConvert(isa, from, to, src, kind), expected);
-            INFO(typeName(from) << " -> " << typeName(to) << " " << nameOf(kind) << " on "
-                                << isaName(isa) << ": element " << i << ", input "
-                                << hex(bitsAt(from, src.data(), i % kCount)));
+            INFO(typeName(from) << " -> " << typeName(to) << " " << nameOf(kind) << " on " << isaName(isa)
+                                << ": element " << i << ", input " << hex(bitsAt(from, src.data(), i % kCount)));
             REQUIRE(i == kCount);
           }
         }

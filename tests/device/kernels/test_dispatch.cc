@@ -32,8 +32,7 @@ TEST_CASE("kernels: ISA names, support and selection", "[kernels][isa]") {
   CHECK(chooseIsa() == supportedIsas().back());
 }
 
-TEST_CASE("kernels: TRNCCL_KERNEL_ISA lowers the ISA and rejects what it cannot run",
-          "[kernels][isa]") {
+TEST_CASE("kernels: TRNCCL_KERNEL_ISA lowers the ISA and rejects what it cannot run", "[kernels][isa]") {
   for (Isa isa : kAllIsas) {
     const ScopedEnv env(kIsaEnvironmentVariable, isaName(isa));
     INFO(isaName(isa));
@@ -115,8 +114,7 @@ TEST_CASE("kernels: reduce works in place (dst == srcs[0]) on every ISA", "[kern
 }
 
 template <class T>
-T reduceOne(Isa isa, trncclDataType_t type, trncclRedOp_t op, std::vector<T> values,
-            uint64_t divisor) {
+T reduceOne(Isa isa, trncclDataType_t type, trncclRedOp_t op, std::vector<T> values, uint64_t divisor) {
   std::vector<const void*> srcs;
   for (const T& value : values) srcs.push_back(&value);
   T out{};
@@ -126,8 +124,7 @@ T reduceOne(Isa isa, trncclDataType_t type, trncclRedOp_t op, std::vector<T> val
   return out;
 }
 
-TEST_CASE("kernels: integer sum, product and avg wrap and truncate as C does",
-          "[kernels][reduce]") {
+TEST_CASE("kernels: integer sum, product and avg wrap and truncate as C does", "[kernels][reduce]") {
   constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
   constexpr uint64_t kTwoTo63 = uint64_t{1} << 63, kMaxU64 = ~uint64_t{0};
   for (Isa isa : supportedIsas()) {
@@ -135,7 +132,7 @@ TEST_CASE("kernels: integer sum, product and avg wrap and truncate as C does",
     CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclSum, {100, 100}, 1) == -56);
     CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclAvg, {100, 100}, 2) == -28);  // wrapped sum / 2
     CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclAvg, {-7, 0}, 2) == -3);      // toward zero
-    CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclAvg, {-128}, 200) == 0);  // divisor beyond int8
+    CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclAvg, {-128}, 200) == 0);      // divisor beyond int8
     CHECK(reduceOne<int8_t>(isa, trncclInt8, trncclProd, {-128, -1}, 1) == -128);
     CHECK(reduceOne<uint8_t>(isa, trncclUint8, trncclProd, {16, 17}, 1) == 16);
     CHECK(reduceOne<int32_t>(isa, trncclInt32, trncclSum, {INT32_MAX, 1}, 1) == INT32_MIN);
@@ -151,14 +148,12 @@ TEST_CASE("kernels: integer sum, product and avg wrap and truncate as C does",
   }
 }
 
-TEST_CASE("kernels: max and min propagate NaN, and the earliest of equal zeros wins",
-          "[kernels][reduce]") {
+TEST_CASE("kernels: max and min propagate NaN, and the earliest of equal zeros wins", "[kernels][reduce]") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (Isa isa : supportedIsas()) {
     INFO(isaName(isa));
     for (trncclRedOp_t op : {trncclMax, trncclMin}) {
-      for (const std::vector<float>& values :
-           {std::vector<float>{nan, 1.0f}, {1.0f, nan}, {1.0f, 2.0f, nan}}) {
+      for (const std::vector<float>& values : {std::vector<float>{nan, 1.0f}, {1.0f, nan}, {1.0f, 2.0f, nan}}) {
         const float result = reduceOne<float>(isa, trncclFloat32, op, values, 1);
         uint32_t bits;
         std::memcpy(&bits, &result, sizeof bits);
@@ -192,8 +187,7 @@ TEST_CASE("kernels: every NaN result is the type's canonical NaN", "[kernels][re
           args.rounding.kind = kind;
           reduce(isa, args);
           INFO(typeName(type) << " " << opName(op) << " on " << isaName(isa));
-          for (size_t i = 0; i < kCount; ++i)
-            REQUIRE(bitsAt(type, out.data(), i) == kCanonical[t].second);
+          for (size_t i = 0; i < kCount; ++i) REQUIRE(bitsAt(type, out.data(), i) == kCanonical[t].second);
         }
       }
     }

@@ -27,20 +27,16 @@ TEST_CASE("kernels: reference decoder gives the hand-computed values", "[kernels
     double value;
   };
   const Case cases[] = {
-      {trncclFloat8e4m3, 0x00, 0.0},        {trncclFloat8e4m3, 0x01, 0x1p-9},
-      {trncclFloat8e4m3, 0x07, 7 * 0x1p-9}, {trncclFloat8e4m3, 0x08, 0x1p-6},
-      {trncclFloat8e4m3, 0x38, 1.0},        {trncclFloat8e4m3, 0x3A, 1.25},
-      {trncclFloat8e4m3, 0x7E, 448.0},      {trncclFloat8e4m3, 0xFE, -448.0},
-      {trncclFloat8e4m3, 0x78, 256.0},      {trncclFloat8e4m3, 0xB8, -1.0},
-      {trncclFloat8e5m2, 0x01, 0x1p-16},    {trncclFloat8e5m2, 0x03, 3 * 0x1p-16},
-      {trncclFloat8e5m2, 0x04, 0x1p-14},    {trncclFloat8e5m2, 0x3C, 1.0},
-      {trncclFloat8e5m2, 0x3D, 1.25},       {trncclFloat8e5m2, 0x7B, 57344.0},
-      {trncclFloat8e5m2, 0x7C, INFINITY},   {trncclFloat8e5m2, 0xFC, -INFINITY},
-      {trncclFloat16, 0x3C00, 1.0},         {trncclFloat16, 0x0001, 0x1p-24},
-      {trncclFloat16, 0x0400, 0x1p-14},     {trncclFloat16, 0x7BFF, 65504.0},
-      {trncclFloat16, 0xC000, -2.0},        {trncclFloat16, 0x7C00, INFINITY},
-      {trncclBfloat16, 0x3F80, 1.0},        {trncclBfloat16, 0x0001, 0x1p-133},
-      {trncclBfloat16, 0x7F7F, 0x1.FEp127}, {trncclBfloat16, 0xFF80, -INFINITY},
+      {trncclFloat8e4m3, 0x00, 0.0},       {trncclFloat8e4m3, 0x01, 0x1p-9},   {trncclFloat8e4m3, 0x07, 7 * 0x1p-9},
+      {trncclFloat8e4m3, 0x08, 0x1p-6},    {trncclFloat8e4m3, 0x38, 1.0},      {trncclFloat8e4m3, 0x3A, 1.25},
+      {trncclFloat8e4m3, 0x7E, 448.0},     {trncclFloat8e4m3, 0xFE, -448.0},   {trncclFloat8e4m3, 0x78, 256.0},
+      {trncclFloat8e4m3, 0xB8, -1.0},      {trncclFloat8e5m2, 0x01, 0x1p-16},  {trncclFloat8e5m2, 0x03, 3 * 0x1p-16},
+      {trncclFloat8e5m2, 0x04, 0x1p-14},   {trncclFloat8e5m2, 0x3C, 1.0},      {trncclFloat8e5m2, 0x3D, 1.25},
+      {trncclFloat8e5m2, 0x7B, 57344.0},   {trncclFloat8e5m2, 0x7C, INFINITY}, {trncclFloat8e5m2, 0xFC, -INFINITY},
+      {trncclFloat16, 0x3C00, 1.0},        {trncclFloat16, 0x0001, 0x1p-24},   {trncclFloat16, 0x0400, 0x1p-14},
+      {trncclFloat16, 0x7BFF, 65504.0},    {trncclFloat16, 0xC000, -2.0},      {trncclFloat16, 0x7C00, INFINITY},
+      {trncclBfloat16, 0x3F80, 1.0},       {trncclBfloat16, 0x0001, 0x1p-133}, {trncclBfloat16, 0x7F7F, 0x1.FEp127},
+      {trncclBfloat16, 0xFF80, -INFINITY},
   };
   for (const Case& c : cases) {
     INFO("type " << c.type << " code " << hex(c.code));
@@ -78,8 +74,7 @@ TEST_CASE("kernels: encoding a code's value gives the code back, and NaN gives t
   }
 }
 
-TEST_CASE("kernels: round-to-nearest-even of random FP32 values matches the reference",
-          "[kernels][formats]") {
+TEST_CASE("kernels: round-to-nearest-even of random FP32 values matches the reference", "[kernels][formats]") {
   std::mt19937_64 rng(7);
   for (trncclDataType_t type : kNarrowTypes) {
     const Format format = formatOf(type);
@@ -97,8 +92,7 @@ TEST_CASE("kernels: round-to-nearest-even of random FP32 values matches the refe
   }
 }
 
-TEST_CASE("kernels: stochastic encoding picks one of the two neighbours by the random bits",
-          "[kernels][formats]") {
+TEST_CASE("kernels: stochastic encoding picks one of the two neighbours by the random bits", "[kernels][formats]") {
   // 1 + 1/4 ulp in fp16: rounds up when the low 13 random bits reach 3/4 of 2^13.
   const float x = 1.0f + 0x1p-12f;
   CHECK(encodeStochastic(Format::Fp16, x, 0) == 0x3C00);

@@ -39,23 +39,28 @@ constexpr size_t kGuardBytes = 64;
 constexpr std::byte kSentinel{0xA5};
 
 enum class Placement { Aligned, ElementOffset, ByteOffset };
-constexpr Placement kPlacements[] = {Placement::Aligned, Placement::ElementOffset,
-                                     Placement::ByteOffset};
+constexpr Placement kPlacements[] = {Placement::Aligned, Placement::ElementOffset, Placement::ByteOffset};
 
 size_t offsetOf(Placement placement, trncclDataType_t type) {
   switch (placement) {
-    case Placement::Aligned: return 0;
-    case Placement::ElementOffset: return typeSize(type);
-    case Placement::ByteOffset: return 1;
+    case Placement::Aligned:
+      return 0;
+    case Placement::ElementOffset:
+      return typeSize(type);
+    case Placement::ByteOffset:
+      return 1;
   }
   return 0;
 }
 
 const char* nameOf(Placement placement) {
   switch (placement) {
-    case Placement::Aligned: return "aligned";
-    case Placement::ElementOffset: return "element offset";
-    case Placement::ByteOffset: return "byte offset";
+    case Placement::Aligned:
+      return "aligned";
+    case Placement::ElementOffset:
+      return "element offset";
+    case Placement::ByteOffset:
+      return "byte offset";
   }
   return "?";
 }
@@ -97,8 +102,7 @@ T elementAt(const void* buffer, size_t i) {
 }
 
 template <class T>
-uint64_t integerReference(trncclRedOp_t op, const std::vector<const void*>& srcs, size_t i,
-                          uint64_t divisor) {
+uint64_t integerReference(trncclRedOp_t op, const std::vector<const void*>& srcs, size_t i, uint64_t divisor) {
   using Wide = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
   uint64_t sum = 0, product = 1;
   Wide largest = elementAt<T>(srcs[0], i), smallest = largest;
@@ -111,10 +115,18 @@ uint64_t integerReference(trncclRedOp_t op, const std::vector<const void*>& srcs
   }
   T result{};
   switch (op) {
-    case trncclSum: result = static_cast<T>(sum); break;
-    case trncclProd: result = static_cast<T>(product); break;
-    case trncclMax: result = static_cast<T>(largest); break;
-    case trncclMin: result = static_cast<T>(smallest); break;
+    case trncclSum:
+      result = static_cast<T>(sum);
+      break;
+    case trncclProd:
+      result = static_cast<T>(product);
+      break;
+    case trncclMax:
+      result = static_cast<T>(largest);
+      break;
+    case trncclMin:
+      result = static_cast<T>(smallest);
+      break;
     default:
       result = static_cast<T>(static_cast<Wide>(static_cast<T>(sum)) / static_cast<Wide>(divisor));
   }
@@ -123,15 +135,21 @@ uint64_t integerReference(trncclRedOp_t op, const std::vector<const void*>& srcs
   return bits;
 }
 
-uint64_t integerReference(trncclDataType_t type, trncclRedOp_t op,
-                          const std::vector<const void*>& srcs, size_t i, uint64_t divisor) {
+uint64_t integerReference(trncclDataType_t type, trncclRedOp_t op, const std::vector<const void*>& srcs, size_t i,
+                          uint64_t divisor) {
   switch (type) {
-    case trncclInt8: return integerReference<int8_t>(op, srcs, i, divisor);
-    case trncclUint8: return integerReference<uint8_t>(op, srcs, i, divisor);
-    case trncclInt32: return integerReference<int32_t>(op, srcs, i, divisor);
-    case trncclUint32: return integerReference<uint32_t>(op, srcs, i, divisor);
-    case trncclInt64: return integerReference<int64_t>(op, srcs, i, divisor);
-    default: return integerReference<uint64_t>(op, srcs, i, divisor);
+    case trncclInt8:
+      return integerReference<int8_t>(op, srcs, i, divisor);
+    case trncclUint8:
+      return integerReference<uint8_t>(op, srcs, i, divisor);
+    case trncclInt32:
+      return integerReference<int32_t>(op, srcs, i, divisor);
+    case trncclUint32:
+      return integerReference<uint32_t>(op, srcs, i, divisor);
+    case trncclInt64:
+      return integerReference<int64_t>(op, srcs, i, divisor);
+    default:
+      return integerReference<uint64_t>(op, srcs, i, divisor);
   }
 }
 
@@ -152,11 +170,16 @@ FloatReference floatReference(trncclRedOp_t op, const std::vector<double>& xs, u
   }
   const auto d = static_cast<double>(divisor);
   switch (op) {
-    case trncclSum: return {sum, absSum};
-    case trncclProd: return {product, std::fabs(product)};
-    case trncclMax: return {largest, 0};
-    case trncclMin: return {smallest, 0};
-    default: return {sum / d, absSum / d};
+    case trncclSum:
+      return {sum, absSum};
+    case trncclProd:
+      return {product, std::fabs(product)};
+    case trncclMax:
+      return {largest, 0};
+    case trncclMin:
+      return {smallest, 0};
+    default:
+      return {sum / d, absSum / d};
   }
 }
 
@@ -199,8 +222,7 @@ Expected expect(trncclDataType_t type, trncclRedOp_t op, const std::vector<const
 
 // Empty when the first `count` results meet the expectation and nothing
 // beyond them was written; else what went wrong first.
-std::string mismatch(trncclDataType_t type, const Expected& expected, const std::byte* dst,
-                     size_t count) {
+std::string mismatch(trncclDataType_t type, const Expected& expected, const std::byte* dst, size_t count) {
   const Decoder decoder(type);
   for (size_t i = 0; i < count; ++i) {
     if (!expected.bits.empty()) {
@@ -212,8 +234,8 @@ std::string mismatch(trncclDataType_t type, const Expected& expected, const std:
     if (y >= expected.low[i] && y <= expected.high[i]) continue;
     std::ostringstream text;
     text.precision(17);
-    text << "element " << i << ": got " << y << " (" << hex(bitsAt(type, dst, i)) << "), expected ["
-         << expected.low[i] << ", " << expected.high[i] << "]";
+    text << "element " << i << ": got " << y << " (" << hex(bitsAt(type, dst, i)) << "), expected [" << expected.low[i]
+         << ", " << expected.high[i] << "]";
     return text.str();
   }
   for (size_t b = 0; b < kGuardBytes; ++b)
@@ -227,8 +249,7 @@ void checkType(trncclDataType_t type) {
   // values for sum/avg/max/min, magnitudes near 1 for products.
   const Sources general(type, isFloatType(type) ? Values::Finite : Values::AnyBits, rng);
   const Sources nearOne(type, isFloatType(type) ? Values::NearOne : Values::AnyBits, rng);
-  Buffer dstBuffers[] = {Buffer((kLargest * 8) + kGuardBytes, 0),
-                         Buffer((kLargest * 8) + kGuardBytes, typeSize(type)),
+  Buffer dstBuffers[] = {Buffer((kLargest * 8) + kGuardBytes, 0), Buffer((kLargest * 8) + kGuardBytes, typeSize(type)),
                          Buffer((kLargest * 8) + kGuardBytes, 1)};
   for (trncclRedOp_t op : kAllOps) {
     const Sources& sources = op == trncclProd ? nearOne : general;
@@ -243,8 +264,8 @@ void checkType(trncclDataType_t type) {
             ReduceArgs args = reduceArgs(dst, srcs, count, type, op);
             args.avgDivisor = avgDivisorFor(nsrcs);
             reduce(isa, args);
-            INFO(typeName(type) << " " << opName(op) << " K=" << nsrcs << " count=" << count << " "
-                                << nameOf(placement) << " on " << isaName(isa));
+            INFO(typeName(type) << " " << opName(op) << " K=" << nsrcs << " count=" << count << " " << nameOf(placement)
+                                << " on " << isaName(isa));
             REQUIRE(mismatch(type, expected, dst, count) == "");
           }
         }
@@ -253,10 +274,9 @@ void checkType(trncclDataType_t type) {
   }
 }
 
-TEMPLATE_TEST_CASE_SIG("kernels: reduce matches the double-precision reference",
-                       "[kernels][reduce]", ((trncclDataType_t kType), kType), trncclInt8,
-                       trncclUint8, trncclInt32, trncclUint32, trncclInt64, trncclUint64,
-                       trncclFloat16, trncclFloat32, trncclFloat64, trncclBfloat16,
+TEMPLATE_TEST_CASE_SIG("kernels: reduce matches the double-precision reference", "[kernels][reduce]",
+                       ((trncclDataType_t kType), kType), trncclInt8, trncclUint8, trncclInt32, trncclUint32,
+                       trncclInt64, trncclUint64, trncclFloat16, trncclFloat32, trncclFloat64, trncclBfloat16,
                        trncclFloat8e4m3, trncclFloat8e5m2) {
   checkType(kType);
 }

@@ -122,8 +122,7 @@ TEST_CASE("kernels: hand-checked round-to-nearest-even cases: formats.h", "[kern
   }
 }
 
-TEST_CASE("kernels: hand-checked round-to-nearest-even cases: convert on every ISA",
-          "[kernels][rounding]") {
+TEST_CASE("kernels: hand-checked round-to-nearest-even cases: convert on every ISA", "[kernels][rounding]") {
   // Repeated so the cases land in vector bodies and tails alike.
   constexpr size_t kRepeats = 7;
   for (trncclDataType_t type : kNarrowTypes) {
@@ -140,8 +139,7 @@ TEST_CASE("kernels: hand-checked round-to-nearest-even cases: convert on every I
       std::vector<uint16_t> out(inputs.size());
       convert(isa, convertArgs(out.data(), type, inputs.data(), trncclFloat32, inputs.size()));
       for (size_t i = 0; i < inputs.size(); ++i) {
-        INFO(typeName(type) << " on " << isaName(isa) << " input "
-                            << hex(std::bit_cast<uint32_t>(inputs[i])));
+        INFO(typeName(type) << " on " << isaName(isa) << " input " << hex(std::bit_cast<uint32_t>(inputs[i])));
         CHECK(bitsAt(type, out.data(), i) == codes[i]);
       }
     }
@@ -163,23 +161,18 @@ const ReduceCase kReduceCases[] = {
     {trncclFloat16, 0x7C00, 0xFC00, 0x7E00},   // inf + -inf: canonical NaN
     {trncclFloat16, 0x7D00, 0x3C00, 0x7E00},   // signalling NaN + 1
     {trncclBfloat16, 0x3F80, 0x3B80, 0x3F80},  // 1 + 2^-8: a tie, stays 1
-    {trncclBfloat16, 0x0001, 0x0001, 0x0002},
-    {trncclBfloat16, 0x7F7F, 0x7F7F, 0x7F80},
-    {trncclBfloat16, 0xFFC1, 0x3F80, 0x7FC0},
-    {trncclFloat8e4m3, 0x38, 0x18, 0x38},  // 1 + 0.0625: a tie, stays 1
+    {trncclBfloat16, 0x0001, 0x0001, 0x0002}, {trncclBfloat16, 0x7F7F, 0x7F7F, 0x7F80},
+    {trncclBfloat16, 0xFFC1, 0x3F80, 0x7FC0}, {trncclFloat8e4m3, 0x38, 0x18, 0x38},  // 1 + 0.0625: a tie, stays 1
     {trncclFloat8e4m3, 0x03, 0x05, 0x08},  // subnormals summing to the smallest normal
     {trncclFloat8e4m3, 0x7E, 0x58, 0x7E},  // 448 + 16: a tie, stays 448
     {trncclFloat8e4m3, 0x7E, 0x7E, 0x7E},  // 896 saturates
-    {trncclFloat8e4m3, 0xFE, 0xFE, 0xFE},
-    {trncclFloat8e4m3, 0x7F, 0x38, 0x7F},
+    {trncclFloat8e4m3, 0xFE, 0xFE, 0xFE},     {trncclFloat8e4m3, 0x7F, 0x38, 0x7F},
     {trncclFloat8e5m2, 0x3C, 0x30, 0x3C},  // 1 + 0.125: a tie, stays 1
     {trncclFloat8e5m2, 0x7B, 0x6C, 0x7C},  // 57344 + 4096: to infinity
-    {trncclFloat8e5m2, 0x01, 0x02, 0x03},
-    {trncclFloat8e5m2, 0xFF, 0x3C, 0x7E},
+    {trncclFloat8e5m2, 0x01, 0x02, 0x03},     {trncclFloat8e5m2, 0xFF, 0x3C, 0x7E},
 };
 
-TEST_CASE("kernels: hand-checked round-to-nearest-even cases: reduce on every ISA",
-          "[kernels][rounding]") {
+TEST_CASE("kernels: hand-checked round-to-nearest-even cases: reduce on every ISA", "[kernels][rounding]") {
   for (const ReduceCase& c : kReduceCases) {
     for (Isa isa : supportedIsas()) {
       uint16_t a = static_cast<uint16_t>(c.a), b = static_cast<uint16_t>(c.b), out = 0;

@@ -25,8 +25,7 @@ RoundingMode stochastic(uint64_t seed, uint64_t call, uint64_t firstIndex = 0) {
 }
 
 // `count` copies of x converted from FP32 to `type`.
-std::vector<uint16_t> convertCopies(Isa isa, trncclDataType_t type, float x, size_t count,
-                                    const RoundingMode& mode) {
+std::vector<uint16_t> convertCopies(Isa isa, trncclDataType_t type, float x, size_t count, const RoundingMode& mode) {
   const std::vector<float> src(count, x);
   std::vector<uint16_t> dst(count);
   ConvertArgs args = convertArgs(dst.data(), type, src.data(), trncclFloat32, count);
@@ -53,8 +52,7 @@ TEST_CASE("kernels: stochastic rounding is unbiased", "[kernels][stochastic]") {
           // Four standard errors of the mean of kSamples two-point draws.
           const double tolerance = 4 * width * std::sqrt(p * (1 - p) / kSamples);
           for (Isa isa : supportedIsas()) {
-            const std::vector<uint16_t> codes =
-                convertCopies(isa, type, x, kSamples, stochastic(9, 1));
+            const std::vector<uint16_t> codes = convertCopies(isa, type, x, kSamples, stochastic(9, 1));
             double total = 0;
             for (size_t i = 0; i < kSamples; ++i) total += valueAt(type, codes.data(), i);
             INFO(typeName(type) << " x=" << x << " on " << isaName(isa));
@@ -66,19 +64,16 @@ TEST_CASE("kernels: stochastic rounding is unbiased", "[kernels][stochastic]") {
   }
 }
 
-TEST_CASE("kernels: stochastic rounding depends only on seed, call and element index",
-          "[kernels][stochastic]") {
+TEST_CASE("kernels: stochastic rounding depends only on seed, call and element index", "[kernels][stochastic]") {
   const float x = 1.0f + 0x1p-11f;  // half way between two fp16 values
   const size_t n = 10000, half = n / 2;
   for (Isa isa : supportedIsas()) {
     INFO(isaName(isa));
-    const std::vector<uint16_t> whole =
-        convertCopies(isa, trncclFloat16, x, n, stochastic(1, 2, 500));
+    const std::vector<uint16_t> whole = convertCopies(isa, trncclFloat16, x, n, stochastic(1, 2, 500));
     CHECK(convertCopies(isa, trncclFloat16, x, n, stochastic(1, 2, 500)) == whole);
     // The same elements in two calls, each with its global first index.
     std::vector<uint16_t> split = convertCopies(isa, trncclFloat16, x, half, stochastic(1, 2, 500));
-    const std::vector<uint16_t> second =
-        convertCopies(isa, trncclFloat16, x, n - half, stochastic(1, 2, 500 + half));
+    const std::vector<uint16_t> second = convertCopies(isa, trncclFloat16, x, n - half, stochastic(1, 2, 500 + half));
     split.insert(split.end(), second.begin(), second.end());
     CHECK(split == whole);
     // Another seed, another call: about half the elements round the other way.
@@ -107,8 +102,7 @@ double accumulateHalves(Isa isa, const RoundingMode& base) {
   return valueAt(trncclFloat16, &value, 0);
 }
 
-TEST_CASE("kernels: adding 0.5 to fp16 1024 2048 times: stuck with RNE, about 2048 with SR",
-          "[kernels][stochastic]") {
+TEST_CASE("kernels: adding 0.5 to fp16 1024 2048 times: stuck with RNE, about 2048 with SR", "[kernels][stochastic]") {
   constexpr int kSeeds = 8;
   for (Isa isa : supportedIsas()) {
     INFO(isaName(isa));

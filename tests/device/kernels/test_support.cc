@@ -14,10 +14,9 @@ namespace {
 constexpr uint64_t kFp32Specials[] = {0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000,
                                       0xFFC00000, 0x7F800001, 0x7FA12345, 0x7F7FFFFF, 0xFF7FFFFF,
                                       0x00800000, 0x00000001, 0x80000001, 0x007FFFFF, 0x3F800000};
-constexpr uint64_t kFp64Specials[] = {0x0000000000000000, 0x8000000000000000, 0x7FF0000000000000,
-                                      0xFFF0000000000000, 0x7FF8000000000000, 0xFFF8000000000000,
-                                      0x7FF0000000000001, 0x7FF4000012345678, 0x7FEFFFFFFFFFFFFF,
-                                      0xFFEFFFFFFFFFFFFF, 0x0010000000000000, 0x0000000000000001,
+constexpr uint64_t kFp64Specials[] = {0x0000000000000000, 0x8000000000000000, 0x7FF0000000000000, 0xFFF0000000000000,
+                                      0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000001, 0x7FF4000012345678,
+                                      0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF, 0x0010000000000000, 0x0000000000000001,
                                       0x8000000000000001, 0x000FFFFFFFFFFFFF, 0x3FF0000000000000};
 
 uint64_t widthMask(trncclDataType_t type) {
@@ -47,16 +46,14 @@ uint64_t specialOrRandom(trncclDataType_t type, uint64_t random, std::mt19937_64
 
 uint64_t randomBits(trncclDataType_t type, Values values, std::mt19937_64& rng) {
   const uint64_t mask = widthMask(type);
-  if (!isFloatType(type) || values == Values::AnyBits)
-    return specialOrRandom(type, rng() & mask, rng);
+  if (!isFloatType(type) || values == Values::AnyBits) return specialOrRandom(type, rng() & mask, rng);
   const FloatLayout f = layoutOf(type);
   if (values == Values::NearOne) return floatBits(f, rng() & 1, -static_cast<int>(rng() & 1), rng);
   if (values == Values::Wide && f.bias > 40) {
     const int exponent = static_cast<int>(rng() % 61) - 40;
     return specialOrRandom(type, floatBits(f, rng() & 1, exponent, rng), rng);
   }
-  const double limit =
-      type == trncclFloat64 ? 0x1p1000 : (f.exponentBits == 8 ? 0x1p100 : INFINITY);
+  const double limit = type == trncclFloat64 ? 0x1p1000 : (f.exponentBits == 8 ? 0x1p100 : INFINITY);
   for (;;) {
     const uint64_t bits = rng() & mask;
     const double v = valueOfBits(type, bits);
@@ -78,13 +75,12 @@ Buffer::Buffer(size_t bytes, size_t offset) : storage_(bytes + offset + 64) {
   data_ = storage_.data() + ((64 - address % 64) % 64) + offset;
 }
 
-void fillRandom(trncclDataType_t type, Values values, void* dst, size_t count,
-                std::mt19937_64& rng) {
+void fillRandom(trncclDataType_t type, Values values, void* dst, size_t count, std::mt19937_64& rng) {
   for (size_t i = 0; i < count; ++i) setBits(type, dst, i, randomBits(type, values, rng));
 }
 
-ReduceArgs reduceArgs(void* dst, const std::vector<const void*>& srcs, size_t count,
-                      trncclDataType_t type, trncclRedOp_t op) {
+ReduceArgs reduceArgs(void* dst, const std::vector<const void*>& srcs, size_t count, trncclDataType_t type,
+                      trncclRedOp_t op) {
   ReduceArgs args;
   args.dst = dst;
   args.srcs = srcs.data();
@@ -95,8 +91,7 @@ ReduceArgs reduceArgs(void* dst, const std::vector<const void*>& srcs, size_t co
   return args;
 }
 
-ConvertArgs convertArgs(void* dst, trncclDataType_t dstType, const void* src,
-                        trncclDataType_t srcType, size_t count) {
+ConvertArgs convertArgs(void* dst, trncclDataType_t dstType, const void* src, trncclDataType_t srcType, size_t count) {
   ConvertArgs args;
   args.dst = dst;
   args.dstType = dstType;

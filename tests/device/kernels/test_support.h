@@ -13,15 +13,12 @@
 
 namespace trnccl::device::kernels::test {
 
-inline constexpr trncclDataType_t kAllTypes[] = {
-    trncclInt8,    trncclUint8,    trncclInt32,      trncclUint32,
-    trncclInt64,   trncclUint64,   trncclFloat16,    trncclFloat32,
-    trncclFloat64, trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
-inline constexpr trncclDataType_t kNarrowTypes[] = {trncclFloat16, trncclBfloat16, trncclFloat8e4m3,
-                                                    trncclFloat8e5m2};
-inline constexpr trncclDataType_t kFloatTypes[] = {trncclFloat16,    trncclFloat32,
-                                                   trncclFloat64,    trncclBfloat16,
-                                                   trncclFloat8e4m3, trncclFloat8e5m2};
+inline constexpr trncclDataType_t kAllTypes[] = {trncclInt8,    trncclUint8,    trncclInt32,      trncclUint32,
+                                                 trncclInt64,   trncclUint64,   trncclFloat16,    trncclFloat32,
+                                                 trncclFloat64, trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
+inline constexpr trncclDataType_t kNarrowTypes[] = {trncclFloat16, trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
+inline constexpr trncclDataType_t kFloatTypes[] = {trncclFloat16,  trncclFloat32,    trncclFloat64,
+                                                   trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
 inline constexpr trncclRedOp_t kAllOps[] = {trncclSum, trncclProd, trncclMax, trncclMin, trncclAvg};
 
 std::vector<Isa> supportedIsas();
@@ -47,14 +44,12 @@ enum class Values {
             // other types: as Finite
 };
 
-void fillRandom(trncclDataType_t type, Values values, void* dst, size_t count,
-                std::mt19937_64& rng);
+void fillRandom(trncclDataType_t type, Values values, void* dst, size_t count, std::mt19937_64& rng);
 
 // Arguments for the common case; tests set what else they need.
-ReduceArgs reduceArgs(void* dst, const std::vector<const void*>& srcs, size_t count,
-                      trncclDataType_t type, trncclRedOp_t op);
-ConvertArgs convertArgs(void* dst, trncclDataType_t dstType, const void* src,
-                        trncclDataType_t srcType, size_t count);
+ReduceArgs reduceArgs(void* dst, const std::vector<const void*>& srcs, size_t count, trncclDataType_t type,
+                      trncclRedOp_t op);
+ConvertArgs convertArgs(void* dst, trncclDataType_t dstType, const void* src, trncclDataType_t srcType, size_t count);
 
 // The element's raw bits (zero-extended).
 uint64_t bitsAt(trncclDataType_t type, const void* buffer, size_t i);

@@ -41,8 +41,7 @@ Error setupErrorWith(const char* variable, const std::string& value) {
 
 }  // namespace
 
-TEST_CASE("ofi: a provider this machine does not offer is InvalidArgument naming the variable and the offer",
-          "[ofi]") {
+TEST_CASE("ofi: a provider this machine does not offer is InvalidArgument naming the variable and the offer", "[ofi]") {
   const Error e = setupErrorWith("TRNCCL_OFI_PROVIDER", "efa-that-is-not-here");
   INFO(e.what());
   CHECK(e.code() == trncclInvalidArgument);
@@ -137,22 +136,22 @@ TEST_CASE("ofi: with completions delayed and reordered over 4 rails, 200 message
       expect(wrong.empty(), wrong);
     }
     const transport::ofi::FaultStats stats = ofi.faultStats();
-    expect(stats.held > 0 && stats.overtaking > 0,
-           "the fault layer held " + std::to_string(stats.held) + " completions and let " +
-               std::to_string(stats.overtaking) + " overtake: nothing was reordered");
+    expect(stats.held > 0 && stats.overtaking > 0, "the fault layer held " + std::to_string(stats.held) +
+                                                       " completions and let " + std::to_string(stats.overtaking) +
+                                                       " overtake: nothing was reordered");
     oob.barrier();
   }));
 }
 
 TEST_CASE("ofi: a completion error names both ranks, the peer's address and the provider's message", "[ofi]") {
   using transport::ofi::CompletionFailure;
-  const CompletionFailure failure{"receiving a chunk from", 0, 3, "fi_sockaddr_in://10.0.0.7:4711", FI_EIO,
-                                  "connection reset by peer"};
+  const CompletionFailure failure{"receiving a chunk from",         0,      3,
+                                  "fi_sockaddr_in://10.0.0.7:4711", FI_EIO, "connection reset by peer"};
   const Error remote = transport::ofi::completionError(failure);
   CHECK(remote.code() == trncclRemoteError);
   const std::string message = remote.what();
-  for (const char* part : {"rank 0", "rank 3", "fi_sockaddr_in://10.0.0.7:4711", "receiving a chunk from",
-                           "connection reset by peer"})
+  for (const char* part :
+       {"rank 0", "rank 3", "fi_sockaddr_in://10.0.0.7:4711", "receiving a chunk from", "connection reset by peer"})
     CHECK(message.find(part) != std::string::npos);
   CompletionFailure local = failure;
   local.err = FI_ENOMEM;  // this rank's own trouble, not the peer's

@@ -54,8 +54,7 @@ double ringBandwidth(int rank, TestOutOfBand& oob, Transport& t, size_t bytes) {
       }
       drive(t, pending);
     }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     best = std::max(best, static_cast<double>(bytes * kWindow * rounds) / seconds / 1e9);
   }
   oob.barrier();
@@ -75,8 +74,8 @@ void bindToCore(int rank) {
 
 TEST_CASE("shm benchmark: single copy vs FIFO bandwidth by message size", "[.][shm-benchmark]") {
   constexpr size_t kCells = std::size(kSizes) * std::size(kPaths);
-  auto* results = static_cast<double*>(mmap(
-      nullptr, sizeof(double) * kCells, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  auto* results = static_cast<double*>(
+      mmap(nullptr, sizeof(double) * kCells, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
   REQUIRE(results != MAP_FAILED);
   for (const int nranks : {2, 8}) {
     for (const Launch how : {Launch::Processes, Launch::Threads}) {

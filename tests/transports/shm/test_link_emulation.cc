@@ -53,8 +53,7 @@ LinkEmulation oneSharedLink(int nranks, double bytesPerSec, double latency, doub
   return e;
 }
 
-transport::Options emulatedOptions(const TestOutOfBand& oob, const std::string& jobKey,
-                                   LinkEmulation emulation) {
+transport::Options emulatedOptions(const TestOutOfBand& oob, const std::string& jobKey, LinkEmulation emulation) {
   transport::Options options = optionsFor(oob, jobKey);
   options.emulation = std::move(emulation);
   return options;
@@ -79,13 +78,11 @@ bool mapsLinkBoard(const std::string& jobKey) {
   return false;
 }
 
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 void expectAtLeast(double seconds, double least, const std::string& what) {
-  expect(seconds >= least, what + " took " + std::to_string(seconds) + " s, less than the " +
-                               std::to_string(least) + " s the modelled links need");
+  expect(seconds >= least, what + " took " + std::to_string(seconds) + " s, less than the " + std::to_string(least) +
+                               " s the modelled links need");
 }
 
 }  // namespace
@@ -131,8 +128,7 @@ TEST_CASE("link emulation: messages to and from every peer arrive intact", "[shm
       if (peer == rank) continue;
       for (size_t i = 0; i < sizes.size(); ++i, ++next) {
         expect(requests[2 * next + 1].transferred == sizes[i], "wrong size received");
-        const std::string mismatch =
-            patternMismatch(received[next].data(), sizes[i], peer, rank, static_cast<Tag>(i));
+        const std::string mismatch = patternMismatch(received[next].data(), sizes[i], peer, rank, static_cast<Tag>(i));
         expect(mismatch.empty(), mismatch);
       }
     }
@@ -141,8 +137,7 @@ TEST_CASE("link emulation: messages to and from every peer arrive intact", "[shm
   CHECK(jobFilesInDevShm(jobKey).empty());
 }
 
-TEST_CASE("link emulation: a message is delivered no earlier than bytes / bandwidth + latency",
-          "[shm][emulation]") {
+TEST_CASE("link emulation: a message is delivered no earlier than bytes / bandwidth + latency", "[shm][emulation]") {
   const Launch how = GENERATE(Launch::Threads, Launch::Processes);
   // Empty (latency only), eager, and announced.
   const size_t bytes = GENERATE(size_t{0}, size_t{1000}, size_t{1} << 20);
@@ -151,8 +146,8 @@ TEST_CASE("link emulation: a message is delivered no earlier than bytes / bandwi
   const double least = static_cast<double>(bytes) / kBytesPerSec * kScale + kLatency * kScale;
   const std::string jobKey = uniqueJobKey("emulate-bound");
   requireAllOk(launch(how, 2, [&](int rank, TestOutOfBand& oob) {
-    auto t = transport::createShmTransport(
-        emulatedOptions(oob, jobKey, oneSharedLink(2, kBytesPerSec, kLatency, kScale)));
+    auto t =
+        transport::createShmTransport(emulatedOptions(oob, jobKey, oneSharedLink(2, kBytesPerSec, kLatency, kScale)));
     std::vector<std::byte> buffer(bytes);
     const Tag tag = 7;
     if (rank == 1) fillPattern(buffer.data(), bytes, 1, 0, tag);
@@ -172,8 +167,7 @@ TEST_CASE("link emulation: a message is delivered no earlier than bytes / bandwi
   CHECK(jobFilesInDevShm(jobKey).empty());
 }
 
-TEST_CASE("link emulation: two ranks' messages over one shared link queue behind each other",
-          "[shm][emulation]") {
+TEST_CASE("link emulation: two ranks' messages over one shared link queue behind each other", "[shm][emulation]") {
   const Launch how = GENERATE(Launch::Threads, Launch::Processes);
   CAPTURE(launchName(how));
   constexpr size_t kBytes = 1 << 20;
@@ -181,8 +175,8 @@ TEST_CASE("link emulation: two ranks' messages over one shared link queue behind
   const double one = static_cast<double>(kBytes) / kBytesPerSec * kScale;
   const std::string jobKey = uniqueJobKey("emulate-shared");
   requireAllOk(launch(how, 3, [&](int rank, TestOutOfBand& oob) {
-    auto t = transport::createShmTransport(
-        emulatedOptions(oob, jobKey, oneSharedLink(3, kBytesPerSec, kLatency, kScale)));
+    auto t =
+        transport::createShmTransport(emulatedOptions(oob, jobKey, oneSharedLink(3, kBytesPerSec, kLatency, kScale)));
     if (rank == 0) {
       std::vector<std::byte> from1(kBytes), from2(kBytes);
       Request receive1 = makeRequest(1, 1, from1.data(), kBytes);
@@ -192,8 +186,7 @@ TEST_CASE("link emulation: two ranks' messages over one shared link queue behind
       const Clock::time_point start = Clock::now();
       oob.barrier();
       drive(*t, {&receive1, &receive2});
-      expectAtLeast(secondsSince(start), 2 * one + kLatency * kScale,
-                    "two concurrent 1 MiB messages over one link");
+      expectAtLeast(secondsSince(start), 2 * one + kLatency * kScale, "two concurrent 1 MiB messages over one link");
       const std::string mismatch1 = patternMismatch(from1.data(), kBytes, 1, 0, 1);
       const std::string mismatch2 = patternMismatch(from2.data(), kBytes, 2, 0, 2);
       expect(mismatch1.empty() && mismatch2.empty(), mismatch1 + mismatch2);
@@ -242,13 +235,11 @@ TEST_CASE("link emulation: every message pays its issue time, one after another,
   CHECK(jobFilesInDevShm(jobKey).empty());
 }
 
-TEST_CASE("link emulation: wait() wakes when a held send is due, not at its limit",
-          "[shm][emulation]") {
+TEST_CASE("link emulation: wait() wakes when a held send is due, not at its limit", "[shm][emulation]") {
   const std::string jobKey = uniqueJobKey("emulate-wait");
   constexpr double kLatency = 0.05;
   requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
-    auto t = transport::createShmTransport(
-        emulatedOptions(oob, jobKey, oneSharedLink(2, 1e9, kLatency, 1.0)));
+    auto t = transport::createShmTransport(emulatedOptions(oob, jobKey, oneSharedLink(2, 1e9, kLatency, 1.0)));
     std::byte byte{};
     Request request = makeRequest(1 - rank, 1, &byte, 1);
     if (rank == 0) {
@@ -272,8 +263,7 @@ TEST_CASE("link emulation: cancelAll withdraws sends still held back", "[shm][em
   const std::string jobKey = uniqueJobKey("emulate-cancel");
   constexpr double kLatency = 0.2;
   requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
-    auto t = transport::createShmTransport(
-        emulatedOptions(oob, jobKey, oneSharedLink(2, 1e9, kLatency, 1.0)));
+    auto t = transport::createShmTransport(emulatedOptions(oob, jobKey, oneSharedLink(2, 1e9, kLatency, 1.0)));
     // The receiver's bytes start as 0.
     std::byte cancelled = rank == 1 ? std::byte{1} : std::byte{0};
     std::byte later = rank == 1 ? std::byte{2} : std::byte{0};
@@ -321,16 +311,14 @@ TEST_CASE("link emulation: only an emulating job maps a shared link board", "[sh
   CHECK(jobFilesInDevShm(jobKey).empty());
 }
 
-TEST_CASE("link emulation: unusable settings fail setup on every rank, naming what is wrong",
-          "[shm][emulation]") {
+TEST_CASE("link emulation: unusable settings fail setup on every rank, naming what is wrong", "[shm][emulation]") {
   const std::string jobKey = uniqueJobKey("emulate-bad");
-  auto expectSetupFails = [&](const std::function<void(int, LinkEmulation&)>& spoil,
-                              trncclResult_t code, const std::string& named) {
+  auto expectSetupFails = [&](const std::function<void(int, LinkEmulation&)>& spoil, trncclResult_t code,
+                              const std::string& named) {
     requireAllOk(launch(Launch::Threads, 3, [&](int rank, TestOutOfBand& oob) {
       LinkEmulation emulation = oneSharedLink(3, 1e9, 1e-6, 1.0);
       spoil(rank, emulation);
-      const Error e = errorFrom(
-          [&] { transport::createShmTransport(emulatedOptions(oob, jobKey, emulation)); });
+      const Error e = errorFrom([&] { transport::createShmTransport(emulatedOptions(oob, jobKey, emulation)); });
       expect(e.code() == code, std::string("got ") + e.what());
       expect(std::string(e.what()).find(named) != std::string::npos,
              std::string("'") + e.what() + "' does not mention '" + named + "'");
@@ -348,24 +336,31 @@ TEST_CASE("link emulation: unusable settings fail setup on every rank, naming wh
                      "options.emulation.linkBytesPerSec");
   }
   SECTION("no path for every rank") {
-    expectSetupFails([](int, LinkEmulation& e) { e.pathTo.pop_back(); }, trncclInvalidArgument,
-                     "not one per rank");
+    expectSetupFails([](int, LinkEmulation& e) { e.pathTo.pop_back(); }, trncclInvalidArgument, "not one per rank");
   }
   SECTION("issue times, but not one per rank") {
-    expectSetupFails([](int, LinkEmulation& e) { e.issueTo = {0, 0}; }, trncclInvalidArgument,
-                     "'options.emulation' has 3 paths, 3 latencies and 2 issue times, not one per rank (3)");
+    expectSetupFails(
+        [](int, LinkEmulation& e) {
+          e.issueTo = {0, 0};
+        },
+        trncclInvalidArgument, "'options.emulation' has 3 paths, 3 latencies and 2 issue times, not one per rank (3)");
   }
   SECTION("a negative issue time") {
-    expectSetupFails([](int, LinkEmulation& e) { e.issueTo = {0, -1e-6, 0}; }, trncclInvalidArgument,
-                     "'options.emulation.issueTo' gives rank 1 -1e-06 s");
+    expectSetupFails(
+        [](int, LinkEmulation& e) {
+          e.issueTo = {0, -1e-6, 0};
+        },
+        trncclInvalidArgument, "'options.emulation.issueTo' gives rank 1 -1e-06 s");
   }
   SECTION("an issue time that is not a number") {
-    expectSetupFails([](int, LinkEmulation& e) { e.issueTo = {std::nan(""), 0, 0}; }, trncclInvalidArgument,
-                     "'options.emulation.issueTo' gives rank 0 nan s");
+    expectSetupFails(
+        [](int, LinkEmulation& e) {
+          e.issueTo = {std::nan(""), 0, 0};
+        },
+        trncclInvalidArgument, "'options.emulation.issueTo' gives rank 0 nan s");
   }
   SECTION("a negative scale") {
-    expectSetupFails([](int, LinkEmulation& e) { e.scale = -1; }, trncclInvalidArgument,
-                     "options.emulation.scale");
+    expectSetupFails([](int, LinkEmulation& e) { e.scale = -1; }, trncclInvalidArgument, "options.emulation.scale");
   }
   SECTION("one rank without emulation") {
     expectSetupFails(

@@ -46,8 +46,7 @@ std::vector<std::string> segmentsOf(const std::string& jobKey) {
 
 void expectMentions(const std::string& message, const std::vector<std::string>& parts) {
   for (const std::string& part : parts)
-    expect(message.find(part) != std::string::npos,
-           "'" + message + "' does not mention '" + part + "'");
+    expect(message.find(part) != std::string::npos, "'" + message + "' does not mention '" + part + "'");
 }
 
 // One message of `bytes` from rank 1 to rank 0, content checked.
@@ -161,8 +160,7 @@ TEST_CASE("shm: a killed peer is a RemoteError naming it and leaves nothing in /
   CHECK(segmentsOf(jobKey).empty());
 }
 
-TEST_CASE("shm: a peer that closes its transport with requests outstanding is a RemoteError",
-          "[shm]") {
+TEST_CASE("shm: a peer that closes its transport with requests outstanding is a RemoteError", "[shm]") {
   const std::string jobKey = uniqueJobKey("shm-peer-close");
   requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
     auto t = transport::createShmTransport(optionsFor(oob, jobKey));
@@ -196,8 +194,8 @@ TEST_CASE(
   requireAllOk(launch(Launch::Threads, 2, [&](int, TestOutOfBand& oob) {
     const Error e = errorFrom([&] { transport::createShmTransport(optionsFor(oob, jobKey)); });
     expect(e.code() == trncclSystemError, std::string("got ") + e.what());
-    expectMentions(e.what(), {"cannot reserve " + needed + " bytes in /dev/shm", "bytes free",
-                              "TRNCCL_SHM_FIFO_BYTES"});
+    expectMentions(e.what(),
+                   {"cannot reserve " + needed + " bytes in /dev/shm", "bytes free", "TRNCCL_SHM_FIFO_BYTES"});
   }));
   CHECK(segmentsOf(jobKey).empty());
 }
@@ -218,9 +216,7 @@ TEST_CASE(
   SECTION("rank 0 lists rank 2 as a peer, rank 2 lists nobody") {
     requireAllOk(launch(Launch::Threads, 3, [&](int rank, TestOutOfBand& oob) {
       transport::Options options = optionsFor(oob, jobKey);
-      options.peers = rank == 0   ? std::vector<int>{1, 2}
-                      : rank == 1 ? std::vector<int>{0}
-                                  : std::vector<int>{};
+      options.peers = rank == 0 ? std::vector<int>{1, 2} : rank == 1 ? std::vector<int>{0} : std::vector<int>{};
       const Error e = errorFrom([&] { transport::createShmTransport(options); });
       expect(e.code() == trncclInvalidUsage, std::string("got ") + e.what());
       expectMentions(e.what(), {"rank 2 does not list rank 0"});
@@ -284,8 +280,7 @@ TEST_CASE(
     drive(*t, {&sendsDone});
     if (rank == 1) {
       for (int i = 0; i < kMessages; ++i) {
-        const std::string mismatch =
-            patternMismatch(buffers[i].data(), kBytes, 0, 1, static_cast<Tag>(i));
+        const std::string mismatch = patternMismatch(buffers[i].data(), kBytes, 0, 1, static_cast<Tag>(i));
         expect(mismatch.empty(), mismatch);
       }
     }

@@ -28,9 +28,7 @@ struct LocalFifo {
   std::vector<uint64_t> memory;
 };
 
-SlotHeader dataSlot(uint64_t tag, uint64_t bytes) {
-  return {SlotKind::Data, 0, tag, 1000, 0, bytes, 0, 0};
-}
+SlotHeader dataSlot(uint64_t tag, uint64_t bytes) { return {SlotKind::Data, 0, tag, 1000, 0, bytes, 0, 0}; }
 
 void requireRemoteErrorNamingPeer(const std::function<void()>& step) {
   try {
@@ -45,8 +43,7 @@ void requireRemoteErrorNamingPeer(const std::function<void()>& step) {
 
 }  // namespace
 
-TEST_CASE("shm FIFO: slots arrive in order, a full FIFO asks to be told when there is room",
-          "[shm][fifo]") {
+TEST_CASE("shm FIFO: slots arrive in order, a full FIFO asks to be told when there is room", "[shm][fifo]") {
   LocalFifo fifo({4, 64});
   FifoWriter writer(fifo.ring(), fifo.geometry, kPeer);
   FifoReader reader(fifo.ring(), fifo.geometry, kPeer);
@@ -114,8 +111,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("shm doorbell: a ring wakes the sleeper, without one it sleeps its limit",
-          "[shm][doorbell]") {
+TEST_CASE("shm doorbell: a ring wakes the sleeper, without one it sleeps its limit", "[shm][doorbell]") {
   DoorbellWord word{};
   Doorbell bell(&word);
   using clock = std::chrono::steady_clock;

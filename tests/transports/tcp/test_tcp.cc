@@ -30,8 +30,8 @@ namespace {
 constexpr uint64_t kJob = 0x1234567890abcdefull;
 
 // A frame header spelled out field by field, as the wire format says.
-FrameHeader header(FrameKind kind, uint64_t seq, uint64_t tag, uint64_t total, uint64_t offset,
-                   uint64_t length, uint64_t job = kJob) {
+FrameHeader header(FrameKind kind, uint64_t seq, uint64_t tag, uint64_t total, uint64_t offset, uint64_t length,
+                   uint64_t job = kJob) {
   FrameHeader h;
   std::memset(&h, 0, sizeof h);
   h.magic = 0x464e5254;  // "TRNF"
@@ -51,8 +51,7 @@ std::span<const std::byte> bytesOf(const FrameHeader& h, size_t count = sizeof(F
 
 void expectMentions(const std::string& message, const std::vector<std::string>& parts) {
   for (const std::string& part : parts)
-    expect(message.find(part) != std::string::npos,
-           "'" + message + "' does not mention '" + part + "'");
+    expect(message.find(part) != std::string::npos, "'" + message + "' does not mention '" + part + "'");
 }
 
 // Forwards to the test channel, and runs `afterAllGather` on the endpoints
@@ -139,17 +138,12 @@ bool closedByPeer(net::Socket& socket) {
 
 // ---- The frame parser ---------------------------------------------------------
 
-TEST_CASE("tcp frames: well-formed frames of every kind parse, and nothing is judged early",
-          "[tcp]") {
+TEST_CASE("tcp frames: well-formed frames of every kind parse, and nothing is judged early", "[tcp]") {
   const FrameHeader frames[] = {
-      header(FrameKind::Eager, 1, 7, 0, 0, 0),
-      header(FrameKind::Eager, 2, 7, 65536, 0, 65536),
-      header(FrameKind::Rts, 3, 9, 65537, 0, 0),
-      header(FrameKind::Cts, 3, 0, 0, 0, 0),
-      header(FrameKind::Nack, 3, 0, 100, 0, 0),
-      header(FrameKind::Cancel, 3, 0, 524288, 0, 0),
-      header(FrameKind::Data, 3, 9, 65537, 65536, 1),
-      header(FrameKind::Data, 4, 9, 1 << 20, 0, 512 * 1024),
+      header(FrameKind::Eager, 1, 7, 0, 0, 0),        header(FrameKind::Eager, 2, 7, 65536, 0, 65536),
+      header(FrameKind::Rts, 3, 9, 65537, 0, 0),      header(FrameKind::Cts, 3, 0, 0, 0, 0),
+      header(FrameKind::Nack, 3, 0, 100, 0, 0),       header(FrameKind::Cancel, 3, 0, 524288, 0, 0),
+      header(FrameKind::Data, 3, 9, 65537, 65536, 1), header(FrameKind::Data, 4, 9, 1 << 20, 0, 512 * 1024),
   };
   for (const FrameHeader& frame : frames) {
     CAPTURE(static_cast<int>(frame.kind), frame.seq);
@@ -188,12 +182,9 @@ TEST_CASE("tcp frames: a frame that breaks a rule is malformed, saying which", "
       {"cts with a tag", header(FrameKind::Cts, 1, 5, 0, 0, 0), "does not use"},
       {"cancel with payload", header(FrameKind::Cancel, 1, 0, 0, 0, 8), "does not use"},
       {"empty data", header(FrameKind::Data, 1, 0, 1 << 20, 0, 0), "0 payload bytes"},
-      {"data chunk too long", header(FrameKind::Data, 1, 0, 4 << 20, 0, 512 * 1024 + 1),
-       "524289 payload bytes"},
-      {"data past the end", header(FrameKind::Data, 1, 0, 1 << 20, (1 << 20) - 10, 11),
-       "at offset 1048566"},
-      {"data offset overflowing", header(FrameKind::Data, 1, 0, 1 << 20, UINT64_MAX - 2, 8),
-       "at offset"},
+      {"data chunk too long", header(FrameKind::Data, 1, 0, 4 << 20, 0, 512 * 1024 + 1), "524289 payload bytes"},
+      {"data past the end", header(FrameKind::Data, 1, 0, 1 << 20, (1 << 20) - 10, 11), "at offset 1048566"},
+      {"data offset overflowing", header(FrameKind::Data, 1, 0, 1 << 20, UINT64_MAX - 2, 8), "at offset"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);
@@ -234,17 +225,13 @@ TEST_CASE(
     // land past the receive's capacity either way.
     bool payloadArrives = false;
   };
-  auto send = [](const FrameHeader& h) {
-    return [h](net::Socket& s, uint64_t) { sendBytes(s, bytesOf(h)); };
-  };
+  auto send = [](const FrameHeader& h) { return [h](net::Socket& s, uint64_t) { sendBytes(s, bytesOf(h)); }; };
   FrameHeader badMagic = header(FrameKind::Eager, 1, 5, 8, 0, 8);
   badMagic.magic = 0x12345678;
   const Case cases[] = {
       {"bad magic", send(badMagic), trncclRemoteError, {"malformed frame", "bad magic"}},
       {"wrong job id",
-       [](net::Socket& s, uint64_t job) {
-         sendBytes(s, bytesOf(header(FrameKind::Eager, 1, 5, 8, 0, 8, job + 1)));
-       },
+       [](net::Socket& s, uint64_t job) { sendBytes(s, bytesOf(header(FrameKind::Eager, 1, 5, 8, 0, 8, job + 1))); },
        trncclRemoteError,
        {"malformed frame", "another communicator"}},
       {"eager length beyond bounds",
@@ -367,8 +354,7 @@ TEST_CASE("tcp: stray connections during set-up are refused and the job goes on"
       Secret wrongSecret = endpoints[1].secret;
       wrongSecret[0] ^= 1;
       const Hello hellos[] = {
-          helloFrom(jobIdOf(jobKey), wrongSecret, 0),
-          helloFrom(jobIdOf(jobKey + "-other"), endpoints[1].secret, 0),
+          helloFrom(jobIdOf(jobKey), wrongSecret, 0), helloFrom(jobIdOf(jobKey + "-other"), endpoints[1].secret, 0),
           helloFrom(jobIdOf(jobKey), endpoints[1].secret, 1),     // not a lower rank
           helloFrom(jobIdOf(jobKey), endpoints[1].secret, 0, 7),  // no such connection
       };
@@ -411,8 +397,8 @@ TEST_CASE(
     net::Socket probe = net::Socket::listen(net::SocketAddress::parse("127.0.0.1:0"));
     return probe.localAddress().port();
   }();
-  const std::string unreachable = GENERATE_COPY(
-      std::string("127.0.0.1:") + std::to_string(closedPort), std::string("192.0.2.1:9"));
+  const std::string unreachable =
+      GENERATE_COPY(std::string("127.0.0.1:") + std::to_string(closedPort), std::string("192.0.2.1:9"));
   CAPTURE(unreachable);
   const std::string jobKey = uniqueJobKey("tcp-unreachable");
   constexpr auto kTimeout = std::chrono::milliseconds(1500);
@@ -425,12 +411,10 @@ TEST_CASE(
     if (rank == 0) options.oob = &misdirected;
     const auto start = std::chrono::steady_clock::now();
     const Error e = errorFrom([&] { transport::createTcpTransport(options); });
-    const double took =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     expect(took < 1.5 + 3.0, "gave up only after " + std::to_string(took) + " s");
     if (rank == 0) {
-      expect(e.code() == trncclRemoteError || e.code() == trncclTimeout ||
-                 e.code() == trncclSystemError,
+      expect(e.code() == trncclRemoteError || e.code() == trncclTimeout || e.code() == trncclSystemError,
              std::string("rank 0 got ") + e.what());
       expectMentions(e.what(), {"rank 1", unreachable});
     } else {
@@ -447,18 +431,16 @@ TEST_CASE(
     "tcp: several connections per pair deliver identical data for odd sizes and 64 MiB, "
     "with the smaller count of two ranks",
     "[tcp]") {
-  const auto [sockets0, sockets1] =
-      GENERATE(std::make_pair(3, 3), std::make_pair(8, 8), std::make_pair(2, 5));
+  const auto [sockets0, sockets1] = GENERATE(std::make_pair(3, 3), std::make_pair(8, 8), std::make_pair(2, 5));
   CAPTURE(sockets0, sockets1);
   const std::string jobKey = uniqueJobKey("tcp-striping");
   requireAllOk(launch(Launch::Processes, 2, [&](int rank, TestOutOfBand& oob) {
-    ScopedEnv sockets("TRNCCL_TCP_SOCKETS_PER_PEER",
-                      std::to_string(rank == 0 ? sockets0 : sockets1));
+    ScopedEnv sockets("TRNCCL_TCP_SOCKETS_PER_PEER", std::to_string(rank == 0 ? sockets0 : sockets1));
     auto t = transport::createTcpTransport(optionsFor(oob, jobKey));
     const int peer = 1 - rank;
     Tag tag = 0;
-    for (const size_t bytes : {size_t{1}, size_t{65535}, size_t{65537}, size_t{524287},
-                               size_t{524289}, size_t{(3 << 20) + 7}, size_t{64} << 20}) {
+    for (const size_t bytes : {size_t{1}, size_t{65535}, size_t{65537}, size_t{524287}, size_t{524289},
+                               size_t{(3 << 20) + 7}, size_t{64} << 20}) {
       ++tag;
       std::vector<std::byte> out(bytes), in(bytes);
       fillPattern(out.data(), bytes, rank, peer, tag);
@@ -493,8 +475,7 @@ TEST_CASE(
     Request smallRequest = makeRequest(1 - rank, kSmallTag, small.data(), kSmall);
     std::vector<Request> mediumRequests;
     for (int i = 0; i < kMediums; ++i)
-      mediumRequests.push_back(
-          makeRequest(1 - rank, kFirstMediumTag + i, mediums[i].data(), kMedium));
+      mediumRequests.push_back(makeRequest(1 - rank, kFirstMediumTag + i, mediums[i].data(), kMedium));
     std::vector<Request*> all{&hugeRequest, &smallRequest};
     for (Request& r : mediumRequests) all.push_back(&r);
     if (rank == 0) {
@@ -523,8 +504,7 @@ TEST_CASE(
       expect(!hugeRequest.done, "the huge message completed before the small one");
       drive(*t, all);
       expect(patternMismatch(huge.data(), kHuge, 0, 1, kHugeTag).empty(), "huge message corrupt");
-      expect(patternMismatch(small.data(), kSmall, 0, 1, kSmallTag).empty(),
-             "small message corrupt");
+      expect(patternMismatch(small.data(), kSmall, 0, 1, kSmallTag).empty(), "small message corrupt");
     }
   }));
 }
@@ -552,10 +532,8 @@ TEST_CASE("tcp: a bad TRNCCL_TCP_SOCKETS_PER_PEER is an error naming it", "[tcp]
   const char* value = GENERATE("0", "17", "two");
   ScopedEnv sockets("TRNCCL_TCP_SOCKETS_PER_PEER", std::string(value));
   requireAllOk(launch(Launch::Threads, 1, [&](int, TestOutOfBand& oob) {
-    const Error e = errorFrom(
-        [&] { transport::createTcpTransport(optionsFor(oob, uniqueJobKey("tcp-bad-env"))); });
+    const Error e = errorFrom([&] { transport::createTcpTransport(optionsFor(oob, uniqueJobKey("tcp-bad-env"))); });
     expect(e.code() == trncclInvalidArgument, e.what());
     expectMentions(e.what(), {"TRNCCL_TCP_SOCKETS_PER_PEER", value});
   }));
 }
-

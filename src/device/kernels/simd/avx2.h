@@ -29,9 +29,7 @@ struct Avx2 {
     const __m128i words = packWords(v);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(words, words));
   }
-  static void storeU16(std::byte* p, U v) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), packWords(v));
-  }
+  static void storeU16(std::byte* p, U v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), packWords(v)); }
 
   static F splatF(float v) { return _mm256_set1_ps(v); }
   static F avgDivisor(uint64_t divisor) { return splatF(static_cast<float>(divisor)); }
@@ -55,9 +53,13 @@ struct Avx2 {
   static U bitOr(U a, U b) { return _mm256_or_si256(a, b); }
   static U bitXor(U a, U b) { return _mm256_xor_si256(a, b); }
   template <int kCount>
-  static U shl(U a) { return _mm256_slli_epi32(a, kCount); }
+  static U shl(U a) {
+    return _mm256_slli_epi32(a, kCount);
+  }
   template <int kCount>
-  static U shr(U a) { return _mm256_srli_epi32(a, kCount); }
+  static U shr(U a) {
+    return _mm256_srli_epi32(a, kCount);
+  }
   static U shlv(U a, U count) { return _mm256_sllv_epi32(a, count); }
   static U shrv(U a, U count) { return _mm256_srlv_epi32(a, count); }
   static U minU(U a, U b) { return _mm256_min_epu32(a, b); }
@@ -77,25 +79,26 @@ struct Avx2 {
   static H splatH(uint16_t v) { return _mm256_set1_epi16(static_cast<short>(v)); }
   static H addH(H a, H b) { return _mm256_add_epi16(a, b); }
   template <int kCount>
-  static H shlH(H a) { return _mm256_slli_epi16(a, kCount); }
+  static H shlH(H a) {
+    return _mm256_slli_epi16(a, kCount);
+  }
   template <int kCount>
-  static H shrH(H a) { return _mm256_srli_epi16(a, kCount); }
+  static H shrH(H a) {
+    return _mm256_srli_epi16(a, kCount);
+  }
   static H minH(H a, H b) { return _mm256_min_epu16(a, b); }
   static MH equalH(H a, H b) { return _mm256_cmpeq_epi16(a, b); }
   static H selectH(MH m, H a, H b) { return _mm256_blendv_epi8(b, a, m); }
   // The masks of two F vectors as one mask of their 16-bit lanes (packs
   // interleaves 128-bit halves; the permute puts them back in order).
-  static MH narrowMasks(const M* m) {
-    return _mm256_permute4x64_epi64(_mm256_packs_epi32(m[0], m[1]), 0xD8);
-  }
+  static MH narrowMasks(const M* m) { return _mm256_permute4x64_epi64(_mm256_packs_epi32(m[0], m[1]), 0xD8); }
 
   static void halfToFloat(H half, F* out) {
     out[0] = _mm256_cvtph_ps(_mm256_castsi256_si128(half));
     out[1] = _mm256_cvtph_ps(_mm256_extracti128_si256(half, 1));
   }
   static H floatToHalfTowardZero(const F* in) {
-    return _mm256_set_m128i(_mm256_cvtps_ph(in[1], _MM_FROUND_TO_ZERO),
-                            _mm256_cvtps_ph(in[0], _MM_FROUND_TO_ZERO));
+    return _mm256_set_m128i(_mm256_cvtps_ph(in[1], _MM_FROUND_TO_ZERO), _mm256_cvtps_ph(in[0], _MM_FROUND_TO_ZERO));
   }
   static F loadHalf(const std::byte* p) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
@@ -111,9 +114,7 @@ struct Avx2 {
  private:
   static bool any(M m) { return !_mm256_testz_si256(m, m); }
   // Lanes holding values below 2^16 to eight 16-bit words.
-  static __m128i packWords(U v) {
-    return _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  }
+  static __m128i packWords(U v) { return _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)); }
 };
 
 }  // namespace

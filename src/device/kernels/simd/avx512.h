@@ -27,9 +27,7 @@ struct Avx512 {
   static U loadU16(const std::byte* p) {
     return _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }
-  static void storeU8(std::byte* p, U v) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(v));
-  }
+  static void storeU8(std::byte* p, U v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(v)); }
   static void storeU16(std::byte* p, U v) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(v));
   }
@@ -45,9 +43,7 @@ struct Avx512 {
   static F select(M m, F a, F b) { return _mm512_mask_blend_ps(m, b, a); }
 
   static U splatU(uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
-  static U iota() {
-    return _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  }
+  static U iota() { return _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); }
   static F asF(U v) { return _mm512_castsi512_ps(v); }
   static U asU(F v) { return _mm512_castps_si512(v); }
 
@@ -58,9 +54,13 @@ struct Avx512 {
   static U bitOr(U a, U b) { return _mm512_or_si512(a, b); }
   static U bitXor(U a, U b) { return _mm512_xor_si512(a, b); }
   template <int kCount>
-  static U shl(U a) { return _mm512_slli_epi32(a, kCount); }
+  static U shl(U a) {
+    return _mm512_slli_epi32(a, kCount);
+  }
   template <int kCount>
-  static U shr(U a) { return _mm512_srli_epi32(a, kCount); }
+  static U shr(U a) {
+    return _mm512_srli_epi32(a, kCount);
+  }
   static U shlv(U a, U count) { return _mm512_sllv_epi32(a, count); }
   static U shrv(U a, U count) { return _mm512_srlv_epi32(a, count); }
   static U minU(U a, U b) { return _mm512_min_epu32(a, b); }
@@ -79,9 +79,13 @@ struct Avx512 {
   static H splatH(uint16_t v) { return _mm512_set1_epi16(static_cast<short>(v)); }
   static H addH(H a, H b) { return _mm512_add_epi16(a, b); }
   template <int kCount>
-  static H shlH(H a) { return _mm512_slli_epi16(a, kCount); }
+  static H shlH(H a) {
+    return _mm512_slli_epi16(a, kCount);
+  }
   template <int kCount>
-  static H shrH(H a) { return _mm512_srli_epi16(a, kCount); }
+  static H shrH(H a) {
+    return _mm512_srli_epi16(a, kCount);
+  }
   static H minH(H a, H b) { return _mm512_min_epu16(a, b); }
   static MH equalH(H a, H b) { return _mm512_cmpeq_epi16_mask(a, b); }
   static H selectH(MH m, H a, H b) { return _mm512_mask_blend_epi16(m, b, a); }

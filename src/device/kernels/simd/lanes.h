@@ -62,12 +62,16 @@ struct VectorLanes {
   static F load(const std::byte* p) { return loadAs<F>(p); }
   static void store(std::byte* p, F v) { storeAs(p, v); }
   static F add(F a, F b) {
-    if constexpr (std::is_integral_v<T>) return reinterpret_cast<F>(asUnsigned(a) + asUnsigned(b));
-    else return a + b;
+    if constexpr (std::is_integral_v<T>)
+      return reinterpret_cast<F>(asUnsigned(a) + asUnsigned(b));
+    else
+      return a + b;
   }
   static F mul(F a, F b) {
-    if constexpr (std::is_integral_v<T>) return reinterpret_cast<F>(asUnsigned(a) * asUnsigned(b));
-    else return a * b;
+    if constexpr (std::is_integral_v<T>)
+      return reinterpret_cast<F>(asUnsigned(a) * asUnsigned(b));
+    else
+      return a * b;
   }
   static F max(F a, F b) { return a > b ? a : b; }
   static F min(F a, F b) { return a < b ? a : b; }
@@ -75,8 +79,10 @@ struct VectorLanes {
   static F select(M m, F a, F b) { return m ? a : b; }
 
   static auto avgDivisor(uint64_t divisor) {
-    if constexpr (std::is_integral_v<T>) return divisor;
-    else return F{} + static_cast<T>(divisor);
+    if constexpr (std::is_integral_v<T>)
+      return divisor;
+    else
+      return F{} + static_cast<T>(divisor);
   }
   static F div(F sum, F divisor) { return sum / divisor; }
   static F div(F sum, uint64_t divisor) {

@@ -51,9 +51,13 @@ struct Scalar : ScalarLanes {
   static U bitOr(U a, U b) { return a | b; }
   static U bitXor(U a, U b) { return a ^ b; }
   template <int kCount>
-  static U shl(U a) { return a << kCount; }
+  static U shl(U a) {
+    return a << kCount;
+  }
   template <int kCount>
-  static U shr(U a) { return a >> kCount; }
+  static U shr(U a) {
+    return a >> kCount;
+  }
   static U shlv(U a, U count) { return count < 32 ? a << count : 0; }
   static U shrv(U a, U count) { return count < 32 ? a >> count : 0; }
   static U minU(U a, U b) { return a < b ? a : b; }
@@ -68,9 +72,13 @@ struct Scalar : ScalarLanes {
   static H splatH(uint16_t v) { return v; }
   static H addH(H a, H b) { return (a + b) & 0xFFFFu; }
   template <int kCount>
-  static H shlH(H a) { return (a << kCount) & 0xFFFFu; }
+  static H shlH(H a) {
+    return (a << kCount) & 0xFFFFu;
+  }
   template <int kCount>
-  static H shrH(H a) { return a >> kCount; }
+  static H shrH(H a) {
+    return a >> kCount;
+  }
   static H minH(H a, H b) { return a < b ? a : b; }
   static MH equalH(H a, H b) { return a == b; }
   static H selectH(MH m, H a, H b) { return m ? a : b; }
