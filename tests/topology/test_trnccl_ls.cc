@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "tests/command_run.h"
@@ -26,6 +27,42 @@ TEST_CASE("trnccl-ls lists trn1.32xlarge's chips, ranks, torus and NICs", "[trnc
   CHECK_THAT(run.output, Catch::Contains(" 0 --  1 --  2 --  3") && Catch::Contains("12 -- 13 -- 14 -- 15"));
   CHECK_THAT(run.output, Catch::Contains("EFA: 8 NICs per instance, 800 Gbps"));
   CHECK_THAT(run.output, Catch::Contains("host: "));
+}
+
+TEST_CASE("trnccl-ls --json-output lists one instance's devices under neuron-ls's field names", "[trnccl-ls]") {
+  const Run run = runLs("--topo trn1.32xlarge:2 --json-output");
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  const auto devices = nlohmann::json::parse(run.output);
+  REQUIRE(devices.is_array());
+  REQUIRE(devices.size() == 16);  // one instance of the two
+  for (int d = 0; d < 16; ++d) {
+    const auto& device = devices[d];
+    CHECK(device["neuron_device"] == d);
+    CHECK(device["nc_count"] == 2);
+    CHECK(device["memory_size"] == 32ULL << 30);  // trn1: 32 GiB of HBM per chip, in bytes
+    CHECK(device["neuroncore_ids"] == nlohmann::json{2 * d, 2 * d + 1});
+    CHECK(device["numa_node"].is_string());
+    CHECK(device["neuron_processes"] == nlohmann::json::array());
+    // The 4 x 4 torus: left, right, up and down, wrapping around.
+    const int x = d % 4, y = d / 4;
+    std::set<int> expected = {y * 4 + (x + 1) % 4, y * 4 + (x + 3) % 4, ((y + 1) % 4) * 4 + x, ((y + 3) % 4) * 4 + x};
+    CHECK(device["connected_to"].get<std::set<int>>() == expected);
+  }
+  std::set<std::string> bdfs;
+  for (const auto& device : devices) bdfs.insert(device["bdf"].get<std::string>());
+  CHECK(bdfs.size() == 16);
+}
+
+TEST_CASE("trnccl-ls --json-output: a lone device is connected to nothing (null), as neuron-ls says", "[trnccl-ls]") {
+  const Run run = runLs("-j --topo trn1.2xlarge");
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  const auto devices = nlohmann::json::parse(run.output);
+  REQUIRE(devices.size() == 1);
+  CHECK(devices[0]["connected_to"].is_null());
+  CHECK(devices[0]["neuroncore_ids"] == nlohmann::json{0, 1});
+  CHECK(runLs("--json --json-output").status == 2);
 }
 
 TEST_CASE("trnccl-ls --json has the same content as JSON", "[trnccl-ls]") {

@@ -8,6 +8,7 @@
 #include "base/env.h"
 #include "base/error.h"
 #include "json_listing.h"
+#include "neuron_ls_json.h"
 #include "options.h"
 #include "text_listing.h"
 #include "topology/topology.h"
@@ -24,7 +25,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     const ls::Listing listing = ls::makeListing(options);
-    const std::string text = options.json ? ls::jsonListing(listing).dump(2) + "\n" : ls::textListing(listing);
+    const std::string text = options.neuronJson ? ls::neuronLsJson(listing).dump(4) + "\n"
+                             : options.json     ? ls::jsonListing(listing).dump(2) + "\n"
+                                                : ls::textListing(listing);
     std::fputs(text.c_str(), stdout);
     return 0;
   } catch (const ls::UsageError& e) {

@@ -17,6 +17,7 @@ struct Options {
   std::optional<int> ranks;  // unset: as many as the order places
   std::string order;         // as topo::mapRanks takes it
   bool json = false;
+  bool neuronJson = false;  // --json-output: neuron-ls's JSON
   bool help = false;
 };
 
