@@ -1,5 +1,6 @@
 // loadTopology: finds a topology file by name or path, reads it and applies
 // the ":N" instance count.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,6 +28,16 @@ namespace fs = std::filesystem;
 std::vector<fs::path> searchDirs() {
   std::vector<fs::path> dirs;
   if (auto dir = env::get("TRNCCL_TOPO_DIR")) dirs.emplace_back(*dir);
+  // Beside the library as installed, wherever the installed tree was put (a
+  // Debian package under /usr, a prefix moved elsewhere): this code is in
+  // libtrnccl.so in the library folder, or linked statically into a program
+  // in the program folder.
+  Dl_info self{};
+  if (::dladdr(reinterpret_cast<void*>(&searchDirs), &self) != 0 && self.dli_fname != nullptr) {
+    const fs::path folder = fs::path(self.dli_fname).parent_path();
+    dirs.push_back(folder / TRNCCL_TOPO_FROM_LIBDIR);
+    dirs.push_back(folder / TRNCCL_TOPO_FROM_BINDIR);
+  }
   dirs.emplace_back(TRNCCL_TOPO_INSTALL_DIR);
   dirs.emplace_back(TRNCCL_TOPO_SOURCE_DIR);
   return dirs;
