@@ -1,7 +1,8 @@
 # Debian packages from the build (cpack -G DEB, run from the build folder):
 #   libtrnccl0          the shared library and the topology files it reads
 #   libtrnccl-dev       header, static library, CMake package, pkg-config file
-#   trnccl-tools        trnccl-ls, trnccl-sim, trnccl-doctor, trnccl-trace
+#   trnccl-tools        trnccl-ls, trnccl-sim, trnccl-doctor, trnccl-trace, trnccl-perf,
+#                       trnccl-nccom-test
 #   python3-trnccl-torch  the PyTorch backend, when it is built
 # Each installs under /usr; the library finds its topologies relative to
 # itself (src/topology/load.cc), so the build's own install prefix does not
@@ -36,7 +37,8 @@ set(CPACK_COMPONENT_DEV_DESCRIPTION "trnccl: collective communication for emulat
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME trnccl-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)
 set(CPACK_COMPONENT_TOOLS_DEPENDS runtime)  # the topology files
-set(CPACK_COMPONENT_TOOLS_DESCRIPTION "trnccl: trnccl-ls, trnccl-sim, trnccl-doctor and trnccl-trace")
+set(CPACK_COMPONENT_TOOLS_DESCRIPTION
+    "trnccl: trnccl-ls, trnccl-sim, trnccl-doctor, trnccl-trace, trnccl-perf and trnccl-nccom-test")
 
 if(TRNCCL_TORCH_BUILT)
   list(APPEND CPACK_COMPONENTS_ALL torch)

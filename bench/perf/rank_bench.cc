@@ -62,7 +62,7 @@ class RankBench {
             op ? std::string(op_name(*op)) : "none",
             has_root(collective) ? std::optional<int>(s_.options.root) : std::nullopt,
             measure(call, spec, false),
-            measure(call, spec, true),
+            s_.options.in_place ? measure(call, spec, true) : Measurement{0, 0, 0, std::nullopt},
             std::nullopt,
             "-",
             std::nullopt};
@@ -107,11 +107,8 @@ class RankBench {
     for (int i = 0; i < s_.options.warmup_iters; ++i) issue_collective(call, input, output);
     stream_.synchronize();
     s_.sync.barrier();
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < s_.options.iters; ++i) issue_collective(call, input, output);
-    stream_.synchronize();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double slowest = s_.sync.max(seconds / s_.options.iters);
+    const double slowest = s_.sync.max(s_.options.per_call_median ? median_call_seconds(call, input, output)
+                                                                  : mean_call_seconds(call, input, output));
     const Bandwidth bw = bandwidth(call.collective, call.layout, element_size, s_.nranks, slowest);
 
     Measurement m{slowest * 1e6, bw.algbw, bw.busbw, std::nullopt};
@@ -124,6 +121,28 @@ class RankBench {
       m.wrong = s_.sync.sum(count_wrong(expected, call.type, output));
     }
     return m;
+  }
+
+  // nccl-tests' time: a batch of calls, synchronised once, over their number.
+  double mean_call_seconds(const CallSpec& call, const std::byte* input, std::byte* output) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < s_.options.iters; ++i) issue_collective(call, input, output);
+    stream_.synchronize();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / s_.options.iters;
+  }
+
+  // nccom-test's time: each call timed to its completion, the median (P50).
+  double median_call_seconds(const CallSpec& call, const std::byte* input, std::byte* output) {
+    std::vector<double> seconds(static_cast<size_t>(s_.options.iters));
+    for (double& s : seconds) {
+      const auto start = std::chrono::steady_clock::now();
+      issue_collective(call, input, output);
+      stream_.synchronize();
+      s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    const auto middle = seconds.begin() + static_cast<std::ptrdiff_t>(seconds.size() / 2);
+    std::nth_element(seconds.begin(), middle, seconds.end());
+    return *middle;
   }
 
   const RankSetup& s_;

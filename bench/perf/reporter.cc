@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "logic/nccom_table.h"
 #include "logic/table.h"
 
 namespace trnccl::perf {
@@ -15,6 +16,11 @@ Reporter::Reporter(const Options& options, RunInfo info) : options_(options), in
 }
 
 void Reporter::begin() {
+  if (options_.style == TableStyle::nccom) {
+    std::fputs(nccom_header(options_.show_algorithm).c_str(), stdout);
+    std::fflush(stdout);
+    return;
+  }
   std::string text = table_preamble(options_, info_.nranks, info_.launch, version_string(info_.version_code));
   text += "# transport: " + info_.transport + "\n";
   for (const auto& [name, value] : info_.trnccl_env) text += "# " + name + "=" + value + "\n";
@@ -25,7 +31,9 @@ void Reporter::begin() {
 
 void Reporter::add(const Row& row) {
   rows_.push_back(row);
-  std::fputs(table_row(row, options_.mpi_peer).c_str(), stdout);
+  const std::string text =
+      options_.style == TableStyle::nccom ? nccom_row(row, options_.show_algorithm) : table_row(row, options_.mpi_peer);
+  std::fputs(text.c_str(), stdout);
   std::fflush(stdout);  // mpirun forwards output as it comes: show each size as it finishes
 }
 
@@ -37,7 +45,9 @@ void Reporter::finish() {
     busbw += row.out_of_place.busbw + row.in_place.busbw;
   }
   const double avg_busbw = rows_.empty() ? 0.0 : busbw / static_cast<double>(2 * rows_.size());
-  std::fputs(table_footer(wrong, avg_busbw).c_str(), stdout);
+  std::fputs((options_.style == TableStyle::nccom ? nccom_footer(rows_) : table_footer(wrong, avg_busbw)).c_str(),
+             stdout);
+  if (options_.style == TableStyle::nccom && wrong > 0) std::printf("%zu wrong elements\n", wrong);
   std::fflush(stdout);
   if (json_.is_open()) json_ << report_json(options_, info_, rows_, wrong, avg_busbw).dump(2) << "\n";
 }

@@ -9,7 +9,12 @@
 
 namespace trnccl::perf {
 
-// The command line of trnccl-perf, with nccl-tests' flags and defaults.
+// How the results are printed: nccl-tests' table (trnccl-perf) or Neuron's
+// nccom-test table (trnccl-nccom-test).
+enum class TableStyle { nccl_tests, nccom };
+
+// The command line of trnccl-perf, with nccl-tests' flags and defaults
+// (trnccl-nccom-test fills the same from nccom-test's flags).
 struct Options {
   Collective collective = Collective::all_reduce;
   size_t min_bytes = size_t{32} << 20;
@@ -28,6 +33,12 @@ struct Options {
   std::string algorithm;  // empty: TRNCCL_ALGO as the environment has it
   bool mpi_peer = false;
   bool help = false;
+  TableStyle style = TableStyle::nccl_tests;
+  // nccom-test's measurement: out of place only, each call timed on its own
+  // and the median (P50) reported, instead of the mean of a batch.
+  bool per_call_median = false;
+  bool in_place = true;
+  bool show_algorithm = false;  // nccom-test --show-algorithm
 };
 
 // Parses the arguments after the program name. Throws UsageError naming the

@@ -1,0 +1,112 @@
+#include "logic/nccom_options.h"
+
+#include <CLI/CLI.hpp>
+#include <array>
+#include <limits>
+#include <utility>
+
+#include "cli/command_line.h"
+#include "logic/datatypes.h"
+#include "logic/sizes.h"
+#include "logic/usage_error.h"
+
+namespace trnccl::perf {
+
+namespace {
+
+constexpr int kMaxInt = std::numeric_limits<int>::max();
+
+// nccom-test's operation names, long and short.
+constexpr std::array<std::pair<std::string_view, Collective>, 9> kOperations{{
+    {"all_reduce", Collective::all_reduce},
+    {"allr", Collective::all_reduce},
+    {"all_gather", Collective::all_gather},
+    {"allg", Collective::all_gather},
+    {"reduce_scatter", Collective::reduce_scatter},
+    {"redsct", Collective::reduce_scatter},
+    {"sendrecv", Collective::sendrecv},
+    {"alltoall", Collective::alltoall},
+    {"all_to_all", Collective::alltoall},
+}};
+
+Collective parse_operation(std::string_view name) {
+  for (const auto& [known, collective] : kOperations)
+    if (name == known) return collective;
+  throw UsageError("unknown operation '" + std::string(name) +
+                   "': use all_reduce (allr), all_gather (allg), reduce_scatter (redsct), sendrecv or alltoall");
+}
+
+}  // namespace
+
+size_t parse_nccom_size(std::string_view text) {
+  // nccom-test writes the unit as kb, mb, gb; nccl-tests' reader takes K, M, G.
+  if (text.size() >= 2 && (text.back() == 'b' || text.back() == 'B')) {
+    const char unit = text[text.size() - 2];
+    if (std::string_view("kKmMgG").find(unit) != std::string_view::npos) text.remove_suffix(1);
+  }
+  return parse_size(text);
+}
+
+Options parse_nccom_args(const std::vector<std::string>& args) {
+  Options o;
+  o.style = TableStyle::nccom;
+  o.per_call_median = true;
+  o.in_place = false;
+  o.check = false;          // nccom-test checks results only when asked (-c)
+  o.types = {trncclUint8};  // and moves bytes unless told a type
+  o.threads = 0;            // -r is required
+  CLI::App app;
+  cli::prepare(app);
+  app.add_flag("-h,--help", o.help);
+  cli::addValue(app, "-r,--nworkers", [&](const std::string& v) { o.threads = cli::parseInt("-r", v, 1, 1024); });
+  cli::addValue(app, "-N,--nnodes", [&](const std::string& v) {
+    if (cli::parseInt("-N", v, 1, kMaxInt) != 1)
+      throw UsageError(
+          "-N: trnccl-nccom-test runs one instance; emulate more with TRNCCL_TOPO=<topology>:N and mpirun");
+  });
+  cli::addValue(app, "-b,--minbytes", [&](const std::string& v) { o.min_bytes = parse_nccom_size(v); });
+  cli::addValue(app, "-e,--maxbytes", [&](const std::string& v) { o.max_bytes = parse_nccom_size(v); });
+  cli::addValue(app, "-i,--stepbytes", [&](const std::string& v) { o.step_bytes = parse_nccom_size(v); });
+  cli::addValue(app, "-f,--stepfactor",
+                [&](const std::string& v) { o.step_factor = static_cast<size_t>(cli::parseInt("-f", v, 1, kMaxInt)); });
+  cli::addInt(app, "-n,--iters", o.iters, 1, kMaxInt);
+  cli::addInt(app, "-w,--warmup_iters", o.warmup_iters, 0, kMaxInt);
+  cli::addValue(app, "-d,--datatype", [&](const std::string& v) { o.types = parse_types(v); });
+  app.add_flag("-c,--check", o.check);
+  app.add_flag("--show-algorithm", o.show_algorithm);
+  cli::addText(app, "--report-to-json-file", o.json_path);
+  std::vector<std::string> positional;
+  app.add_option("operation", positional)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cli::parse(app, args, "unknown flag");
+  if (o.help) return o;
+  if (positional.empty()) throw UsageError("no operation given");
+  if (positional.size() > 1) throw UsageError("unexpected argument '" + positional[1] + "'");
+  if (o.threads == 0) throw UsageError("-r <ranks> is required");
+  o.collective = parse_operation(positional[0]);
+  size_sweep(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes);  // throws if unusable
+  return o;
+}
+
+std::string nccom_usage_text() {
+  return "usage: trnccl-nccom-test -r <ranks> [flags] <operation>\n"
+         "       mpirun -np <ranks> trnccl-nccom-test -r <ranks> [flags] <operation>\n"
+         "Neuron's nccom-test on trnccl: its flags, sizes and table. The ranks run as threads of this\n"
+         "process, or one per process under mpirun.\n"
+         "operations: all_reduce (allr), all_gather (allg), reduce_scatter (redsct), sendrecv, alltoall\n"
+         "flags:\n"
+         "  -r, --nworkers <ranks>        ranks (required)\n"
+         "  -N, --nnodes <instances>      1 (more: TRNCCL_TOPO=<topology>:N under mpirun)\n"
+         "  -b, --minbytes <size>         smallest message: 512, 1kb, 64mb, 1gb (default 32mb)\n"
+         "  -e, --maxbytes <size>         largest message (default 32mb)\n"
+         "  -i, --stepbytes <size>        size increment when no -f is given (default 1mb)\n"
+         "  -f, --stepfactor <factor>     size multiplication factor\n"
+         "  -n, --iters <count>           timed calls per size (default 20); the table shows their median\n"
+         "  -w, --warmup_iters <count>    warm-up calls per size (default 5)\n"
+         "  -d, --datatype <type>         uint8 (default), int8, int32, uint32, fp16, bf16, fp32, fp8e4m3, ...\n"
+         "  -c, --check                   check every result\n"
+         "  --show-algorithm              add the algorithm trnccl's tuner ran\n"
+         "  --report-to-json-file <file>  also write the rows and the run as JSON\n"
+         "  -h, --help                    print this help\n";
+}
+
+}  // namespace trnccl::perf

@@ -1,0 +1,20 @@
+// The text of Neuron's nccom-test result table: its columns, its units
+// (bandwidths in GiB per second, labelled GB/s as nccom-test does) and its
+// closing "Avg bus bandwidth" line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "logic/row.h"
+
+namespace trnccl::perf {
+
+std::string nccom_header(bool show_algorithm);
+// A row's out-of-place measurement: the median time and its bandwidths.
+std::string nccom_row(const Row& row, bool show_algorithm);
+std::string nccom_footer(const std::vector<Row>& rows);
+// nccom-test's name of a type: fp32, bf16, uint8, ...
+std::string nccom_type_name(const std::string& perf_type_name);
+
+}  // namespace trnccl::perf
