@@ -18,6 +18,9 @@ set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://localhost/trnccl")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# A shlibs file and the ldconfig trigger for libtrnccl0; stripped binaries.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_STRIP_FILES ON)
 # The packages' own libtrnccl.so.0 is found here while the others' dependencies are worked out.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR}/src/api)
 set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
@@ -25,28 +28,28 @@ set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 set(CPACK_COMPONENTS_ALL runtime dev tools)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME libtrnccl${PROJECT_VERSION_MAJOR})
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
-set(CPACK_COMPONENT_RUNTIME_DESCRIPTION "trnccl: collective communication for emulated Trainium clusters (library)")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/cmake/debian/triggers)
+set(CPACK_COMPONENT_RUNTIME_DESCRIPTION "trnccl collective communication library")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libtrnccl-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_COMPONENT_DEV_DEPENDS runtime)
 # What a static link and trnccl.pc's Requires.private need.
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libfabric-dev, libhwloc-dev, nlohmann-json3-dev")
-set(CPACK_COMPONENT_DEV_DESCRIPTION "trnccl: collective communication for emulated Trainium clusters (development files)")
+set(CPACK_COMPONENT_DEV_DESCRIPTION "trnccl collective communication library (development files)")
 
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME trnccl-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)
 set(CPACK_COMPONENT_TOOLS_DEPENDS runtime)  # the topology files
-set(CPACK_COMPONENT_TOOLS_DESCRIPTION
-    "trnccl: trnccl-ls, trnccl-sim, trnccl-doctor, trnccl-trace, trnccl-perf and trnccl-nccom-test")
+set(CPACK_COMPONENT_TOOLS_DESCRIPTION "trnccl tools: ls, sim, doctor, trace, perf, nccom-test")
 
 if(TRNCCL_TORCH_BUILT)
   list(APPEND CPACK_COMPONENTS_ALL torch)
   set(CPACK_DEBIAN_TORCH_PACKAGE_NAME python3-trnccl-torch)
   set(CPACK_DEBIAN_TORCH_PACKAGE_SECTION python)
   set(CPACK_COMPONENT_TORCH_DEPENDS runtime)
-  set(CPACK_DEBIAN_TORCH_PACKAGE_DEPENDS "python3-torch")
-  set(CPACK_COMPONENT_TORCH_DESCRIPTION "trnccl: the PyTorch process-group backend (import trnccl_torch)")
+  set(CPACK_DEBIAN_TORCH_PACKAGE_DEPENDS "python3, python3-torch")
+  set(CPACK_COMPONENT_TORCH_DESCRIPTION "trnccl PyTorch process-group backend (trnccl_torch)")
 endif()
 
 include(CPack)
