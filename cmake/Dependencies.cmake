@@ -28,6 +28,11 @@ if(NOT CLI11_FOUND)
   trnccl_missing("CLI11" "libcli11-dev")
 endif()
 
+find_package(Protobuf 3 QUIET)  # Chakra execution traces (trnccl-sim --chakra)
+if(NOT Protobuf_FOUND OR NOT Protobuf_PROTOC_EXECUTABLE)
+  trnccl_missing("protobuf" "libprotobuf-dev protobuf-compiler")
+endif()
+
 find_package(Threads REQUIRED)
 
 if(TRNCCL_BUILD_BENCH)

@@ -10,6 +10,7 @@
 #include "algorithms/registry.h"
 #include "base/error.h"
 #include "calibration.h"
+#include "chakra_study.h"
 #include "links.h"
 #include "options.h"
 #include "output.h"
@@ -46,6 +47,10 @@ int main(int argc, char** argv) {
     }
     if (!options.calibrate.empty()) {
       std::fputs(simtool::calibrate(options).c_str(), stdout);
+      return 0;
+    }
+    if (!options.chakra.empty()) {
+      std::fputs(simtool::chakraStudy(options).c_str(), stdout);
       return 0;
     }
     if (!options.workload.empty()) {

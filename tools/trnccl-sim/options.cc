@@ -90,6 +90,8 @@ std::string usageText() {
          "       trnccl-sim --calibrate DIR [--topo T] [--algo neuron] [--engine ...]\n"
          "                  (real hardware's nccom-test runs, as in shared/calibration; a file's name such as\n"
          "                  allreduce_64rank_2inst_fp32.tsv says what was measured, the flags what it does not)\n"
+         "       trnccl-sim --chakra TRACE.et [--topo T[:N]] [--algo A] [--dtype T] [--engine ...]\n"
+         "                  (a Chakra execution trace of one rank's step, as ASTRA-sim and SimAI replay them)\n"
          "       trnccl-sim --list-algorithms   (each algorithm and where it runs: any-ranks or instances)\n"
          "knobs: link.bandwidth=2x|GBps, link.latency=0.5x|us, efa.gbps=N, efa.latency=us, nodes=N,\n"
          "       launch=us, dma.bandwidth=GBps, dma.message=us (the collective engine)\n"
@@ -140,6 +142,7 @@ Options parseOptions(const std::vector<std::string>& args) {
   cli::addText(app, "--workload", o.workload);
   cli::addText(app, "--check", o.check);
   cli::addText(app, "--calibrate", o.calibrate);
+  cli::addText(app, "--chakra", o.chakra);
   cli::addValue(app, "--instances", [&](const std::string& v) {
     o.instances.clear();
     for (const std::string& n : split(v, ',')) o.instances.push_back(cli::parseInt("--instances", n, 0, kMaxInt));
@@ -153,6 +156,8 @@ Options parseOptions(const std::vector<std::string>& args) {
   if (whatIf && (!o.validate.empty() || !o.workload.empty() || !o.check.empty() || !o.calibrate.empty()))
     throw UsageError(
         "--straggler, --fail-link and --links apply to sweeps, not to --validate, --workload, --check or --calibrate");
+  if (!o.chakra.empty() && (topologies.size() != 1 || !compares.empty() || o.algorithms.size() != 1))
+    throw UsageError("--chakra takes one --topo, one --algo and no --compare");
   if ((!o.check.empty() || !o.calibrate.empty()) && (topologies.size() != 1 || !compares.empty()))
     throw UsageError("--check and --calibrate take one --topo and no --compare");
   if ((!o.check.empty() || !o.calibrate.empty()) && o.algorithms.size() != 1)

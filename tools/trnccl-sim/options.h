@@ -40,6 +40,7 @@ struct Options {
   std::string workload;                      // --workload fields
   std::string check;                         // --check: a file of measurements (measured_run.h)
   std::string calibrate;                     // --calibrate: a directory of them
+  std::string chakra;                        // --chakra: a Chakra execution trace to replay
   bool collectiveGiven = false;              // --coll was given
   bool typeGiven = false;                    // --dtype was given
   std::vector<int> instances{1, 4, 16, 64};  // --instances, for --workload

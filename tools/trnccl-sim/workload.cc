@@ -65,7 +65,12 @@ std::string simulateWorkload(const Workload& w, const std::string& topology, con
     call.engine = engine;
     const sim::Prediction bucket = sim::simulate(machine, call);
     const double comm = static_cast<double>(buckets) * bucket.seconds;
-    const double exposed = w.overlap ? std::max(comm - w.computeSec * 2 / 3, bucket.seconds) : comm;
+    // With overlap, bucket k's all-reduce starts once backward has computed
+    // its chunk and the previous all-reduce is done: the last ends at the
+    // later of (one chunk, then every all-reduce) and (all of backward, then
+    // one all-reduce).
+    const double backward = w.computeSec * 2 / 3, chunk = backward / static_cast<double>(buckets);
+    const double exposed = w.overlap ? std::max(chunk + comm - backward, bucket.seconds) : comm;
     const double step = w.computeSec + exposed;
     if (firstStep == 0) firstStep = step;
     std::snprintf(line, sizeof line, "  %9d %7d %-18s %12.1f %12.2f %12.2f %12.2f %9.1f%%\n", n, machine.ranks(),

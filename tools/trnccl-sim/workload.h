@@ -2,8 +2,10 @@
 // Each step computes for `compute` (forward and backward), then all-reduces
 // the gradients in buckets (DDP's gradient buckets); with overlap on, the
 // buckets' all-reduces run during the backward pass (two thirds of the
-// compute, as backward costs about twice forward), and only what sticks out
-// is exposed, at least the last bucket's all-reduce.
+// compute, as backward costs about twice forward), each once its chunk of
+// backward is computed, one at a time, and only what sticks out is exposed,
+// at least the last bucket's all-reduce. (The same step as a Chakra trace:
+// chakra::dataParallelStep.)
 #pragma once
 
 #include <string>
