@@ -32,5 +32,13 @@ int main(int argc, char** argv) {
     std::fputs(nccom_usage_text().c_str(), stdout);
     return 0;
   }
+  if (options.instances > 1) {
+    // -N instances of the machine, emulated on this host, the ranks shared evenly.
+    const char* topology = getenv("TRNCCL_TOPO");
+    std::string base = topology != nullptr ? topology : "trn1.32xlarge";
+    base = base.substr(0, base.find(':'));
+    setenv("TRNCCL_TOPO", (base + ":" + std::to_string(options.instances)).c_str(), 1);
+    setenv("TRNCCL_RANK_ORDER", "spread", 0);
+  }
   return under_mpirun ? run_under_mpirun(options) : run_with_threads(options);
 }

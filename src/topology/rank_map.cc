@@ -84,25 +84,33 @@ std::vector<int> chipRingOrder(const Topology& t) {
 
 std::vector<CoreLocation> mapRanks(const Topology& t, int nranks, const std::string& order, const std::string& source) {
   if (nranks < 1) throwError(trncclInvalidArgument, source + ": " + std::to_string(nranks) + " ranks is not a job");
-  const bool perCore = order.empty() || order == "core";
+  const bool spread = order == "spread";
+  const bool perCore = order.empty() || order == "core" || spread;
   if (!perCore && order != "chip") {
     if (order.find_first_not_of("0123456789, ") != std::string::npos) {
       throwError(trncclInvalidArgument,
-                 source + ": '" + order + "' is not 'core', 'chip' or a comma list of NeuronCore indices");
+                 source + ": '" + order + "' is not 'core', 'chip', 'spread' or a comma list of NeuronCore indices");
     }
     return listedOrder(t, nranks, order, source);
   }
   const int perNode = perCore ? t.coresPerNode() : t.chips;
   if (nranks > perNode * t.nodes)
     tooManyRanks(t, source, nranks, perNode, perCore ? "NeuronCores" : "chips (order 'chip' runs one rank per chip)");
+  if (spread && nranks % t.nodes != 0)
+    throwError(trncclInvalidArgument, source + ": order 'spread' puts as many ranks on each of the " +
+                                          std::to_string(t.nodes) + " instances, which " + std::to_string(nranks) +
+                                          " ranks do not divide into");
+  // Ranks an instance takes before the next: all of its NeuronCores (core,
+  // chip), or an even share of the job (spread).
+  const int fill = spread ? nranks / t.nodes : perNode;
   const std::vector<int> ring = chipRingOrder(t);
   std::vector<CoreLocation> where;
   for (int r = 0; r < nranks; ++r) {
-    const int inNode = r % perNode;
+    const int inNode = r % fill;
     if (perCore) {
-      where.push_back({r / perNode, ring[inNode / t.coresPerChip], inNode % t.coresPerChip});
+      where.push_back({r / fill, ring[inNode / t.coresPerChip], inNode % t.coresPerChip});
     } else {
-      where.push_back({r / perNode, ring[inNode], 0});
+      where.push_back({r / fill, ring[inNode], 0});
     }
   }
   return where;

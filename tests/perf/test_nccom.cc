@@ -64,7 +64,8 @@ TEST_CASE("nccom options: what it cannot use is refused naming it", "[perf][ncco
   CHECK_THROWS_WITH(parse({"allr"}), Catch::Contains("-r"));
   CHECK_THROWS_WITH(parse({"-r", "2"}), Catch::Contains("no operation"));
   CHECK_THROWS_WITH(parse({"-r", "2", "allreduce2"}), Catch::Contains("unknown operation 'allreduce2'"));
-  CHECK_THROWS_WITH(parse({"-r", "2", "-N", "2", "allr"}), Catch::Contains("-N"));
+  CHECK(parse({"-r", "4", "-N", "2", "allr"}).instances == 2);
+  CHECK_THROWS_WITH(parse({"-r", "3", "-N", "2", "allr"}), Catch::Contains("-N 2") && Catch::Contains("-r 3"));
   CHECK_THROWS_WITH(parse({"-r", "0", "allr"}), Catch::Contains("-r"));
 }
 
@@ -147,5 +148,14 @@ TEST_CASE("trnccl-nccom-test -r 2 --minbytes 1kb --stepfactor 4 --datatype fp32 
     sum += rows[i].busbw;
   }
   CHECK(average == Approx(sum / rows.size()).margin(0.01));
+}
+
+TEST_CASE("trnccl-nccom-test -N 2 spreads the ranks over two emulated instances", "[perf][nccom]") {
+  // hierarchical runs only on ranks of several instances: forcing it fails on one.
+  const auto run = trnccl::test::runCommand("env TRNCCL_ALGO=hierarchical " + std::string(TRNCCL_NCCOM_TEST_PATH) +
+                                            " -r 4 -N 2 -b 64kb -e 64kb -n 3 -w 1 -c --show-algorithm allr");
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  CHECK_THAT(run.output, Catch::Contains("hierarchical") && Catch::Contains("Avg bus bandwidth:"));
 }
 #endif

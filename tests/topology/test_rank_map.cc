@@ -45,6 +45,18 @@ TEST_CASE("core order puts instances one after another", "[topology][ranks]") {
   }
 }
 
+TEST_CASE("spread order gives every instance an even share, on its first NeuronCores", "[topology][ranks]") {
+  const auto t = loadTopology("trn1.32xlarge:4");
+  const auto where = mapRanks(t, 8, "spread", "test");
+  REQUIRE(where.size() == 8);
+  for (int r = 0; r < 8; ++r) {
+    const int inNode = r % 2;
+    CHECK(where[r] == CoreLocation{r / 2, kSnake4x4[inNode / 2], inNode % 2});
+  }
+  // A whole instance each is core order.
+  CHECK(mapRanks(t, 4 * 32, "spread", "test") == mapRanks(t, 4 * 32, "core", "test"));
+}
+
 TEST_CASE("chip order places one rank per chip on NeuronCore 0", "[topology][ranks]") {
   const auto t = loadTopology("trn1.32xlarge:2");
   const auto where = mapRanks(t, 32, "chip", "test");
@@ -96,6 +108,8 @@ TEST_CASE("rank orders that cannot be used are refused naming the source", "[top
                     Catch::Contains("ORDER: NeuronCore 32 (rank 0) does not exist") && Catch::Contains("0 to 31"));
   CHECK_THROWS_WITH(mapRanks(t, 3, "0,1", "ORDER"), Catch::Contains("ORDER: '0,1' places 2 ranks, but there are 3"));
   CHECK_THROWS_WITH(mapRanks(t, 2, "snake", "ORDER"),
-                    Catch::Contains("ORDER: 'snake' is not 'core', 'chip' or a comma list"));
+                    Catch::Contains("ORDER: 'snake' is not 'core', 'chip', 'spread' or a comma list"));
+  CHECK_THROWS_WITH(mapRanks(loadTopology("trn1.32xlarge:2"), 7, "spread", "ORDER"),
+                    Catch::Contains("ORDER: order 'spread'") && Catch::Contains("7 ranks do not divide"));
   CHECK_THROWS_WITH(mapRanks(t, 0, "", "ORDER"), Catch::StartsWith("ORDER: 0 ranks"));
 }

@@ -59,11 +59,7 @@ Options parse_nccom_args(const std::vector<std::string>& args) {
   cli::prepare(app);
   app.add_flag("-h,--help", o.help);
   cli::addValue(app, "-r,--nworkers", [&](const std::string& v) { o.threads = cli::parseInt("-r", v, 1, 1024); });
-  cli::addValue(app, "-N,--nnodes", [&](const std::string& v) {
-    if (cli::parseInt("-N", v, 1, kMaxInt) != 1)
-      throw UsageError(
-          "-N: trnccl-nccom-test runs one instance; emulate more with TRNCCL_TOPO=<topology>:N and mpirun");
-  });
+  cli::addInt(app, "-N,--nnodes", o.instances, 1, kMaxInt);
   cli::addValue(app, "-b,--minbytes", [&](const std::string& v) { o.min_bytes = parse_nccom_size(v); });
   cli::addValue(app, "-e,--maxbytes", [&](const std::string& v) { o.max_bytes = parse_nccom_size(v); });
   cli::addValue(app, "-i,--stepbytes", [&](const std::string& v) { o.step_bytes = parse_nccom_size(v); });
@@ -82,6 +78,9 @@ Options parse_nccom_args(const std::vector<std::string>& args) {
   if (positional.empty()) throw UsageError("no operation given");
   if (positional.size() > 1) throw UsageError("unexpected argument '" + positional[1] + "'");
   if (o.threads == 0) throw UsageError("-r <ranks> is required");
+  if (o.threads % o.instances != 0)
+    throw UsageError("-N " + std::to_string(o.instances) + " instances take as many ranks each, which -r " +
+                     std::to_string(o.threads) + " does not divide into");
   o.collective = parse_operation(positional[0]);
   size_sweep(o.min_bytes, o.max_bytes, o.step_factor, o.step_bytes);  // throws if unusable
   return o;
@@ -95,7 +94,8 @@ std::string nccom_usage_text() {
          "operations: all_reduce (allr), all_gather (allg), reduce_scatter (redsct), sendrecv, alltoall\n"
          "flags:\n"
          "  -r, --nworkers <ranks>        ranks (required)\n"
-         "  -N, --nnodes <instances>      1 (more: TRNCCL_TOPO=<topology>:N under mpirun)\n"
+         "  -N, --nnodes <instances>      emulated instances of $TRNCCL_TOPO (default trn1.32xlarge),\n"
+         "                                -r / N ranks on each (default 1)\n"
          "  -b, --minbytes <size>         smallest message: 512, 1kb, 64mb, 1gb (default 32mb)\n"
          "  -e, --maxbytes <size>         largest message (default 32mb)\n"
          "  -i, --stepbytes <size>        size increment when no -f is given (default 1mb)\n"

@@ -39,6 +39,7 @@ struct Options {
   bool per_call_median = false;
   bool in_place = true;
   bool show_algorithm = false;  // nccom-test --show-algorithm
+  int instances = 1;            // nccom-test -N: emulated instances the ranks spread over
 };
 
 // Parses the arguments after the program name. Throws UsageError naming the
