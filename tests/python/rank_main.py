@@ -10,6 +10,7 @@ import torch.distributed as dist
 import trnccl_torch  # noqa: F401  (registers the backend)
 
 SCENARIOS = {
+    "batch_p2p": "scenario_p2p",
     "collectives": "scenario_collectives",
     "ddp": "scenario_ddp",
     "groups": "scenario_groups",
