@@ -11,10 +11,17 @@ namespace {
 
 constexpr const char* kUniqueIdKey = "trnccl_unique_id";
 
+// What a failed call says. A timeout is worded as gloo words its own
+// ("Timed out ..."): c10d's tests recognise a timeout by that.
+std::string failure(const std::string& what, trncclResult_t result, const char* detail) {
+  const std::string text =
+      "trnccl: " + what + " failed: " +
+      (result == trncclTimeout ? "Timed out (the process group's timeout passed)" : trncclGetErrorString(result));
+  return (detail && *detail) ? text + ": " + detail : text;
+}
+
 [[noreturn]] void throwTrnccl(const char* call, trncclResult_t result, trncclComm_t comm) {
-  const char* detail = trncclGetLastError(comm);
-  TORCH_CHECK(false, "trnccl: ", call, " failed: ", trncclGetErrorString(result),
-              (detail && *detail) ? std::string(": ") + detail : std::string());
+  TORCH_CHECK(false, failure(call, result, trncclGetLastError(comm)));
 }
 
 void check(const char* call, trncclResult_t result, trncclComm_t comm) {
@@ -80,9 +87,8 @@ void WorkTrnccl::complete(trncclResult_t result, const std::string& message) {
       error = std::current_exception();
     }
   } else {
-    error = std::make_exception_ptr(std::runtime_error("trnccl: " + c10d::opTypeToString(opType_) +
-                                                       " failed: " + trncclGetErrorString(result) +
-                                                       (message.empty() ? "" : ": " + message)));
+    error =
+        std::make_exception_ptr(std::runtime_error(failure(c10d::opTypeToString(opType_), result, message.c_str())));
   }
   finish(error);
   if (error)
