@@ -15,6 +15,8 @@ SCENARIOS = {
     "ddp": "scenario_ddp",
     "groups": "scenario_groups",
     "mismatch": "scenario_errors",
+    "sigterm_blocked": "scenario_sigterm",
+    "sigterm_busy": "scenario_sigterm",
     "timeout": "scenario_errors",
     "smoke": "scenario_collectives",
 }
