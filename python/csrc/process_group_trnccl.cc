@@ -11,10 +11,17 @@ namespace {
 
 constexpr const char* kUniqueIdKey = "trnccl_unique_id";
 
+// What a failed call says. A timeout is worded as gloo words its own
+// ("Timed out ..."): c10d's tests recognise a timeout by that.
+std::string failure(const std::string& what, trncclResult_t result, const char* detail) {
+  const std::string text =
+      "trnccl: " + what + " failed: " +
+      (result == trncclTimeout ? "Timed out (the process group's timeout passed)" : trncclGetErrorString(result));
+  return (detail && *detail) ? text + ": " + detail : text;
+}
+
 [[noreturn]] void throwTrnccl(const char* call, trncclResult_t result, trncclComm_t comm) {
-  const char* detail = trncclGetLastError(comm);
-  TORCH_CHECK(false, "trnccl: ", call, " failed: ", trncclGetErrorString(result),
-              (detail && *detail) ? std::string(": ") + detail : std::string());
+  TORCH_CHECK(false, failure(call, result, trncclGetLastError(comm)));
 }
 
 void check(const char* call, trncclResult_t result, trncclComm_t comm) {
@@ -80,9 +87,8 @@ void WorkTrnccl::complete(trncclResult_t result, const std::string& message) {
       error = std::current_exception();
     }
   } else {
-    error = std::make_exception_ptr(std::runtime_error("trnccl: " + c10d::opTypeToString(opType_) +
-                                                       " failed: " + trncclGetErrorString(result) +
-                                                       (message.empty() ? "" : ": " + message)));
+    error =
+        std::make_exception_ptr(std::runtime_error(failure(c10d::opTypeToString(opType_), result, message.c_str())));
   }
   finish(error);
   if (error)
@@ -154,27 +160,60 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::launch(c10d::OpType type, con
                                                           std::vector<at::Tensor> outputs,
                                                           std::vector<at::Tensor> keepAlive,
                                                           std::function<void()> copyBack) {
-  trncclStream_t stream = streams_.acquire();
+  trncclStream_t stream = coalescing_ ? coalescingStream_ : streams_.acquire();
   const trncclResult_t result = call(stream);
   if (result != trncclSuccess) {
-    streams_.release(stream);  // nothing was queued on it
+    if (!coalescing_) streams_.release(stream);  // nothing was queued on it
     throwTrnccl(name, result, comm_);
   }
+  auto work = c10::make_intrusive<WorkTrnccl>(rank_, type, stream, std::move(outputs), std::move(keepAlive),
+                                              std::move(copyBack));
+  if (coalescing_)
+    coalesced_.push_back(work);
+  else
+    enqueue({work});
+  return work;
+}
+
+void ProcessGroupTrnccl::enqueue(const std::vector<c10::intrusive_ptr<WorkTrnccl>>& works) {
   std::vector<c10::intrusive_ptr<WorkTrnccl>> finished;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     finished.swap(finished_);
-  }
-  finished.clear();  // here, not on the completion thread (see finished_)
-  auto work = c10::make_intrusive<WorkTrnccl>(rank_, type, stream, std::move(outputs), std::move(keepAlive),
-                                              std::move(copyBack));
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    pending_.push_back(work);
-    ++inFlight_;
+    pending_.insert(pending_.end(), works.begin(), works.end());
+    inFlight_ += works.size();
   }
   changed_.notify_all();
-  return work;
+  finished.clear();  // here, not on the completion thread (see finished_)
+}
+
+void ProcessGroupTrnccl::startCoalescing() {
+  TORCH_CHECK(!coalescing_, "trnccl: startCoalescing while coalescing already");
+  coalescingStream_ = streams_.acquire();
+  const trncclResult_t result = trncclGroupStart();
+  if (result != trncclSuccess) {
+    streams_.release(coalescingStream_);
+    throwTrnccl("trncclGroupStart", result, comm_);
+  }
+  coalescing_ = true;
+}
+
+void ProcessGroupTrnccl::endCoalescing(std::vector<c10::intrusive_ptr<c10d::Work>>&) {
+  TORCH_CHECK(coalescing_, "trnccl: endCoalescing without startCoalescing");
+  coalescing_ = false;
+  std::vector<c10::intrusive_ptr<WorkTrnccl>> works;
+  works.swap(coalesced_);
+  const trncclResult_t result = trncclGroupEnd();
+  if (result != trncclSuccess || works.empty()) {
+    // Nothing was queued on the stream: the Works fail here, not on the completion thread.
+    const std::string message = result == trncclSuccess ? "" : trncclGetLastError(comm_);
+    for (const auto& work : works) work->complete(result, message);
+    streams_.release(coalescingStream_);
+    if (result != trncclSuccess) throwTrnccl("trncclGroupEnd", result, comm_);
+    return;
+  }
+  for (size_t i = 0; i + 1 < works.size(); ++i) works[i]->keepStream();
+  enqueue(works);
 }
 
 // trnccl runs a communicator's operations in the order they were issued, so
@@ -191,7 +230,7 @@ void ProcessGroupTrnccl::completeInOrder() {
     }
     const trncclResult_t result = trncclStreamSynchronize(work->stream());
     const std::string message = result == trncclSuccess ? "" : trncclGetLastError(nullptr);
-    streams_.release(work->stream());
+    if (work->releasesStream()) streams_.release(work->stream());
     work->complete(result, message);
     {
       std::lock_guard<std::mutex> lock(mutex_);

@@ -49,11 +49,17 @@ class WorkTrnccl : public c10d::Work {
   c10::intrusive_ptr<c10::ivalue::Future> getFuture() override;
 
   trncclStream_t stream() const { return stream_; }
-  // Called by the completion thread once the stream is synchronized.
+  // The Works of a coalesced batch share one stream; only the last one hands
+  // it back to the pool, once the whole batch is synchronized.
+  bool releasesStream() const { return releasesStream_; }
+  void keepStream() { releasesStream_ = false; }
+  // Called by the completion thread once the stream is synchronized (or by
+  // endCoalescing when its batch could not be queued).
   void complete(trncclResult_t result, const std::string& message);
 
  private:
   trncclStream_t stream_;
+  bool releasesStream_ = true;
   std::vector<at::Tensor> outputs_;
   std::vector<at::Tensor> keepAlive_;
   std::function<void()> copyBack_;
@@ -95,6 +101,10 @@ class ProcessGroupTrnccl : public c10d::ProcessGroup {
   c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dstRank, int tag) override;
   c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int srcRank, int tag) override;
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
+  // torch's batch_isend_irecv calls its operations between these: they become
+  // one trnccl group, so a receive posted before a send does not block it.
+  void startCoalescing() override;
+  void endCoalescing(std::vector<c10::intrusive_ptr<c10d::Work>>& reqs) override;
 
  private:
   using Call = std::function<trncclResult_t(trncclStream_t)>;
@@ -112,12 +122,20 @@ class ProcessGroupTrnccl : public c10d::ProcessGroup {
                                             at::Tensor& output, std::vector<at::Tensor> results, const PairCall& call);
   c10::intrusive_ptr<c10d::Work> reduceScatter(c10d::OpType type, const at::Tensor& input, at::Tensor& output,
                                                std::vector<at::Tensor> results, const c10d::ReduceScatterOptions& opts);
+  // Hands `works` to the completion thread, in order.
+  void enqueue(const std::vector<c10::intrusive_ptr<WorkTrnccl>>& works);
   void completeInOrder();  // the completion thread
   void drain();            // waits until every queued Work completed
   void startCompletionThread();
 
   trncclComm_t comm_ = nullptr;
   StreamPool streams_;
+  // While coalescing, every operation joins one trnccl group on one stream,
+  // and its Work waits here until trncclGroupEnd queued the group (until then
+  // the stream is empty, and synchronizing it would complete the Work early).
+  bool coalescing_ = false;
+  trncclStream_t coalescingStream_ = nullptr;
+  std::vector<c10::intrusive_ptr<WorkTrnccl>> coalesced_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<c10::intrusive_ptr<WorkTrnccl>> pending_;

@@ -8,6 +8,8 @@ a trnccl default group (new_group() of every rank) are split
 from it with trncclCommSplit; other groups get a communicator of their own,
 whose unique id travels through the store PyTorch passes in.
 """
+import signal
+import threading
 from datetime import timedelta
 
 import torch.distributed as dist
@@ -42,6 +44,19 @@ def _create(opts, pg_options=None):
         return ProcessGroupTrnccl(parent, opts.group_rank, opts.group_size, timeout)
     return ProcessGroupTrnccl(opts.store, opts.group_rank, opts.group_size, timeout)
 
+
+def _restore_default_sigterm():
+    """Debian's torch loads libinfinipath, whose SIGTERM handler calls exit().
+    A rank whose peer failed is usually exiting when the launcher terminates
+    it, and a second exit() from inside exit's handlers (or from inside
+    malloc) deadlocks. Unless Python code set a handler of its own, SIGTERM
+    gets its default action back: the process ends at once, as it would
+    without that library."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+_restore_default_sigterm()
 
 if "TRNCCL" not in dist.Backend._plugins:
     dist.Backend.register_backend("trnccl", _create, extended_api=True)

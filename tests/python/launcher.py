@@ -26,25 +26,28 @@ def _report(outputs):
     return "\n".join(f"--- rank {r} (exit {rc}) ---\n{out}" for r, (rc, out) in enumerate(outputs))
 
 
+def start_ranks(scenario, world_size, tmp, init="file", extra_env=None):
+    """Starts `scenario` on `world_size` ranks rendezvousing by `init`
+    ("file" in the folder `tmp`, "env" or "tcp"); returns their processes."""
+    env = dict(os.environ, WORLD_SIZE=str(world_size), PG_TEST_SCENARIO=scenario)
+    env.update(extra_env or {})
+    if init == "file":
+        env["PG_TEST_INIT"] = "file://" + os.path.join(tmp, "rendezvous")
+    elif init == "tcp":
+        env["PG_TEST_INIT"] = f"tcp://127.0.0.1:{free_port()}"
+    elif init == "env":
+        env.update(PG_TEST_INIT="env://", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()))
+    else:
+        raise ValueError(f"init {init!r}")
+    return [subprocess.Popen([PYTHON, RANK_MAIN], env=dict(env, RANK=str(rank)), stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True) for rank in range(world_size)]
+
+
 def run_job(scenario, world_size, init="file", limit_s=120, extra_env=None):
-    """Runs `scenario` on `world_size` ranks rendezvousing by `init`
-    ("file", "env" or "tcp"); returns each rank's output, asserting all passed."""
+    """Runs `scenario` on `world_size` ranks (see start_ranks); returns each
+    rank's output, asserting all passed."""
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, WORLD_SIZE=str(world_size), PG_TEST_SCENARIO=scenario)
-        env.update(extra_env or {})
-        if init == "file":
-            env["PG_TEST_INIT"] = "file://" + os.path.join(tmp, "rendezvous")
-        elif init == "tcp":
-            env["PG_TEST_INIT"] = f"tcp://127.0.0.1:{free_port()}"
-        elif init == "env":
-            env.update(PG_TEST_INIT="env://", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()))
-        else:
-            raise ValueError(f"init {init!r}")
-        procs = []
-        for rank in range(world_size):
-            procs.append(subprocess.Popen([PYTHON, RANK_MAIN], env=dict(env, RANK=str(rank)),
-                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
-        return _collect(procs, limit_s)
+        return _collect(start_ranks(scenario, world_size, tmp, init, extra_env), limit_s)
 
 
 def run_torchrun(scenario, nproc, limit_s=120):

@@ -10,10 +10,13 @@ import torch.distributed as dist
 import trnccl_torch  # noqa: F401  (registers the backend)
 
 SCENARIOS = {
+    "batch_p2p": "scenario_p2p",
     "collectives": "scenario_collectives",
     "ddp": "scenario_ddp",
     "groups": "scenario_groups",
     "mismatch": "scenario_errors",
+    "sigterm_blocked": "scenario_sigterm",
+    "sigterm_busy": "scenario_sigterm",
     "timeout": "scenario_errors",
     "smoke": "scenario_collectives",
 }

@@ -2,6 +2,7 @@
 hanging: a collective whose tensor sizes differ across ranks, and a peer that
 never joins within the timeout given to init_process_group."""
 import os
+import re
 import time
 
 import torch
@@ -30,12 +31,25 @@ def mismatch(rank, world):
     print(f"rank {rank}: mismatched all_reduce raised after {time.monotonic() - started:.1f} s: {text}")
 
 
+# How torch's distributed_test.py (_test_barrier_timeout) recognises a timeout.
+TIMEOUT_WORDING = " (Timed out|closed|timeout) "
+
+
 def timeout(rank, world):
-    """Rank 1 enters nothing until rank 0's all-reduce gave up."""
+    """Rank 1 enters nothing until rank 0's operation (PG_TEST_TIMEOUT_OP:
+    all_reduce or barrier) gave up, no sooner than the process group's
+    timeout, with an error torch's test suite reads as a timeout."""
     store = dist.distributed_c10d._get_default_store()
     if rank == 0:
-        text = expect_raises(lambda: dist.all_reduce(torch.ones(10)), "trnccl", "time")
-        print(f"rank 0: all_reduce without a peer raised: {text}")
+        op = os.environ["PG_TEST_TIMEOUT_OP"]
+        call = {"all_reduce": lambda: dist.all_reduce(torch.ones(10)), "barrier": dist.barrier}[op]
+        started = time.monotonic()
+        text = expect_raises(call, "trnccl")
+        elapsed = time.monotonic() - started
+        assert re.search(TIMEOUT_WORDING, text), f"{op}: {TIMEOUT_WORDING!r} does not match {text}"
+        limit = float(os.environ["PG_TEST_TIMEOUT_S"])
+        assert elapsed >= limit - 0.1, f"{op} gave up after {elapsed:.2f} s, before the {limit} s timeout"
+        print(f"rank 0: {op} without a peer raised after {elapsed:.1f} s: {text}")
         store.set("rank 0 gave up", "1")
     else:
         store.wait(["rank 0 gave up"])
