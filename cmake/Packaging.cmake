@@ -13,7 +13,9 @@ set(CPACK_PACKAGE_NAME trnccl)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-set(CPACK_DEBIAN_PACKAGE_MAINTAINER "trnccl developers <trnccl@localhost>")
+# Who packaged it: set it to a real address when building packages to ship.
+set(TRNCCL_DEB_MAINTAINER "trnccl developers <trnccl@localhost>" CACHE STRING "Maintainer of the Debian packages")
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${TRNCCL_DEB_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://localhost/trnccl")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
@@ -51,5 +53,14 @@ if(TRNCCL_TORCH_BUILT)
   set(CPACK_DEBIAN_TORCH_PACKAGE_DEPENDS "python3, python3-torch")
   set(CPACK_COMPONENT_TORCH_DESCRIPTION "trnccl PyTorch process-group backend (trnccl_torch)")
 endif()
+
+# Each package's Debian changelog (a native package's, compressed as policy asks).
+configure_file(${PROJECT_SOURCE_DIR}/cmake/debian/changelog.in ${PROJECT_BINARY_DIR}/debian/changelog @ONLY)
+execute_process(COMMAND gzip -9nf ${PROJECT_BINARY_DIR}/debian/changelog)
+foreach(component ${CPACK_COMPONENTS_ALL})
+  string(TOUPPER ${component} upper)
+  install(FILES ${PROJECT_BINARY_DIR}/debian/changelog.gz
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/${CPACK_DEBIAN_${upper}_PACKAGE_NAME} COMPONENT ${component})
+endforeach()
 
 include(CPack)
