@@ -64,4 +64,13 @@ TEST_CASE("report_json leaves the MPI columns out without peer mode", "[perf][js
   CHECK_FALSE(j["rows"][0].contains("mpi"));
   CHECK(j["rows"][0]["root"].is_null());
   CHECK(j["summary"]["ok"] == true);
+  CHECK(j["tool"] == "trnccl-perf");
+}
+
+TEST_CASE("report_json names trnccl-nccom-test as the tool of its runs", "[perf][json][nccom]") {
+  Options options = parse_args({"all_reduce"});
+  options.style = TableStyle::nccom;
+  const Row row{64,           16,  "float",     "sum", std::nullopt, {1, 1, 1, 0}, {0, 0, 0, std::nullopt},
+                std::nullopt, "-", std::nullopt};
+  CHECK(report_json(options, RunInfo{2, "threads", 100, "shm", {}}, {row}, 0, 1.0)["tool"] == "trnccl-nccom-test");
 }

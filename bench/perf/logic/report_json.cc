@@ -57,7 +57,7 @@ nlohmann::json report_json(const Options& options, const RunInfo& info, const st
                            size_t wrong_total, double avg_busbw) {
   nlohmann::json row_list = nlohmann::json::array();
   for (const Row& row : rows) row_list.push_back(row_json(row, options.mpi_peer));
-  return {{"tool", "trnccl-perf"},
+  return {{"tool", options.style == TableStyle::nccom ? "trnccl-nccom-test" : "trnccl-perf"},
           {"collective", collective_name(options.collective)},
           {"nranks", info.nranks},
           {"launch", info.launch},
