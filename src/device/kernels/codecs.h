@@ -63,7 +63,8 @@ struct NarrowCodec {
       for (size_t g = 0; g < kGroup; ++g, p += V::kLanes * kSize, index += V::kLanes) {
         const F value = kHalfScaled ? V::mul(in[g], V::splatF(256.0f)) : in[g];
         if constexpr (Rounding::kStochastic) {
-          storeCodes(p, encode<V, kFormat, true>(value, rounding.bits(index)));
+          const auto random = rounding.bits(index);
+          if (!tryHardwareStochastic(p, value, random)) storeCodes(p, encode<V, kFormat, true>(value, random));
         } else if (!tryHardwareNearestEven(p, value)) {
           storeCodes(p, encode<V, kFormat, false>(value, V::splatU(0)));
         }
@@ -87,6 +88,23 @@ struct NarrowCodec {
       return V::tryStoreBf16NearestEven(p, value);
     else
       return false;
+  }
+  // Stochastic rounding to fp16 where every lane is in fp16's normal range:
+  // the random bits added below fp16's last kept bit, then the hardware's
+  // truncation (the generic encoder's arithmetic, carries included). Declines
+  // (false) for vectors with zeros, subnormals, overflow or NaN.
+  static bool tryHardwareStochastic(std::byte* p, F value, typename V::U random) {
+    if constexpr (kFormat == Format::Fp16 && requires { V::storeHalfTowardZero(p, value); }) {
+      constexpr uint32_t kSmallestNormal = 0x38800000u;  // 2^-14
+      constexpr uint32_t kLargestFinite = 0x477FE000u;   // 65504: no sum with the random bits reaches 65536
+      const auto bits = V::asU(value);
+      const auto offset = V::sub(V::bitAnd(bits, V::splatU(~kFp32SignBit)), V::splatU(kSmallestNormal));
+      if (!V::all(V::equal(V::minU(offset, V::splatU(kLargestFinite - kSmallestNormal)), offset))) return false;
+      V::storeHalfTowardZero(p, V::asF(V::add(bits, V::bitAnd(random, V::splatU((1u << 13) - 1)))));
+      return true;
+    } else {
+      return false;
+    }
   }
   // Rounds to odd into fp16 with the hardware (truncate; set the last bit
   // if that was inexact), then to FP8. E4M3 is scaled by 2^-8 to line its
