@@ -59,12 +59,11 @@ struct NarrowCodec {
   static void store(std::byte* p, const F* in, const Rounding& rounding, uint64_t index) {
     if constexpr (!Rounding::kStochastic && kSize == 1 && requires { V::floatToHalfTowardZero(in); }) {
       V::storeHAsU8(p, fp8NearestEvenViaHalf(in));
-    } else {
+    } else if (!tryStochasticViaHalf(p, in, rounding, index)) {
       for (size_t g = 0; g < kGroup; ++g, p += V::kLanes * kSize, index += V::kLanes) {
         const F value = kHalfScaled ? V::mul(in[g], V::splatF(256.0f)) : in[g];
         if constexpr (Rounding::kStochastic) {
-          const auto random = rounding.bits(index);
-          if (!tryHardwareStochastic(p, value, random)) storeCodes(p, encode<V, kFormat, true>(value, random));
+          storeCodes(p, encode<V, kFormat, true>(value, rounding.bits(index)));
         } else if (!tryHardwareNearestEven(p, value)) {
           storeCodes(p, encode<V, kFormat, false>(value, V::splatU(0)));
         }
@@ -89,18 +88,41 @@ struct NarrowCodec {
     else
       return false;
   }
-  // Stochastic rounding to fp16 where every lane is in fp16's normal range:
-  // the random bits added below fp16's last kept bit, then the hardware's
-  // truncation (the generic encoder's arithmetic, carries included). Declines
-  // (false) for vectors with zeros, subnormals, overflow or NaN.
-  static bool tryHardwareStochastic(std::byte* p, F value, typename V::U random) {
-    if constexpr (kFormat == Format::Fp16 && requires { V::storeHalfTowardZero(p, value); }) {
+  // Stochastic rounding through fp16 where every lane's magnitude, at fp16's
+  // scale, is 0 or lies in [2^-14, the format's largest finite]: the random bits added
+  // below the format's last kept bit, then the hardware's truncation to fp16
+  // (and for FP8 the drop of fp16's extra bits) give the generic encoder's
+  // bits, carries included (zeros truncate to zero). Declines (false) for
+  // vectors with subnormals, overflow or NaN, and for nearest even.
+  template <class Rounding>
+  static bool tryStochasticViaHalf(std::byte* p, const F* in, const Rounding& rounding, uint64_t index) {
+    if constexpr (Rounding::kStochastic && kFormat != Format::Bf16 &&
+                  requires { V::storeHalfTowardZero(p, in[0]), V::floatToHalfTowardZero(in); }) {
+      constexpr uint32_t kDropped = 23 - spec(kFormat).mantissaBits;
       constexpr uint32_t kSmallestNormal = 0x38800000u;  // 2^-14
-      constexpr uint32_t kLargestFinite = 0x477FE000u;   // 65504: no sum with the random bits reaches 65536
-      const auto bits = V::asU(value);
-      const auto offset = V::sub(V::bitAnd(bits, V::splatU(~kFp32SignBit)), V::splatU(kSmallestNormal));
-      if (!V::all(V::equal(V::minU(offset, V::splatU(kLargestFinite - kSmallestNormal)), offset))) return false;
-      V::storeHalfTowardZero(p, V::asF(V::add(bits, V::bitAnd(random, V::splatU((1u << 13) - 1)))));
+      // 65504, 57344, 448 x 2^-8: adding the random bits cannot overflow.
+      constexpr uint32_t kLargestFinite = kFormat == Format::Fp16   ? 0x477FE000u
+                                          : kFormat == Format::E5m2 ? 0x47600000u
+                                                                    : 0x3FE00000u;
+      F adjusted[kGroup];
+      for (size_t g = 0; g < kGroup; ++g) {
+        const F value = kFormat == Format::E4m3 && !kHalfScaled ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
+        const auto bits = V::asU(value);
+        const auto magnitude = V::bitAnd(bits, V::splatU(~kFp32SignBit));
+        // Zero or at least 2^-14: magnitude - 1 (0 wraps), unsigned, above
+        // 2^-14's bits - 2 (flipping the sign bits makes the compare unsigned).
+        const auto flip = V::splatU(kFp32SignBit);
+        const auto lessOne = V::bitXor(V::sub(magnitude, V::splatU(1)), flip);
+        if (!V::all(V::lessThan(V::splatU((kSmallestNormal - 2) ^ kFp32SignBit), lessOne)) ||
+            !V::all(V::lessThan(magnitude, V::splatU(kLargestFinite + 1))))
+          return false;
+        const auto random = V::bitAnd(rounding.bits(index + g * V::kLanes), V::splatU((1u << kDropped) - 1));
+        adjusted[g] = V::asF(V::add(bits, random));
+      }
+      if constexpr (kFormat == Format::Fp16)
+        V::storeHalfTowardZero(p, adjusted[0]);
+      else
+        V::storeHAsU8(p, halfToFp8TowardZero<V, kFormat>(V::floatToHalfTowardZero(adjusted)));
       return true;
     } else {
       return false;
