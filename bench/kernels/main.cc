@@ -5,7 +5,9 @@
 // By default each benchmark runs 3 repetitions of at least 0.05 s, and the
 // repetitions of all benchmarks are interleaved in random order, so that
 // drift in the machine's memory bandwidth (it is shared) hits the kernels
-// and their STREAM reference alike.
+// and their STREAM reference alike. TRNCCL_STOCHASTIC_ROUNDING=1 measures
+// the 16- and 8-bit float kernels with stochastic rounding, as the library
+// runs them under that setting.
 #include <benchmark/benchmark.h>
 
 #include <exception>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "base/datatype.h"
+#include "base/env.h"
 #include "bench_buffers.h"
 #include "bench_names.h"
 #include "device/kernels/kernels.h"
@@ -23,8 +26,8 @@
 namespace trnccl::bench {
 namespace {
 
-void benchReduce(benchmark::State& state, device::kernels::Isa isa, trncclDataType_t type, trncclRedOp_t op, int nsrcs,
-                 size_t bytes) {
+void benchReduce(benchmark::State& state, device::kernels::Isa isa, device::kernels::Rounding rounding,
+                 trncclDataType_t type, trncclRedOp_t op, int nsrcs, size_t bytes) {
   BenchBuffers& buffers = BenchBuffers::instance();
   device::kernels::ReduceArgs args;
   args.dst = buffers.destination();
@@ -34,6 +37,7 @@ void benchReduce(benchmark::State& state, device::kernels::Isa isa, trncclDataTy
   args.type = type;
   args.op = op;
   args.avgDivisor = static_cast<uint64_t>(nsrcs);
+  args.rounding.kind = rounding;
   for (auto _ : state) {
     device::kernels::reduce(isa, args);
     benchmark::ClobberMemory();
@@ -62,7 +66,7 @@ void benchMemcpy(benchmark::State& state, size_t bytes) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(2 * bytes));
 }
 
-void registerBenchmarks(device::kernels::Isa isa) {
+void registerBenchmarks(device::kernels::Isa isa, device::kernels::Rounding rounding) {
   for (size_t bytes : kBufferBytes) {
     benchmark::RegisterBenchmark(referenceName(kStreamAdd, bytes).c_str(), benchStreamAdd, bytes);
     benchmark::RegisterBenchmark(referenceName(kMemcpy, bytes).c_str(), benchMemcpy, bytes);
@@ -71,8 +75,8 @@ void registerBenchmarks(device::kernels::Isa isa) {
     for (trncclRedOp_t op : kOps)
       for (int nsrcs : kSourceCounts)
         for (size_t bytes : kBufferBytes)
-          benchmark::RegisterBenchmark(reduceName(type, op, nsrcs, bytes).c_str(), benchReduce, isa, type, op, nsrcs,
-                                       bytes);
+          benchmark::RegisterBenchmark(reduceName(type, op, nsrcs, bytes).c_str(), benchReduce, isa, rounding, type, op,
+                                       nsrcs, bytes);
 }
 
 // The defaults come first, so flags on the command line override them.
@@ -97,15 +101,20 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&count, args.data());
   if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
   device::kernels::Isa isa;
+  bool stochastic;
   try {
     isa = device::kernels::selectedIsa();
-  } catch (const std::exception& e) {  // a bad TRNCCL_KERNEL_ISA
+    stochastic = env::getBool("TRNCCL_STOCHASTIC_ROUNDING", false);
+  } catch (const std::exception& e) {  // a bad TRNCCL_KERNEL_ISA or TRNCCL_STOCHASTIC_ROUNDING
     std::cerr << argv[0] << ": " << e.what() << "\n";
     return 1;
   }
+  const char* roundingName = stochastic ? "stochastic" : "nearest-even";
   benchmark::AddCustomContext("kernel ISA", device::kernels::isaName(isa));
-  bench::registerBenchmarks(isa);
-  bench::SummaryReporter reporter(device::kernels::isaName(isa));
+  benchmark::AddCustomContext("rounding", roundingName);
+  bench::registerBenchmarks(
+      isa, stochastic ? device::kernels::Rounding::Stochastic : device::kernels::Rounding::NearestEven);
+  bench::SummaryReporter reporter(std::string(device::kernels::isaName(isa)) + ", " + roundingName + " rounding");
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;

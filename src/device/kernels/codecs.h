@@ -30,8 +30,13 @@ struct Fp32Codec {
   }
 };
 
-template <class V, Format kFormat>
+// kHalfScaled (E4M3 only): lanes hold the values x 2^-8, where fp16 holds
+// E4M3 (see fp8ToHalf), which saves a multiply on each load and store. Exact
+// for kernels whose op commutes with a power-of-two scale (kScaleInvariant in
+// ops.h): scaled E4M3 sums stay far above FP32's denormals.
+template <class V, Format kFormat, bool kHalfScaled = false>
 struct NarrowCodec {
+  static_assert(!kHalfScaled || kFormat == Format::E4m3);
   using F = typename V::F;
   static constexpr size_t kSize = spec(kFormat).bits() / 8;
   // FP8 goes through 16-bit lanes, which hold the elements of kGroup F vectors.
@@ -45,7 +50,7 @@ struct NarrowCodec {
       out[0] = V::asF(V::template shl<16>(V::loadU16(p)));
     } else {
       V::halfToFloat(fp8ToHalf<V, kFormat>(V::loadI8ToH(p)), out);
-      if constexpr (kFormat == Format::E4m3)
+      if constexpr (kFormat == Format::E4m3 && !kHalfScaled)
         for (size_t g = 0; g < kGroup; ++g) out[g] = V::mul(out[g], V::splatF(256.0f));
     }
   }
@@ -54,12 +59,13 @@ struct NarrowCodec {
   static void store(std::byte* p, const F* in, const Rounding& rounding, uint64_t index) {
     if constexpr (!Rounding::kStochastic && kSize == 1 && requires { V::floatToHalfTowardZero(in); }) {
       V::storeHAsU8(p, fp8NearestEvenViaHalf(in));
-    } else {
+    } else if (!tryStochasticViaHalf(p, in, rounding, index)) {
       for (size_t g = 0; g < kGroup; ++g, p += V::kLanes * kSize, index += V::kLanes) {
+        const F value = kHalfScaled ? V::mul(in[g], V::splatF(256.0f)) : in[g];
         if constexpr (Rounding::kStochastic) {
-          storeCodes(p, encode<V, kFormat, true>(in[g], rounding.bits(index)));
-        } else if (!tryHardwareNearestEven(p, in[g])) {
-          storeCodes(p, encode<V, kFormat, false>(in[g], V::splatU(0)));
+          storeCodes(p, encode<V, kFormat, true>(value, rounding.bits(index)));
+        } else if (!tryHardwareNearestEven(p, value)) {
+          storeCodes(p, encode<V, kFormat, false>(value, V::splatU(0)));
         }
       }
     }
@@ -82,13 +88,54 @@ struct NarrowCodec {
     else
       return false;
   }
+  // Stochastic rounding through fp16 where every lane's magnitude, at fp16's
+  // scale, is 0 or lies in [2^-14, the format's largest finite]: the random bits added
+  // below the format's last kept bit, then the hardware's truncation to fp16
+  // (and for FP8 the drop of fp16's extra bits) give the generic encoder's
+  // bits, carries included (zeros truncate to zero). Declines (false) for
+  // vectors with subnormals, overflow or NaN, and for nearest even.
+  template <class Rounding>
+  static bool tryStochasticViaHalf(std::byte* p, const F* in, const Rounding& rounding, uint64_t index) {
+    if constexpr (Rounding::kStochastic && kFormat != Format::Bf16 &&
+                  requires { V::storeHalfTowardZero(p, in[0]), V::floatToHalfTowardZero(in); }) {
+      constexpr uint32_t kDropped = 23 - spec(kFormat).mantissaBits;
+      constexpr uint32_t kSmallestNormal = 0x38800000u;  // 2^-14
+      // 65504, 57344, 448 x 2^-8: adding the random bits cannot overflow.
+      constexpr uint32_t kLargestFinite = kFormat == Format::Fp16   ? 0x477FE000u
+                                          : kFormat == Format::E5m2 ? 0x47600000u
+                                                                    : 0x3FE00000u;
+      F adjusted[kGroup];
+      for (size_t g = 0; g < kGroup; ++g) {
+        const F value = kFormat == Format::E4m3 && !kHalfScaled ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
+        const auto bits = V::asU(value);
+        const auto magnitude = V::bitAnd(bits, V::splatU(~kFp32SignBit));
+        // Zero or at least 2^-14: magnitude - 1 (0 wraps), unsigned, above
+        // 2^-14's bits - 2 (flipping the sign bits makes the compare unsigned).
+        const auto flip = V::splatU(kFp32SignBit);
+        const auto lessOne = V::bitXor(V::sub(magnitude, V::splatU(1)), flip);
+        if (!V::all(V::lessThan(V::splatU((kSmallestNormal - 2) ^ kFp32SignBit), lessOne)) ||
+            !V::all(V::lessThan(magnitude, V::splatU(kLargestFinite + 1))))
+          return false;
+        const auto random = V::bitAnd(rounding.bits(index + g * V::kLanes), V::splatU((1u << kDropped) - 1));
+        adjusted[g] = V::asF(V::add(bits, random));
+      }
+      if constexpr (kFormat == Format::Fp16)
+        V::storeHalfTowardZero(p, adjusted[0]);
+      else
+        V::storeHAsU8(p, halfToFp8TowardZero<V, kFormat>(V::floatToHalfTowardZero(adjusted)));
+      return true;
+    } else {
+      return false;
+    }
+  }
   // Rounds to odd into fp16 with the hardware (truncate; set the last bit
   // if that was inexact), then to FP8. E4M3 is scaled by 2^-8 to line its
   // exponent up with fp16's (see fp8ToHalf).
   static typename V::H fp8NearestEvenViaHalf(const F* in) {
     F scaled[kGroup], back[kGroup];
     typename V::M inexact[kGroup];
-    for (size_t g = 0; g < kGroup; ++g) scaled[g] = kFormat == Format::E4m3 ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
+    for (size_t g = 0; g < kGroup; ++g)
+      scaled[g] = kFormat == Format::E4m3 && !kHalfScaled ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
     auto half = V::floatToHalfTowardZero(scaled);
     V::halfToFloat(half, back);
     for (size_t g = 0; g < kGroup; ++g) inexact[g] = V::notEqual(back[g], scaled[g]);

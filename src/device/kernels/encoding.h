@@ -133,5 +133,18 @@ typename V::H halfToFp8NearestEven(typename V::H half) {
   }
 }
 
+// Truncates fp16 bits (E4M3's at its value x 2^-8) to FP8: for finite
+// values within the format's range.
+template <class V, Format kFormat>
+typename V::H halfToFp8TowardZero(typename V::H half) {
+  if constexpr (kFormat == Format::E5m2) {
+    return V::template shrH<8>(half);
+  } else {
+    static_assert(kFormat == Format::E4m3);
+    const auto magnitude = V::template shrH<7>(V::bitAnd(half, V::splatH(0x7FFF)));
+    return V::bitOr(magnitude, V::bitAnd(V::template shrH<8>(half), V::splatH(0x80)));
+  }
+}
+
 }  // namespace
 }  // namespace trnccl::device::kernels

@@ -45,7 +45,7 @@ constexpr ReduceKernel reduceEntry(trncclDataType_t type) {
     case trncclBfloat16:
       return &reduceKernel<V, NarrowCodec<V, Format::Bf16>, Op<V>>;
     case trncclFloat8e4m3:
-      return &reduceKernel<V, NarrowCodec<V, Format::E4m3>, Op<V>>;
+      return &reduceKernel<V, NarrowCodec<V, Format::E4m3, Op<V>::kScaleInvariant>, Op<V>>;
     case trncclFloat8e5m2:
       return &reduceKernel<V, NarrowCodec<V, Format::E5m2>, Op<V>>;
     default:

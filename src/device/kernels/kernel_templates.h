@@ -55,7 +55,7 @@ void runBlocks(const Job& job, const Op& op, const Rounding& rounding) {
   // Four vectors in flight per source hide load latency and loop overhead.
   constexpr size_t kVectors = 4;
   forEachBlock<kVectors * V::kLanes, Src::kSize, Dst::kSize>(
-      job.dst, job.srcs, job.count, [&](auto sourceAt, std::byte* out, size_t first) {
+      job.dst, job.srcs, job.nsrcs, job.count, [&](auto sourceAt, std::byte* out, size_t first) {
         reduceBlock<kVectors, V, Src, Dst>(sourceAt, job.nsrcs, out, op, rounding, job.firstIndex + first);
       });
 }

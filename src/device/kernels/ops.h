@@ -2,6 +2,8 @@
 // wrapper (FP32 vectors), ScalarLanes<double> or IntegerLanes<T>. Each is
 // constructed with the call's avg divisor; combine() folds the next source
 // into the accumulator, finish() is the step after the last source.
+// kScaleInvariant: scaling every source by a power of two scales the result
+// by it, bit for bit, while no value nears FP32's denormals or overflow.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@ namespace {
 template <class L>
 struct Sum {
   using X = typename L::F;
+  static constexpr bool kScaleInvariant = true;
   explicit Sum(uint64_t) {}
   X combine(X acc, X x) const { return L::add(acc, x); }
   X finish(X acc) const { return acc; }
@@ -20,6 +23,7 @@ struct Sum {
 template <class L>
 struct Prod {
   using X = typename L::F;
+  static constexpr bool kScaleInvariant = false;
   explicit Prod(uint64_t) {}
   X combine(X acc, X x) const { return L::mul(acc, x); }
   X finish(X acc) const { return acc; }
@@ -31,6 +35,7 @@ struct Prod {
 template <class L>
 struct Max {
   using X = typename L::F;
+  static constexpr bool kScaleInvariant = true;
   explicit Max(uint64_t) {}
   X combine(X acc, X x) const { return L::select(L::isNaN(x), x, L::max(x, acc)); }
   X finish(X acc) const { return acc; }
@@ -39,6 +44,7 @@ struct Max {
 template <class L>
 struct Min {
   using X = typename L::F;
+  static constexpr bool kScaleInvariant = true;
   explicit Min(uint64_t) {}
   X combine(X acc, X x) const { return L::select(L::isNaN(x), x, L::min(x, acc)); }
   X finish(X acc) const { return acc; }
@@ -47,6 +53,7 @@ struct Min {
 template <class L>
 struct Avg {
   using X = typename L::F;
+  static constexpr bool kScaleInvariant = true;
   explicit Avg(uint64_t divisor) : divisor_(L::avgDivisor(divisor)) {}
   X combine(X acc, X x) const { return L::add(acc, x); }
   X finish(X acc) const { return L::div(acc, divisor_); }

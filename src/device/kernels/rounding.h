@@ -37,13 +37,16 @@ struct RoundStochastically {
     using U = typename V::U;
     const U lane = V::iota();
     const U low = V::add(V::splatU(static_cast<uint32_t>(index)), lane);
+    const U mixed = lowbias32<V>(V::bitXor(low, V::splatU(key.low)));
+    const auto firstHigh = static_cast<uint32_t>(index >> 32);
+    // Nearly always no lane's low word wraps, and the high word is one value.
+    if (static_cast<uint32_t>(index) <= UINT32_MAX - (V::kLanes - 1))
+      return lowbias32<V>(V::bitXor(mixed, V::splatU(firstHigh ^ key.high)));
     // A lane whose low word wrapped (low < lane, unsigned) carries into the
     // high word; flipping the sign bits makes the signed compare unsigned.
     const U flip = V::splatU(0x80000000u);
     const auto wrapped = V::lessThan(V::bitXor(low, flip), V::bitXor(lane, flip));
-    const U high =
-        V::add(V::splatU(static_cast<uint32_t>(index >> 32)), V::select(wrapped, V::splatU(1), V::splatU(0)));
-    const U mixed = lowbias32<V>(V::bitXor(low, V::splatU(key.low)));
+    const U high = V::add(V::splatU(firstHigh), V::select(wrapped, V::splatU(1), V::splatU(0)));
     return lowbias32<V>(V::bitXor(mixed, V::bitXor(high, V::splatU(key.high))));
   }
 };

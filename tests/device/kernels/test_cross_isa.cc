@@ -123,5 +123,40 @@ TEST_CASE("kernels: every ISA converts to the scalar path's bits", "[kernels][cr
   }
 }
 
+// The definition the kernels implement, checked against paths that do not
+// share its shortcuts (E4M3 reduces at fp16's scale, see codecs.h): a
+// narrow-format reduction is its sources widened to fp32, reduced in fp32
+// and rounded once.
+TEST_CASE("kernels: a narrow-format reduction is the fp32 reduction of its widened sources, rounded once",
+          "[kernels][cross-isa]") {
+  std::mt19937_64 rng(44);
+  for (trncclDataType_t type : kNarrowTypes) {
+    std::vector<std::vector<std::byte>> sources, widened;
+    for (int k = 0; k < kMaxSources; ++k) {
+      sources.push_back(randomBuffer(type, Values::AnyBits, rng));
+      widened.push_back(runConvert(Isa::Scalar, type, trncclFloat32, sources.back(), Rounding::NearestEven));
+    }
+    for (trncclRedOp_t op : kAllOps) {
+      for (int nsrcs : kSourceCounts) {
+        std::vector<const void*> srcs, fp32Srcs;
+        for (int k = 0; k < nsrcs; ++k) {
+          srcs.push_back(sources[k].data());
+          fp32Srcs.push_back(widened[k].data());
+        }
+        const std::vector<std::byte> sum32 = runReduce(Isa::Scalar, trncclFloat32, op, fp32Srcs, Rounding::NearestEven);
+        for (Rounding kind : {Rounding::NearestEven, Rounding::Stochastic}) {
+          const std::vector<std::byte> expected = runConvert(Isa::Scalar, trncclFloat32, type, sum32, kind);
+          for (Isa isa : supportedIsas()) {
+            const size_t i = firstDifference(type, runReduce(isa, type, op, srcs, kind), expected);
+            INFO(typeName(type) << " " << opName(op) << " K=" << nsrcs << " " << nameOf(kind) << " on " << isaName(isa)
+                                << ": element " << i);
+            REQUIRE(i == kCount);
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace trnccl::device::kernels::test

@@ -68,6 +68,7 @@ struct Avx2 {
   static M equal(U a, U b) { return _mm256_cmpeq_epi32(a, b); }
   static U select(M m, U a, U b) { return _mm256_blendv_epi8(b, a, m); }
   static M notEqual(F a, F b) { return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_NEQ_UQ)); }
+  static bool all(M m) { return _mm256_movemask_epi8(m) == -1; }
 
   static H loadI8ToH(const std::byte* p) {
     return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
@@ -102,6 +103,9 @@ struct Avx2 {
   }
   static F loadHalf(const std::byte* p) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static void storeHalfTowardZero(std::byte* p, F v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_ZERO));
   }
   // Hardware RNE to fp16; declines (false) when a lane is NaN, whose payload
   // the hardware would keep.

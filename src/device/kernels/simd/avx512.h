@@ -69,6 +69,7 @@ struct Avx512 {
   static M equal(U a, U b) { return _mm512_cmpeq_epi32_mask(a, b); }
   static U select(M m, U a, U b) { return _mm512_mask_blend_epi32(m, b, a); }
   static M notEqual(F a, F b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
+  static bool all(M m) { return m == 0xFFFF; }
 
   static H loadI8ToH(const std::byte* p) {
     return _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
@@ -103,6 +104,9 @@ struct Avx512 {
   }
   static F loadHalf(const std::byte* p) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static void storeHalfTowardZero(std::byte* p, F v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtps_ph(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
   }
   // Hardware RNE to fp16; declines (false) when a lane is NaN, whose payload
   // the hardware would keep.
