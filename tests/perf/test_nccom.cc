@@ -1,8 +1,13 @@
 // trnccl-nccom-test: nccom-test's command line read into trnccl-perf's
 // options, its table, and the tool's output read by a parser written for
 // nccom-test's output.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -80,7 +85,7 @@ TEST_CASE("nccom table: nccom-test's columns, GiB-based bandwidths and its avera
   CHECK(nccom_header(false) == "     size(B)    count(elems)        type    time(us)    algbw(GB/s)    busbw(GB/s)\n");
   CHECK(nccom_row(row, false) ==
         "    33554432        33554432       uint8         768          40.69          40.69\n");
-  CHECK(nccom_footer({row}) == "Avg bus bandwidth:\t40.6901GB/s\n");
+  CHECK(nccom_footer(algbw_gb) == "Avg bus bandwidth:\t40.6901GB/s\n");
   row.type = "float";
   row.count = 4194304;  // a rank's share in nccl-tests' count: nccom-test counts the whole size
   CHECK_THAT(nccom_row(row, true), Catch::StartsWith("    33554432         8388608        fp32"));
@@ -127,9 +132,11 @@ std::vector<NccomRow> readNccomOutput(const std::string& text, double& average) 
 
 TEST_CASE("trnccl-nccom-test -r 2 --minbytes 1kb --stepfactor 4 --datatype fp32 allr reads as nccom-test's output",
           "[perf][nccom]") {
+  const std::string json_path = "/tmp/trnccl-nccom-test-" + std::to_string(::getpid()) + ".json";
   const auto run = trnccl::test::runCommand(std::string(TRNCCL_NCCOM_TEST_PATH) +
                                             " -r 2 --minbytes 1kb --maxbytes 1mb --stepfactor 4 --datatype fp32"
-                                            " -n 5 -w 1 -c allr");
+                                            " -n 5 -w 1 -c --report-to-json-file " +
+                                            json_path + " allr");
   INFO(run.output);
   REQUIRE(run.status == 0);
   double average = -1;
@@ -148,6 +155,12 @@ TEST_CASE("trnccl-nccom-test -r 2 --minbytes 1kb --stepfactor 4 --datatype fp32 
     sum += rows[i].busbw;
   }
   CHECK(average == Approx(sum / rows.size()).margin(0.01));
+  // The JSON report's average is the table's, over the out-of-place runs measured (GB/s there).
+  std::ifstream json_file(json_path);
+  const auto report = nlohmann::json::parse(json_file);
+  std::remove(json_path.c_str());
+  CHECK(report["tool"] == "trnccl-nccom-test");
+  CHECK(report["summary"]["avg_busbw_gbps"].get<double>() * 1e9 / (1 << 30) == Approx(average).margin(1e-3));
 }
 
 TEST_CASE("trnccl-nccom-test -N 2 spreads the ranks over two emulated instances", "[perf][nccom]") {

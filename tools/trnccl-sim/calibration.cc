@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "logic/datatypes.h"
+#include "logic/text_format.h"
 #include "measured_run.h"
 #include "sweep.h"
 #include "topology/topology.h"
@@ -18,13 +19,6 @@ namespace {
 
 constexpr size_t kFigures = topo::kEngineFigures.size();
 using Figures = std::array<double, kFigures>;  // in each figure's unit
-
-// printf's `fmt`, however long the text (a row holds a file's path).
-std::string format(const char* fmt, auto... args) {
-  std::string text(std::snprintf(nullptr, 0, fmt, args...), '\0');
-  std::snprintf(text.data(), text.size() + 1, fmt, args...);
-  return text;
-}
 
 // The sweep that predicts `run`: what its name says, the command line for
 // what it leaves out (--coll, --dtype, --ranks, --topo's ":N"), each size of
@@ -209,17 +203,17 @@ std::string check(const Options& options) {
   std::string text = "# trnccl-sim --check " + run.file + ": " + std::string(perf::collective_name(o.collective)) +
                      " " + std::string(perf::type_name(o.type)) + ", " + rows.at(0).on->describe() + ", --algo " +
                      options.algorithms.at(0) + " (measured on real hardware against the model)\n";
-  text += format("# %12s %14s %14s %8s  %-18s %s\n", "size(B)", "measured(us)", "predicted(us)", "error", "algorithm",
-                 "bound (engine)");
+  text += perf::format_text("# %12s %14s %14s %8s  %-18s %s\n", "size(B)", "measured(us)", "predicted(us)", "error",
+                            "algorithm", "bound (engine)");
   std::vector<double> errors;
   for (size_t i = 0; i < rows.size(); ++i) {
     const double predicted = rows[i].prediction.seconds * 1e6, measured = run.points[i].us;
     errors.push_back(errorOf(predicted, measured));
-    text += format("  %12zu %14.1f %14.1f %+7.1f%%  %-18s %s (%s)\n", run.points[i].bytes, measured, predicted,
-                   100 * errors.back(), rows[i].prediction.algorithm.c_str(), rows[i].prediction.bound.c_str(),
-                   sim::engineName(rows[i].prediction.engine));
+    text += perf::format_text("  %12zu %14.1f %14.1f %+7.1f%%  %-18s %s (%s)\n", run.points[i].bytes, measured,
+                              predicted, 100 * errors.back(), rows[i].prediction.algorithm.c_str(),
+                              rows[i].prediction.bound.c_str(), sim::engineName(rows[i].prediction.engine));
   }
-  text += format("# median absolute error: %.1f%% over %zu sizes\n", 100 * medianAbs(errors), errors.size());
+  text += perf::format_text("# median absolute error: %.1f%% over %zu sizes\n", 100 * medianAbs(errors), errors.size());
   return text;
 }
 
@@ -234,12 +228,12 @@ std::string calibrate(const Options& options) {
                      "'s collectiveEngine fitted to " + std::to_string(fit.runs().size()) + " files, " +
                      std::to_string(fit.points().size()) + " measurements of real hardware (--algo " +
                      options.algorithms.at(0) + ", least squares on log time)\n";
-  text += format("# %-14s %12s %12s  %s\n", "figure", "fitted", "start", "unit");
+  text += perf::format_text("# %-14s %12s %12s  %s\n", "figure", "fitted", "start", "unit");
   for (size_t i = 0; i < kFigures; ++i)
-    text += format("  %-14s %12.4g %12.4g  %s\n", topo::kEngineFigures[i].knob, fitted[i], was[i],
-                   topo::kEngineFigures[i].unit);
-  text += format("# %-28s %11s %13s %14s %8s %14s %8s\n", "file", "size(B)", "measured(us)", "predicted(us)", "error",
-                 "left out(us)", "error");
+    text += perf::format_text("  %-14s %12.4g %12.4g  %s\n", topo::kEngineFigures[i].knob, fitted[i], was[i],
+                              topo::kEngineFigures[i].unit);
+  text += perf::format_text("# %-28s %11s %13s %14s %8s %14s %8s\n", "file", "size(B)", "measured(us)", "predicted(us)",
+                            "error", "left out(us)", "error");
   std::vector<double> errors, leftOutErrors;
   for (size_t p = 0; p < fit.points().size(); ++p) {
     const Point& point = fit.points()[p];
@@ -248,18 +242,19 @@ std::string calibrate(const Options& options) {
     errors.push_back(errorOf(predicted[p], point.measured.us));
     leftOutErrors.push_back(errorOf(alone, point.measured.us));
     const std::string name = std::filesystem::path(fit.runs()[point.run].file).filename().string();
-    text += format("  %-28s %11zu %13.1f %14.1f %+7.1f%% %14.1f %+7.1f%%\n", name.c_str(), point.measured.bytes,
-                   point.measured.us, predicted[p], 100 * errors.back(), alone, 100 * leftOutErrors.back());
+    text +=
+        perf::format_text("  %-28s %11zu %13.1f %14.1f %+7.1f%% %14.1f %+7.1f%%\n", name.c_str(), point.measured.bytes,
+                          point.measured.us, predicted[p], 100 * errors.back(), alone, 100 * leftOutErrors.back());
   }
-  text += format("# median absolute error: %.1f%% (fit), %.1f%% (leave-one-out)\n", 100 * medianAbs(errors),
-                 100 * medianAbs(leftOutErrors));
+  text += perf::format_text("# median absolute error: %.1f%% (fit), %.1f%% (leave-one-out)\n", 100 * medianAbs(errors),
+                            100 * medianAbs(leftOutErrors));
   text += "# for the topology file:\n  \"collectiveEngine\": {\n";
   for (size_t i = 0; i < kFigures; ++i) {
     const topo::EngineFigure& f = topo::kEngineFigures[i];
     const std::string source = nlohmann::json("fitted to " + options.calibrate + " (trnccl-sim --calibrate)")
                                    .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    text += format("    \"%s\": {\"value\": %.4g, \"source\": %s}%s\n", f.key, fitted[i] * f.perUnit, source.c_str(),
-                   i + 1 < kFigures ? "," : "");
+    text += perf::format_text("    \"%s\": {\"value\": %.4g, \"source\": %s}%s\n", f.key, fitted[i] * f.perUnit,
+                              source.c_str(), i + 1 < kFigures ? "," : "");
   }
   return text + "  }\n";
 }

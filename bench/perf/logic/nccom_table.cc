@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "base/type_table.h"
+#include "logic/text_format.h"
 
 namespace trnccl::perf {
 
@@ -11,12 +12,6 @@ namespace {
 
 // nccom-test divides by 2^30 where nccl-tests divides by 10^9.
 constexpr double kGiBPerGB = 1e9 / double(1 << 30);
-
-std::string line(const char* pattern, auto... args) {
-  char text[256];
-  std::snprintf(text, sizeof text, pattern, args...);
-  return text;
-}
 
 const TypeFacts& facts(const std::string& perf_type_name) {
   for (const TypeFacts& t : kTypeFacts)
@@ -32,24 +27,22 @@ std::string nccom_type_name(const std::string& perf_type_name) {
 }
 
 std::string nccom_header(bool show_algorithm) {
-  return line("%12s    %12s    %8s    %8s    %11s    %11s", "size(B)", "count(elems)", "type", "time(us)",
-              "algbw(GB/s)", "busbw(GB/s)") +
-         (show_algorithm ? line("    %12s", "algorithm") : "") + "\n";
+  return format_text("%12s    %12s    %8s    %8s    %11s    %11s", "size(B)", "count(elems)", "type", "time(us)",
+                     "algbw(GB/s)", "busbw(GB/s)") +
+         (show_algorithm ? format_text("    %12s", "algorithm") : "") + "\n";
 }
 
 std::string nccom_row(const Row& row, bool show_algorithm) {
   const Measurement& m = row.out_of_place;
   // nccom-test counts the elements of the whole size, where nccl-tests counts a rank's.
-  return line("%12zu    %12zu    %8s    %8.0f    %11.2f    %11.2f", row.size_bytes,
-              row.size_bytes / facts(row.type).size, nccom_type_name(row.type).c_str(), m.time_us, m.algbw * kGiBPerGB,
-              m.busbw * kGiBPerGB) +
-         (show_algorithm ? line("    %12s", row.algorithm.c_str()) : "") + "\n";
+  return format_text("%12zu    %12zu    %8s    %8.0f    %11.2f    %11.2f", row.size_bytes,
+                     row.size_bytes / facts(row.type).size, nccom_type_name(row.type).c_str(), m.time_us,
+                     m.algbw * kGiBPerGB, m.busbw * kGiBPerGB) +
+         (show_algorithm ? format_text("    %12s", row.algorithm.c_str()) : "") + "\n";
 }
 
-std::string nccom_footer(const std::vector<Row>& rows) {
-  double busbw = 0;
-  for (const Row& row : rows) busbw += row.out_of_place.busbw * kGiBPerGB;
-  return line("Avg bus bandwidth:\t%.4fGB/s\n", rows.empty() ? 0.0 : busbw / static_cast<double>(rows.size()));
+std::string nccom_footer(double avg_busbw) {
+  return format_text("Avg bus bandwidth:\t%.4fGB/s\n", avg_busbw * kGiBPerGB);
 }
 
 }  // namespace trnccl::perf

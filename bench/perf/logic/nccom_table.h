@@ -4,7 +4,6 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "logic/row.h"
 
@@ -13,7 +12,8 @@ namespace trnccl::perf {
 std::string nccom_header(bool show_algorithm);
 // A row's out-of-place measurement: the median time and its bandwidths.
 std::string nccom_row(const Row& row, bool show_algorithm);
-std::string nccom_footer(const std::vector<Row>& rows);
+// `avg_busbw` in nccl-tests' GB/s, as Measurement holds it.
+std::string nccom_footer(double avg_busbw);
 // nccom-test's name of a type: fp32, bf16, uint8, ...
 std::string nccom_type_name(const std::string& perf_type_name);
 
