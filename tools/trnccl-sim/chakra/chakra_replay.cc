@@ -80,12 +80,15 @@ Replay replay(const Trace& trace, const sim::Machine& machine, const sim::Call& 
   Replay r;
   std::map<std::pair<algo::Collective, size_t>, size_t> used;
   std::vector<double> duration(trace.nodes.size(), 0);
-  std::vector<bool> onCompute(trace.nodes.size(), false), onComm(trace.nodes.size(), false);
+  // What each node occupies while it runs: nothing (metadata, memory nodes),
+  // the compute engine, or the collective stream.
+  enum Resource { kNone, kCompute, kCollectives };
+  std::vector<Resource> resource(trace.nodes.size(), kNone);
   for (size_t i = 0; i < trace.nodes.size(); ++i) {
     const Node& n = trace.nodes[i];
     if (n.type() == ChakraProtoMsg::COMP_NODE) {
       duration[i] = static_cast<double>(n.duration_micros()) * 1e-6;
-      onCompute[i] = true;
+      resource[i] = kCompute;
       r.computeSec += duration[i];
       ++r.computeNodes;
     } else if (n.type() == ChakraProtoMsg::COMM_COLL_NODE) {
@@ -103,7 +106,7 @@ Replay replay(const Trace& trace, const sim::Machine& machine, const sim::Call& 
       CollectiveUse& use = r.collectives[at->second];
       ++use.calls;
       duration[i] = use.secondsEach;
-      onComm[i] = true;
+      resource[i] = kCollectives;
       r.commSec += duration[i];
       ++r.collectiveNodes;
     }
@@ -128,15 +131,14 @@ Replay replay(const Trace& trace, const sim::Machine& machine, const sim::Call& 
   std::vector<double> readyAt(trace.nodes.size(), 0);
   for (size_t i = 0; i < trace.nodes.size(); ++i)
     if (waitingOn[i] == 0) ready.push({0.0, i});
-  double computeFree = 0, commFree = 0;
+  double freeAt[] = {0, 0, 0};  // when each resource is next free (kNone stays 0: always)
   size_t done = 0;
   while (!ready.empty()) {
     const auto [at, i] = ready.top();
     ready.pop();
-    double& free = onCompute[i] ? computeFree : commFree;
-    const double start = onCompute[i] || onComm[i] ? std::max(at, free) : at;
+    const double start = std::max(at, freeAt[resource[i]]);
     const double end = start + duration[i];
-    if (onCompute[i] || onComm[i]) free = end;
+    if (resource[i] != kNone) freeAt[resource[i]] = end;
     r.stepSec = std::max(r.stepSec, end);
     ++done;
     for (size_t next : dependents[i]) {
@@ -155,10 +157,9 @@ std::string formatReplay(const Replay& r, const std::string& file, const sim::Ma
                 "# Chakra trace %s on %s: %zu compute nodes, %zu collectives\n"
                 "# %10s %12s %12s %12s\n  %10.3f %12.3f %12.3f %12.3f\n"
                 "# per collective and size:\n# %-14s %12s %6s %14s %12s  %s\n",
-                file.c_str(), machine.describe().c_str(), r.computeNodes, r.collectiveNodes,
-                "step(ms)", "compute(ms)", "comm(ms)", "exposed(ms)", r.stepSec * 1e3, r.computeSec * 1e3,
-                r.commSec * 1e3, r.exposedSec * 1e3, "collective", "size(B)", "calls", "each(us)", "total(ms)",
-                "algorithm");
+                file.c_str(), machine.describe().c_str(), r.computeNodes, r.collectiveNodes, "step(ms)", "compute(ms)",
+                "comm(ms)", "exposed(ms)", r.stepSec * 1e3, r.computeSec * 1e3, r.commSec * 1e3, r.exposedSec * 1e3,
+                "collective", "size(B)", "calls", "each(us)", "total(ms)", "algorithm");
   std::string text = line;
   for (const CollectiveUse& c : r.collectives) {
     std::snprintf(line, sizeof line, "  %-14s %12zu %6d %14.2f %12.3f  %s\n", c.collective.c_str(), c.bytes, c.calls,
