@@ -4,6 +4,8 @@
 #include <limits>
 #include <string>
 
+#include "call_errors.h"
+#include "group_call.h"
 #include "tensor_args.h"
 
 namespace trnccl_torch {
@@ -11,31 +13,12 @@ namespace {
 
 constexpr const char* kUniqueIdKey = "trnccl_unique_id";
 
-// What a failed call says. A timeout is worded as gloo words its own
-// ("Timed out ..."): c10d's tests recognise a timeout by that.
-std::string failure(const std::string& what, trncclResult_t result, const char* detail) {
-  const std::string text =
-      "trnccl: " + what + " failed: " +
-      (result == trncclTimeout ? "Timed out (the process group's timeout passed)" : trncclGetErrorString(result));
-  return (detail && *detail) ? text + ": " + detail : text;
-}
-
-[[noreturn]] void throwTrnccl(const char* call, trncclResult_t result, trncclComm_t comm) {
-  TORCH_CHECK(false, failure(call, result, trncclGetLastError(comm)));
-}
-
-void check(const char* call, trncclResult_t result, trncclComm_t comm) {
-  if (result != trncclSuccess) throwTrnccl(call, result, comm);
-}
-
 trncclConfig_t configWithTimeout(std::chrono::milliseconds timeout) {
   trncclConfig_t config = TRNCCL_CONFIG_INITIALIZER;
   TORCH_CHECK(timeout.count() > 0, "trnccl: timeout must be positive, got ", timeout.count(), " ms");
   config.timeoutMs = static_cast<int>(std::min<int64_t>(timeout.count(), std::numeric_limits<int>::max()));
   return config;
 }
-
-size_t count(const at::Tensor& t) { return static_cast<size_t>(t.numel()); }
 
 }  // namespace
 
@@ -279,6 +262,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::broadcast(std::vector<at::Ten
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::allreduce(std::vector<at::Tensor>& tensors,
                                                              const c10d::AllreduceOptions& opts) {
+  if (tensors.size() == 1 && tensors[0].defined() && tensors[0].is_sparse()) return sparseAllreduce(tensors[0], opts);
   return inPlace(c10d::OpType::ALLREDUCE, tensors, redOpOf(opts.reduceOp), 0);
 }
 
@@ -420,17 +404,18 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::alltoall_base(at::Tensor& out
   return outOfPlace(
       c10d::OpType::ALLTOALL_BASE, "trncclSend/trncclRecv (all_to_all)", input, output, {output},
       [&](const void* in, void* out, trncclDataType_t type, trncclStream_t s) {
-        trncclResult_t first = trncclGroupStart();
-        size_t sent = 0, received = 0;
-        for (int p = 0; p < size_ && first == trncclSuccess; ++p) {
-          if (sends[p] > 0)
-            first = trncclSend(static_cast<const char*>(in) + sent * elementBytes, sends[p], type, p, comm_, s);
-          if (recvs[p] > 0 && first == trncclSuccess)
-            first = trncclRecv(static_cast<char*>(out) + received * elementBytes, recvs[p], type, p, comm_, s);
-          sent += sends[p], received += recvs[p];
-        }
-        const trncclResult_t ended = trncclGroupEnd();
-        return first != trncclSuccess ? first : ended;
+        return inGroup([&] {
+          trncclResult_t first = trncclSuccess;
+          size_t sent = 0, received = 0;
+          for (int p = 0; p < size_ && first == trncclSuccess; ++p) {
+            if (sends[p] > 0)
+              first = trncclSend(static_cast<const char*>(in) + sent * elementBytes, sends[p], type, p, comm_, s);
+            if (recvs[p] > 0 && first == trncclSuccess)
+              first = trncclRecv(static_cast<char*>(out) + received * elementBytes, recvs[p], type, p, comm_, s);
+            sent += sends[p], received += recvs[p];
+          }
+          return first;
+        });
       });
 }
 

@@ -84,12 +84,17 @@ class ProcessGroupTrnccl : public c10d::ProcessGroup {
                                            const c10d::BroadcastOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
                                            const c10d::AllreduceOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(std::vector<at::Tensor>& tensors,
+                                                     const c10d::AllreduceCoalescedOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
                                            std::vector<at::Tensor>& inputs,
                                            const c10d::AllgatherOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
                                                  const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allgather_coalesced(std::vector<std::vector<at::Tensor>>& outputLists,
+                                                     std::vector<at::Tensor>& inputs,
+                                                     const c10d::AllgatherOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor>& outputs,
                                                 std::vector<std::vector<at::Tensor>>& inputs,
                                                 const c10d::ReduceScatterOptions& opts) override;
@@ -113,6 +118,12 @@ class ProcessGroupTrnccl : public c10d::ProcessGroup {
   c10::intrusive_ptr<c10d::Work> launch(c10d::OpType type, const char* name, const Call& call,
                                         std::vector<at::Tensor> outputs, std::vector<at::Tensor> keepAlive,
                                         std::function<void()> copyBack = nullptr);
+  // Runs `call` on a stream of its own and waits for it (throws what trnccl
+  // says on failure): for operations whose next step needs this one's result.
+  void runNow(const char* name, const Call& call);
+  // A sparse tensor's all-reduce: every rank's indices and values gathered,
+  // summed by coalescing; done before it returns.
+  c10::intrusive_ptr<c10d::Work> sparseAllreduce(at::Tensor& tensor, const c10d::AllreduceOptions& opts);
   // All-reduce, broadcast or reduce (`type`): one tensor, read and overwritten.
   c10::intrusive_ptr<c10d::Work> inPlace(c10d::OpType type, std::vector<at::Tensor>& tensors, trncclRedOp_t op,
                                          int root);

@@ -12,6 +12,8 @@
 
 namespace trnccl_torch {
 
+inline size_t count(const at::Tensor& t) { return static_cast<size_t>(t.numel()); }
+
 inline trncclDataType_t dataTypeOf(const at::Tensor& t, const char* what) {
   switch (t.scalar_type()) {
     case at::kFloat:

@@ -196,6 +196,40 @@ def check_async(rank, world):
     dist.barrier()
 
 
+def check_coalesced(rank, world):
+    """all_reduce_coalesced and all_gather_coalesced: tensors of several
+    shapes (one empty) in one call, each checked on its own (torch wants one
+    dtype a call)."""
+    for dtype in (torch.float32, torch.int64, torch.bfloat16):
+        xs = [all_inputs(world, dtype, n, salt=n) for n in (7, 0, 33)]
+        for op in ("SUM", "MAX"):
+            tensors = [x[rank].clone() for x in xs]
+            dist.all_reduce_coalesced(tensors, op=OPS[op][0])
+            for t, x in zip(tensors, xs):
+                expect_equal(t, reduced(x, op), f"all_reduce_coalesced {op} {dtype} of {x.shape[1]}")
+        inputs = [x[rank].clone().reshape(1, -1) for x in xs]
+        outputs = [[torch.empty_like(t) for t in inputs] for _ in range(world)]
+        dist.all_gather_coalesced(outputs, inputs)
+        for r in range(world):
+            for out, x in zip(outputs[r], xs):
+                expect_equal(out.reshape(-1), x[r], f"all_gather_coalesced from rank {r} {dtype} of {x.shape[1]}")
+
+
+def check_sparse_all_reduce(rank, world):
+    """A sparse tensor's sum: each rank holds different, overlapping rows
+    (rank 0 none), so counts differ and duplicates must add."""
+    dense = torch.zeros(world, 6, 3)
+    for r in range(1, world):
+        rows = torch.arange(r, 6, 2)
+        dense_r = torch.zeros(6, 3)
+        dense_r[rows] = float(r) + torch.arange(3.0)
+        dense[r] = dense_r
+    t = dense[rank].to_sparse(sparse_dim=1)
+    dist.all_reduce(t)
+    expect_equal(t.to_dense(), dense.sum(0), "sparse all_reduce")
+    assert t.is_sparse, "the sparse tensor stays sparse"
+
+
 def expect_refused(call, *words):
     """`call` raises at once (on every rank alike: nothing reached the peers),
     naming what was wrong."""
@@ -227,7 +261,8 @@ def check_bad_arguments(rank, world):
 
 def collectives(rank, world):
     for check in (check_bad_arguments, check_all_reduce, check_all_gather, check_reduce_scatter, check_rooted,
-                  check_all_to_all, check_all_to_all_uneven, check_send_recv, check_non_contiguous, check_async):
+                  check_all_to_all, check_all_to_all_uneven, check_send_recv, check_non_contiguous, check_async,
+                  check_coalesced, check_sparse_all_reduce):
         check(rank, world)
 
 
