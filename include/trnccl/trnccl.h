@@ -159,6 +159,27 @@ TRNCCL_API trncclResult_t trncclRecv(void* recvbuff, size_t count, trncclDataTyp
 TRNCCL_API trncclResult_t trncclGroupStart(void);
 TRNCCL_API trncclResult_t trncclGroupEnd(void);
 
+/* Ends the group as trncclGroupEnd would, but runs none of its operations:
+ * `estimatedTime` receives their predicted time in seconds, from the
+ * machine model the tuner and trnccl-sim use (NCCL's ncclGroupSimulateEnd).
+ * A communicator's operations in the group take one after another, several
+ * communicators' run side by side (the longest counts). As with
+ * trncclCommGetAlgorithm, the time is as this run would measure it
+ * (multiplied by the emulation scale when TRNCCL_EMULATE_LINKS is on).
+ * The simulated operations are forgotten: the next calls are numbered and
+ * matched as if they had never been made, so one rank may simulate alone.
+ * Initialise simInfo with TRNCCL_SIM_INFO_INITIALIZER. */
+typedef struct {
+  size_t size;         /* sizeof(trncclSimInfo_t), set by the initializer */
+  unsigned int magic;  /* set by the initializer */
+  unsigned int version;
+  float estimatedTime; /* out: seconds (-1 until a simulation fills it) */
+} trncclSimInfo_t;
+#define TRNCCL_SIM_INFO_MAGIC 0x74726e73u
+#define TRNCCL_SIM_INFO_INITIALIZER \
+  { sizeof(trncclSimInfo_t), TRNCCL_SIM_INFO_MAGIC, TRNCCL_VERSION, -1.0f }
+TRNCCL_API trncclResult_t trncclGroupSimulateEnd(trncclSimInfo_t* simInfo);
+
 /* ---- Streams: ordered queues of operations --------------------------------- */
 
 /* trnccl extension: which algorithm `comm` runs for a collective of `count`

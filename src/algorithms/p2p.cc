@@ -1,5 +1,6 @@
 #include "algorithms/p2p.h"
 
+#include <map>
 #include <string>
 
 #include "base/error.h"
@@ -49,6 +50,16 @@ Schedule buildP2P(int rank, int nranks, const std::vector<P2POp>& ops) {
     throwError(trncclInvalidUsage,
                "a send to self (rank " + std::to_string(rank) + ") has no matching receive from self in the group");
   return s;
+}
+
+Prediction predictP2P(int rank, int nranks, const std::vector<P2POp>& ops, const Network& net) {
+  CostModel model(net);
+  model.add(buildP2P(rank, nranks, ops));
+  std::map<int, std::vector<P2POp>> peerSide;
+  for (const P2POp& op : ops)
+    if (op.peer != rank) peerSide[op.peer].push_back(P2POp{!op.send, rank, op.bytes, op.tag});
+  for (const auto& [peer, peerOps] : peerSide) model.add(buildP2P(peer, nranks, peerOps));
+  return model.prediction();
 }
 
 }  // namespace trnccl::algo

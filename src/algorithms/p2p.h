@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "algorithms/cost_model.h"
 #include "algorithms/schedule.h"
 
 namespace trnccl::algo {
@@ -21,5 +22,10 @@ struct P2POp {
 // A send to oneself is paired with the receive from oneself with the same tag
 // (a local copy). Throws Error(InvalidUsage) for an unpaired or mis-sized one.
 Schedule buildP2P(int rank, int nranks, const std::vector<P2POp>& ops);
+
+// The cost model's time for `rank`'s operations `ops`, with each peer posting
+// the other side of the same messages (the model charges a message to the
+// step that receives it, so the peers' side is what prices the sends).
+Prediction predictP2P(int rank, int nranks, const std::vector<P2POp>& ops, const Network& net);
 
 }  // namespace trnccl::algo

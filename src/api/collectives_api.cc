@@ -208,11 +208,3 @@ extern "C" TRNCCL_API trncclResult_t trncclRecv(void* recvbuff, size_t count, tr
                                                 trncclComm_t comm, trncclStream_t stream) {
   return guarded("trncclRecv", comm, [&] { issueP2P(false, recvbuff, count, datatype, peer, comm, stream); });
 }
-
-extern "C" TRNCCL_API trncclResult_t trncclGroupStart(void) {
-  return guarded("trncclGroupStart", nullptr, [] { core::groupStart(); });
-}
-
-extern "C" TRNCCL_API trncclResult_t trncclGroupEnd(void) {
-  return guarded("trncclGroupEnd", nullptr, [] { core::groupEnd(); });
-}

@@ -151,6 +151,22 @@ Communicator::~Communicator() {
 
 uint32_t Communicator::nextP2PTag(int peer, bool send) { return (send ? sendTags_ : recvTags_).at(peer)++; }
 
+void Communicator::unissue(const Work& work) {
+  sequence_ -= work.collectives.size();
+  for (const P2PCall& call : work.p2p) --(call.op.send ? sendTags_ : recvTags_).at(call.op.peer);
+}
+
+double Communicator::predictSeconds(const Work& work) const {
+  double seconds = 0;
+  for (const CollectiveCall& call : work.collectives) seconds += tuner_->predict(choose(call.args), call.args).seconds;
+  if (!work.p2p.empty()) {
+    std::vector<algo::P2POp> ops;
+    for (const P2PCall& call : work.p2p) ops.push_back(call.op);
+    seconds += algo::predictP2P(rank_, nranks_, ops, placement_->network()).seconds;
+  }
+  return seconds * (config_.emulateLinks ? config_.emulateScale : 1);
+}
+
 std::function<void()> Communicator::prepare(Work work) {
   const uint64_t ticket = turns_.take();
   pending_.fetch_add(1);

@@ -83,6 +83,12 @@ class Communicator {
   // Program-order bookkeeping, called in the issuing thread.
   uint64_t nextSequence() { return sequence_++; }
   uint32_t nextP2PTag(int peer, bool send);
+  // Gives back the numbers and tags of `work`, the last operations issued and
+  // never prepared (trncclGroupSimulateEnd).
+  void unissue(const Work& work);
+  // The predicted time of `work` in one turn, as algorithmFor() predicts each
+  // collective; point-to-point operations priced with their peers' side.
+  double predictSeconds(const Work& work) const;
 
   // Takes this communicator's next turn and returns the closure that runs
   // `work` in that turn, wherever it is called. It throws the work's error,

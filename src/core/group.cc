@@ -1,5 +1,6 @@
 #include "core/group.h"
 
+#include <algorithm>
 #include <exception>
 #include <thread>
 #include <vector>
@@ -71,6 +72,28 @@ void groupEnd() {
   for (auto& t : threads) t.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+double groupSimulateEnd() {
+  if (group.depth == 0) throwError(trncclInvalidUsage, "trncclGroupSimulateEnd without trncclGroupStart");
+  if (group.depth > 1)
+    throwError(trncclInvalidUsage, "trncclGroupSimulateEnd inside a nested group: end the inner groups first");
+  group.depth = 0;
+  std::vector<Pending> pending = std::move(group.pending);
+  group.pending.clear();
+
+  double longest = 0;
+  std::exception_ptr error;
+  for (Pending& p : pending) {
+    try {
+      if (!error) longest = std::max(longest, p.comm->predictSeconds(p.work));
+    } catch (...) {
+      error = std::current_exception();
+    }
+    p.comm->unissue(p.work);  // every communicator, even after an error
+  }
+  if (error) std::rethrow_exception(error);
+  return longest;
 }
 
 void issueCollective(Communicator& comm, runtime::Stream* stream, CollectiveCall call) {

@@ -13,6 +13,10 @@ namespace trnccl::core {
 
 void groupStart();
 void groupEnd();  // throws the first error of the group's operations
+// Ends the outermost group without running it: the predicted seconds of its
+// operations (each communicator's in turn, communicators side by side), whose
+// sequence numbers and tags are given back.
+double groupSimulateEnd();
 bool inGroup();
 
 void issueCollective(Communicator& comm, runtime::Stream* stream, CollectiveCall call);
