@@ -135,6 +135,23 @@ TRNCCL_API trncclResult_t trncclCommDestroy(trncclComm_t comm);
 TRNCCL_API trncclResult_t trncclCommAbort(trncclComm_t comm);
 TRNCCL_API trncclResult_t trncclCommGetAsyncError(trncclComm_t comm, trncclResult_t* asyncError);
 TRNCCL_API trncclResult_t trncclCommCount(const trncclComm_t comm, int* count);
+
+/* Going on without lost ranks (NCCL 2.27's revoke and shrink). Revoke: every
+ * running and queued operation of `comm` ends with trncclRemoteError (or the
+ * error it had) on this rank, without the peers' help, and the call returns
+ * once none is left; `comm` stays valid for trncclCommShrink and
+ * trncclCommDestroy, and refuses new operations. Shrink: the ranks not in
+ * excludeRanksList (which do not call it) make `newcomm` of themselves, in
+ * their order, without a new unique id; with TRNCCL_SHRINK_ABORT (or on a
+ * communicator that failed) outstanding work is revoked first, otherwise it
+ * finishes first. The survivors must exclude the same ranks; a survivor that
+ * is dead but not excluded fails the shrink, naming it, within the timeout. */
+#define TRNCCL_REVOKE_DEFAULT 0x00
+#define TRNCCL_SHRINK_DEFAULT 0x00
+#define TRNCCL_SHRINK_ABORT 0x01
+TRNCCL_API trncclResult_t trncclCommRevoke(trncclComm_t comm, int revokeFlags);
+TRNCCL_API trncclResult_t trncclCommShrink(trncclComm_t comm, int* excludeRanksList, int excludeRanksCount,
+                                           trncclComm_t* newcomm, trncclConfig_t* config, int shrinkFlags);
 TRNCCL_API trncclResult_t trncclCommUserRank(const trncclComm_t comm, int* rank);
 
 /* ---- Collectives and point-to-point --------------------------------------- */

@@ -1,5 +1,6 @@
 // Communicator entry points: creation (unique id, init, init-all, split),
-// queries, and the three ways to end one (finalize, destroy, abort).
+// queries, the three ways to end one (finalize, destroy, abort), and going on
+// without lost ranks (revoke, shrink).
 #include <algorithm>
 #include <exception>
 #include <thread>
@@ -8,6 +9,7 @@
 #include "api/guard.h"
 #include "api/handles.h"
 #include "core/bootstrap.h"
+#include "core/shrink.h"
 
 using trnccl::throwInvalidArgument;
 using trnccl::api::guarded;
@@ -32,6 +34,19 @@ void checkRanks(int nranks, int rank) {
   if (nranks < 1) throwInvalidArgument("nranks", "is " + std::to_string(nranks) + "; it must be >= 1");
   if (rank < 0 || rank >= nranks)
     throwInvalidArgument("rank", "is " + std::to_string(rank) + "; it must be in [0, " + std::to_string(nranks) + ")");
+}
+
+// A communicator of `members` (parent ranks; member i becomes rank i) made
+// from `parent` by a split or a shrink. The new ranks keep their
+// NeuronCores, so a split along a row or a column of the torus still sees its grid.
+trncclComm_t childComm(const core::Communicator& parent, const trncclUniqueId& id, const std::vector<int>& members,
+                       int newRank, const core::Config& config) {
+  std::vector<int> cores;
+  const std::vector<int> parentCores = parent.placement().globalCores();
+  const bool sameMachine = !parentCores.empty() && config.topology == parent.config().topology;
+  for (int m : members)
+    if (sameMachine) cores.push_back(parentCores[m]);
+  return newComm(id, static_cast<int>(members.size()), newRank, config, sameMachine ? &cores : nullptr);
 }
 
 }  // namespace
@@ -126,14 +141,7 @@ extern "C" TRNCCL_API trncclResult_t trncclCommSplit(trncclComm_t comm, int colo
     } else {
       parent.bootstrap().recv(members[0], kSplitIdTag, &id, sizeof(id));
     }
-    // The new ranks keep their NeuronCores, so a split along a row or a
-    // column of the torus still sees its grid.
-    std::vector<int> cores;
-    const std::vector<int> parentCores = parent.placement().globalCores();
-    const bool sameMachine = !parentCores.empty() && childConfig.topology == parent.config().topology;
-    for (int m : members)
-      if (sameMachine) cores.push_back(parentCores[m]);
-    *newcomm = newComm(id, static_cast<int>(members.size()), newRank, childConfig, sameMachine ? &cores : nullptr);
+    *newcomm = childComm(parent, id, members, newRank, childConfig);
   });
 }
 
@@ -180,5 +188,53 @@ extern "C" TRNCCL_API trncclResult_t trncclCommUserRank(const trncclComm_t comm,
     core::Communicator& c = trnccl::api::liveComm(comm);
     if (rank == nullptr) throwInvalidArgument("rank", "is NULL");
     *rank = c.rank();
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommRevoke(trncclComm_t comm, int revokeFlags) {
+  return guarded("trncclCommRevoke", comm, [&] {
+    core::Communicator& c = trnccl::api::liveComm(comm);
+    if (revokeFlags != TRNCCL_REVOKE_DEFAULT)
+      throwInvalidArgument("revokeFlags",
+                           "is " + std::to_string(revokeFlags) + "; only TRNCCL_REVOKE_DEFAULT (0) is defined");
+    c.revoke();
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommShrink(trncclComm_t comm, int* excludeRanksList, int excludeRanksCount,
+                                                      trncclComm_t* newcomm, trncclConfig_t* config, int shrinkFlags) {
+  return guarded("trncclCommShrink", comm, [&] {
+    core::Communicator& parent = trnccl::api::liveComm(comm);
+    if (newcomm == nullptr) throwInvalidArgument("newcomm", "is NULL");
+    *newcomm = nullptr;
+    const int n = parent.size(), me = parent.rank();
+    if (excludeRanksCount < 0 || excludeRanksCount >= n)
+      throwInvalidArgument("excludeRanksCount", "is " + std::to_string(excludeRanksCount) + "; it must be in [0, " +
+                                                    std::to_string(n) + ")");
+    if (excludeRanksCount > 0 && excludeRanksList == nullptr) throwInvalidArgument("excludeRanksList", "is NULL");
+    if ((shrinkFlags & ~TRNCCL_SHRINK_ABORT) != 0)
+      throwInvalidArgument("shrinkFlags", "is " + std::to_string(shrinkFlags) +
+                                              "; it must be TRNCCL_SHRINK_DEFAULT or TRNCCL_SHRINK_ABORT");
+    std::vector<int> excluded(excludeRanksList, excludeRanksList + excludeRanksCount);
+    for (int i = 0; i < excludeRanksCount; ++i) {
+      const std::string at = "excludeRanksList[" + std::to_string(i) + "]";
+      if (excluded[i] < 0 || excluded[i] >= n)
+        throwInvalidArgument(at.c_str(),
+                             "is " + std::to_string(excluded[i]) + "; ranks are in [0, " + std::to_string(n) + ")");
+      if (excluded[i] == me)
+        throwInvalidArgument(
+            at.c_str(), "is this rank (" + std::to_string(me) + "): an excluded rank does not call trncclCommShrink");
+      if (std::find(excluded.begin(), excluded.begin() + i, excluded[i]) != excluded.begin() + i)
+        throwInvalidArgument(at.c_str(), "repeats rank " + std::to_string(excluded[i]));
+    }
+    const core::Config childConfig = config ? core::resolveConfig(config) : parent.config();
+    // Outstanding work ends first: given up (ABORT, or a communicator that
+    // failed already), or finished (a healthy one).
+    if ((shrinkFlags & TRNCCL_SHRINK_ABORT) || parent.asyncError() != trncclSuccess)
+      parent.revoke();
+    else
+      parent.drain();
+    const core::ShrinkPlan plan = core::agreeOnShrink(parent, excluded);
+    *newcomm = childComm(parent, plan.id, plan.members, plan.newRank, childConfig);
   });
 }

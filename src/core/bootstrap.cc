@@ -68,14 +68,16 @@ class Bootstrap::Impl {
     }
   }
 
+  milliseconds timeout() const { return timeout_; }
+
   void send(int peer, int tag, const void* data, size_t bytes) {
     net::Deadline deadline(timeout_, abortFlag_);
     Outgoing out(peer, Channel::User, tag, data, bytes);
     transfer(&out, nullptr, deadline);
   }
 
-  void recv(int peer, int tag, void* data, size_t bytes) {
-    net::Deadline deadline(timeout_, abortFlag_);
+  void recv(int peer, int tag, void* data, size_t bytes, std::chrono::milliseconds timeout) {
+    net::Deadline deadline(timeout, abortFlag_);
     Expected in{peer, {static_cast<uint32_t>(Channel::User), tag}, data, bytes};
     transfer(nullptr, &in, deadline);
   }
@@ -230,6 +232,7 @@ Bootstrap::~Bootstrap() = default;
 int Bootstrap::rank() const { return impl_->rank(); }
 int Bootstrap::size() const { return impl_->size(); }
 std::string Bootstrap::address() const { return impl_->address(); }
+milliseconds Bootstrap::timeout() const { return impl_->timeout(); }
 
 void Bootstrap::allGather(void* data, size_t bytes) {
   if (data == nullptr && bytes > 0) throwInvalidArgument("data", "is NULL");
@@ -262,10 +265,12 @@ void Bootstrap::send(int peer, int tag, const void* data, size_t bytes) {
   withContext(rankContext(rank(), size(), "send"), [&] { impl_->send(peer, tag, data, bytes); });
 }
 
-void Bootstrap::recv(int peer, int tag, void* data, size_t bytes) {
+void Bootstrap::recv(int peer, int tag, void* data, size_t bytes) { recv(peer, tag, data, bytes, timeout()); }
+
+void Bootstrap::recv(int peer, int tag, void* data, size_t bytes, std::chrono::milliseconds timeout) {
   checkPeer(peer, rank(), size());
   if (data == nullptr && bytes > 0) throwInvalidArgument("data", "is NULL");
-  withContext(rankContext(rank(), size(), "recv"), [&] { impl_->recv(peer, tag, data, bytes); });
+  withContext(rankContext(rank(), size(), "recv"), [&] { impl_->recv(peer, tag, data, bytes, timeout); });
 }
 
 }  // namespace trnccl::core

@@ -64,6 +64,9 @@ class Bootstrap : public transport::OutOfBand {
   // timeout). recv() of a message of another size is InvalidUsage.
   void send(int peer, int tag, const void* data, size_t bytes);
   void recv(int peer, int tag, void* data, size_t bytes);
+  // The same, waiting up to `timeout` instead of the bootstrap's own.
+  void recv(int peer, int tag, void* data, size_t bytes, std::chrono::milliseconds timeout);
+  std::chrono::milliseconds timeout() const;
   void broadcast(void* data, size_t bytes, int root);
 
   // The address this rank listens on, e.g. "127.0.0.1:40123".

@@ -60,7 +60,7 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   context_.window = config_.window;
   context_.oversubscribed = census.oversubscribed();
   context_.timeout = config_.timeout;
-  context_.abortFlag = &abortFlag_;
+  context_.stop = &stop_;
   context_.rounding =
       config_.stochasticRounding ? device::kernels::Rounding::Stochastic : device::kernels::Rounding::NearestEven;
   context_.seed = config_.seed;
@@ -188,10 +188,15 @@ void Communicator::inTurn(uint64_t ticket, Body&& body) {
     checkUsable();  // throws: giving up means aborted or failed
     throwError(trncclInternalError, "lost the communicator's turn");
   }
+  running_.fetch_add(1);
   struct FinishTurn {
-    runtime::TurnTaker& turns;
-    ~FinishTurn() { turns.finishTurn(); }
-  } finish{turns_};
+    Communicator& comm;
+    ~FinishTurn() {
+      comm.turns_.finishTurn();
+      comm.running_.fetch_sub(1);
+      comm.pendingChanged_.notify();
+    }
+  } finish{*this};
   checkUsable();
   try {
     body();
@@ -200,6 +205,7 @@ void Communicator::inTurn(uint64_t ticket, Body&& body) {
   } catch (const Error& e) {
     fail(e.code(), e.what());
     if (!aborted()) diagnostics_->dumpOnFailure(e.code());  // an abort dumped already
+    leave();
     throw;
   }
 }
@@ -300,8 +306,28 @@ void Communicator::runP2P(const std::vector<P2PCall>& calls) {
 
 void Communicator::abort() {
   abortFlag_ = true;
+  stop_ = trncclInvalidUsage;
   diagnostics_->dump("abort");  // while a blocked call still shows what it waits for
   transports_->interrupt();
+}
+
+void Communicator::revoke() {
+  fail(trncclRemoteError, "the communicator was revoked (trncclCommRevoke)");  // queued work gives up its turn
+  trncclResult_t running = trncclSuccess;
+  stop_.compare_exchange_strong(running, trncclRemoteError);  // an abort stays an abort
+  transports_->interrupt();
+  const auto deadline = std::chrono::steady_clock::now() + config_.timeout;
+  if (!pendingChanged_.wait([&] { return pending_.load() == 0 && running_.load() == 0; },
+                            [&] { return std::chrono::steady_clock::now() > deadline; }))
+    throwError(trncclTimeout, "trncclCommRevoke: operations still running after the timeout");
+  leave();
+}
+
+void Communicator::leave() {
+  std::lock_guard<std::mutex> lock(leaveMutex_);
+  context_.transportOf.assign(context_.transportOf.size(), nullptr);
+  context_.transports.clear();
+  transports_->close();
 }
 
 void Communicator::fail(trncclResult_t code, const std::string& message) {
@@ -316,6 +342,7 @@ trncclResult_t Communicator::asyncError() const {
 
 void Communicator::checkUsable() const {
   if (aborted()) throwError(trncclInvalidUsage, "the communicator was aborted");
+  if (revoked()) throwError(trncclRemoteError, "the communicator was revoked (trncclCommRevoke): shrink or destroy it");
   std::lock_guard<std::mutex> lock(errorMutex_);
   if (asyncError_ != trncclSuccess)
     throwError(asyncError_, "the communicator failed earlier (" + asyncMessage_ + "); destroy or abort it");

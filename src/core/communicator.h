@@ -102,6 +102,11 @@ class Communicator {
 
   void abort();
   bool aborted() const { return abortFlag_.load(); }
+  // trncclCommRevoke: every running and queued operation gives up with
+  // trncclRemoteError, without the peers' help; returns once none is left
+  // (or throws Timeout). The bootstrap stays usable (for a shrink).
+  void revoke();
+  bool revoked() const { return stop_.load() == trncclRemoteError; }
   // Throws if the communicator was aborted or a past operation failed.
   void checkUsable() const;
   trncclResult_t asyncError() const;
@@ -117,6 +122,9 @@ class Communicator {
   const algo::Algorithm& choose(const algo::CollectiveArgs& args) const;
   void runP2P(const std::vector<P2PCall>& calls);
   void fail(trncclResult_t code, const std::string& message);
+  // After a failure or a revoke: closes the transports, so the peers waiting
+  // for this rank fail at once (as if it had exited) and stop waiting in turn.
+  void leave();
   // Shared memory within an instance, the network between instances. Every
   // rank decides from the same placement, so all call the same (collective)
   // factories.
@@ -125,7 +133,8 @@ class Communicator {
 
   int rank_, nranks_;
   Config config_;
-  std::atomic<bool> abortFlag_{false};
+  std::atomic<bool> abortFlag_{false};               // also ends the bootstrap's waits
+  std::atomic<trncclResult_t> stop_{trncclSuccess};  // the executor's: abort or revoke
   // In the creation group while the constructor runs: left at its end, or
   // when a failed construction unwinds, before abortFlag_ goes.
   struct GroupMembership {
@@ -155,6 +164,8 @@ class Communicator {
   std::atomic<int> pending_{0};  // prepared closures not yet destroyed
   FutexEvent pendingChanged_;
 
+  std::atomic<int> running_{0};  // operations in their turn now
+  std::mutex leaveMutex_;         // a revoke and a failing operation may both leave
   mutable std::mutex errorMutex_;
   trncclResult_t asyncError_ = trncclSuccess;
   std::string asyncMessage_;

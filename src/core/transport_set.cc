@@ -82,4 +82,10 @@ void TransportSet::interrupt() {
   for (const auto& t : owned_) t->interrupt();
 }
 
+void TransportSet::close() {
+  for (const auto& t : owned_) t->cancelAll();
+  owned_.clear();
+  std::fill(byPeer_.begin(), byPeer_.end(), nullptr);
+}
+
 }  // namespace trnccl::core

@@ -41,6 +41,10 @@ class TransportSet {
   transport::MemoryUse memoryUse() const;
   // Wakes every transport's waiting thread (abort).
   void interrupt();
+  // Forgets everything posted and closes every transport, which tells the
+  // peers this rank left (as its exit would): a peer waiting for it fails
+  // at once instead of at its timeout. Call with no operation running.
+  void close();
 
  private:
   std::vector<std::unique_ptr<transport::Transport>> owned_;

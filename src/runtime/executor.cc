@@ -357,8 +357,9 @@ void Executor::runPhase(const algo::Phase& phase, size_t firstStep, const algo::
       backoff.reset();
       continue;
     }
-    if (ctx_.abortFlag && ctx_.abortFlag->load(std::memory_order_relaxed))
-      throwError(trncclInvalidUsage, describe(call, ctx_.rank) + ": the communicator was aborted");
+    if (const trncclResult_t stop = ctx_.stop ? ctx_.stop->load(std::memory_order_relaxed) : trncclSuccess)
+      throwError(stop, describe(call, ctx_.rank) + (stop == trncclRemoteError ? ": the communicator was revoked"
+                                                                              : ": the communicator was aborted"));
     // The clock is read only once spinning is over: a busy wait stays cheap.
     if (backoff.patient()) {
       const auto now = Clock::now();

@@ -36,7 +36,9 @@ struct ExecutorContext {
   int window = 4;                  // slices in flight per step
   bool oversubscribed = false;     // more ranks on this host than cores: yield, never spin
   std::chrono::milliseconds timeout{300000};
-  const std::atomic<bool>* abortFlag = nullptr;
+  // Set to an error (trncclSuccess: run on): every call gives up with it
+  // (trncclInvalidUsage: aborted; trncclRemoteError: revoked).
+  const std::atomic<trncclResult_t>* stop = nullptr;
   device::kernels::Rounding rounding = device::kernels::Rounding::NearestEven;
   uint64_t seed = 0;
   FlightRecorder* recorder = nullptr;  // told which peer and step a blocked call waits on; null: off

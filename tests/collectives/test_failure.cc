@@ -52,6 +52,13 @@ std::vector<std::string> leftovers(const std::set<std::string>& before) {
   return left;
 }
 
+// Every trnccl entry of /dev/shm was there `before`.
+void checkNoLeftovers(const std::set<std::string>& before) {
+  const std::vector<std::string> left = leftovers(before);
+  INFO("left in /dev/shm: " << left.size() << (left.empty() ? "" : ", e.g. " + left[0]));
+  CHECK(left.empty());
+}
+
 long long msSince(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
 }
@@ -111,9 +118,7 @@ void checkDeadRank(int nranks, int victim, const char* sliceBytes, bool killed =
     else
       CHECK((e.exited && e.code == 3));
   }
-  const std::vector<std::string> left = leftovers(before);
-  INFO("left in /dev/shm: " << left.size() << (left.empty() ? "" : ", e.g. " + left[0]));
-  CHECK(left.empty());
+  checkNoLeftovers(before);
 }
 
 }  // namespace
@@ -338,4 +343,49 @@ TEST_CASE(
   });
   CHECK(results == std::vector<int>{0, 0});
   for (trncclComm_t c : fresh) CHECK(trncclCommDestroy(c) == trncclSuccess);
+}
+
+namespace {
+
+// `victims` are killed in the middle of an all-reduce; the survivors revoke,
+// shrink without them and run 100 all-reduces (worker.cc --mode shrink).
+void checkShrinkAfterDeaths(int nranks, const std::string& victims) {
+  const std::set<std::string> before = trncclShmEntries();
+  const WorkerJob job =
+      runWorkers(TRNCCL_COLL_WORKER, nranks,
+                 {"--mode", "shrink", "--victims", victims, "--die-before", "3", "--timeout-ms", "8000"},
+                 std::chrono::seconds(120));
+  INFO("victims " << victims << "; workers (1 = a survivor's check failed, see stderr): " << describeJob(job));
+  REQUIRE(job.error.empty());
+  for (int r = 0; r < nranks; ++r) {
+    const WorkerExit& e = job.exits[static_cast<size_t>(r)];
+    const bool victim = ("," + victims + ",").find("," + std::to_string(r) + ",") != std::string::npos;
+    CAPTURE(r);
+    if (victim)
+      CHECK(e.signal == SIGKILL);
+    else
+      CHECK((e.exited && e.code == 0));
+  }
+  checkNoLeftovers(before);
+}
+
+}  // namespace
+
+TEST_CASE("recovery: 8 ranks on shm, one killed mid-all-reduce, the survivors revoke, shrink and all-reduce on",
+          "[failure][processes][recovery]") {
+  checkShrinkAfterDeaths(8, "5");
+}
+
+TEST_CASE("recovery: two ranks killed at once, the survivors revoke, shrink and all-reduce on",
+          "[failure][processes][recovery]") {
+  checkShrinkAfterDeaths(6, "1,4");
+}
+
+TEST_CASE("recovery: a rank killed mid-all-reduce across two instances, the survivors shrink, over tcp and ofi",
+          "[failure][processes][recovery][transports]") {
+  const char* transport = GENERATE("tcp", "ofi");
+  CAPTURE(transport);
+  ScopedEnv topology("TRNCCL_TOPO", "trn1.2xlarge:2"), network("TRNCCL_TRANSPORT", transport);
+  ScopedEnv provider("TRNCCL_OFI_PROVIDER", "tcp;ofi_rxm");
+  checkShrinkAfterDeaths(4, "2");
 }

@@ -6,6 +6,7 @@
 //          [--colls AllReduce,Broadcast,...] [--counts 1,37] [--large-types float32,int8]
 //   worker ... --mode die --victim V --die-before K --timeout-ms T [--kill-during | --stop-during]
 //   worker ... --mode random
+//   worker ... --mode shrink --victims V1,V2 --die-before K --timeout-ms T
 #include <signal.h>
 #include <unistd.h>
 
@@ -223,6 +224,87 @@ int runDieMode(trncclComm_t comm, int rank, const Args& args, int timeoutMs) {
   return 1;
 }
 
+// All ranks all-reduce in a loop; the victims are killed (SIGKILL) 100 ms
+// into call `dieBefore`, which cannot complete (the rank after the first
+// victim joins it only after 300 ms). The survivors must get an error from
+// that call, revoke the communicator, shrink it without the victims, and run
+// 100 all-reduces on the new one with exact results: rank i of the new
+// communicator is the i-th survivor and contributes i + 1.
+int runShrinkMode(trncclComm_t comm, int rank, const Args& args) {
+  std::vector<int> victims;
+  const std::string list = args.get("victims", "1");
+  for (size_t at = 0; at <= list.size();) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    victims.push_back(std::atoi(list.substr(at, comma - at).c_str()));
+    at = comma + 1;
+  }
+  const int dieBefore = args.getInt("die-before", 3);
+  int nranks = 0;
+  trncclCommCount(comm, &nranks);
+  const bool victim = std::find(victims.begin(), victims.end(), rank) != victims.end();
+  const size_t count = 1 << 15;
+  std::vector<float> send(count, 1.0f), recv(count);
+  std::thread killer;
+  for (int call = 1; call <= dieBefore; ++call) {
+    if (victim && call == dieBefore)
+      killer = std::thread([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        raise(SIGKILL);
+      });
+    if (rank == (victims[0] + 1) % nranks && call == dieBefore)
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const trncclResult_t rc = trncclAllReduce(send.data(), recv.data(), count, trncclFloat32, trncclSum, comm, nullptr);
+    if (call < dieBefore && (rc != trncclSuccess || recv[0] != static_cast<float>(nranks))) {
+      std::fprintf(stderr, "FAIL rank %d: all-reduce %d before the deaths returned %d (%s)\n", rank, call, rc,
+                   trncclGetLastError(comm));
+      return 1;
+    }
+    if (call == dieBefore && rc == trncclSuccess) {
+      std::fprintf(stderr, "FAIL rank %d: the all-reduce the victims died in succeeded\n", rank);
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "rank %d: the all-reduce failed as expected: %s\n", rank, trncclGetLastError(comm));
+  if (trncclCommRevoke(comm, TRNCCL_REVOKE_DEFAULT) != trncclSuccess) {
+    std::fprintf(stderr, "FAIL rank %d: trncclCommRevoke: %s\n", rank, trncclGetLastError(comm));
+    return 1;
+  }
+  trncclComm_t shrunk = nullptr;
+  if (trncclCommShrink(comm, victims.data(), static_cast<int>(victims.size()), &shrunk, nullptr,
+                       TRNCCL_SHRINK_DEFAULT) != trncclSuccess) {
+    std::fprintf(stderr, "FAIL rank %d: trncclCommShrink: %s\n", rank, trncclGetLastError(comm));
+    return 1;
+  }
+  int survivors = 0, newRank = -1, expectedRank = 0;
+  trncclCommCount(shrunk, &survivors);
+  trncclCommUserRank(shrunk, &newRank);
+  for (int r = 0; r < rank; ++r) expectedRank += std::find(victims.begin(), victims.end(), r) == victims.end();
+  int failures = 0;
+  if (survivors != nranks - static_cast<int>(victims.size()) || newRank != expectedRank) {
+    std::fprintf(stderr, "FAIL rank %d: the shrunk communicator has %d ranks and this is rank %d; expected %d and %d\n",
+                 rank, survivors, newRank, nranks - static_cast<int>(victims.size()), expectedRank);
+    ++failures;
+  }
+  const float expected = static_cast<float>(survivors * (survivors + 1) / 2);
+  for (int i = 0; i < 100 && failures == 0; ++i) {
+    std::fill(send.begin(), send.end(), static_cast<float>(newRank + 1));
+    std::fill(recv.begin(), recv.end(), -1.0f);
+    const trncclResult_t rc =
+        trncclAllReduce(send.data(), recv.data(), count, trncclFloat32, trncclSum, shrunk, nullptr);
+    const bool exact = std::all_of(recv.begin(), recv.end(), [&](float x) { return x == expected; });
+    if (rc != trncclSuccess || !exact) {
+      std::fprintf(stderr, "FAIL rank %d: all-reduce %d on the shrunk communicator returned %d (%s), recv[0]=%g\n",
+                   rank, i, rc, trncclGetLastError(shrunk), static_cast<double>(recv[0]));
+      ++failures;
+    }
+  }
+  if (trncclCommDestroy(shrunk) != trncclSuccess || trncclCommDestroy(comm) != trncclSuccess) {
+    std::fprintf(stderr, "FAIL rank %d: destroying: %s\n", rank, trncclGetLastError(nullptr));
+    ++failures;
+  }
+  return failures == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -230,7 +312,7 @@ int main(int argc, char** argv) {
   trncclUniqueId id;
   const int nranks = args.getInt("nranks", 0), rank = args.getInt("rank", -1);
   if (!uniqueIdFromHex(args.get("id"), &id) || nranks < 1 || rank < 0 || rank >= nranks) {
-    std::fprintf(stderr, "worker: usage: --id HEX --nranks N --rank R --mode matrix|die|random\n");
+    std::fprintf(stderr, "worker: usage: --id HEX --nranks N --rank R --mode matrix|die|random|shrink\n");
     return 2;
   }
   const std::string mode = args.get("mode", "matrix");
@@ -249,6 +331,8 @@ int main(int argc, char** argv) {
     status = runRandomMode(comm, rank, nranks);
   else if (mode == "die")
     return runDieMode(comm, rank, args, timeoutMs);  // the comm is aborted there
+  else if (mode == "shrink")
+    return runShrinkMode(comm, rank, args);  // both communicators are destroyed there
   if (status == 0 && trncclCommFinalize(comm) != trncclSuccess) {
     std::fprintf(stderr, "FAIL rank %d: trncclCommFinalize: %s\n", rank, trncclGetLastError(comm));
     status = 1;
