@@ -378,6 +378,18 @@ class Runner {
   int reportsLeft_;
 };
 
+// The new collectives that only move data treat a type as its size: their
+// large count runs on a type of each size (fewLargeTypes), the small counts
+// on every type.
+bool movesBytesOnly(Coll c) {
+  return c == Coll::Gather || c == Coll::Scatter || c == Coll::AlltoAllv || c == Coll::AllGatherV || c == Coll::Permute;
+}
+
+bool isFewLargeType(trncclDataType_t type) {
+  const std::vector<trncclDataType_t> few = fewLargeTypes();
+  return std::find(few.begin(), few.end(), type) != few.end();
+}
+
 // Broadcast and reduce run every root; gather and scatter, which the direct
 // algorithm treats alike whichever rank is root, the first and the last.
 std::vector<int> rootsOf(Coll coll, int nranks) {
@@ -403,6 +415,7 @@ std::vector<Case> enumerateCases(int rank, int nranks, const MatrixOptions& opti
       for (trncclRedOp_t op : isReduction(coll) ? ops : noOp)
         for (size_t count : options.counts) {
           if (count > 37 && !large(type)) continue;
+          if (count > 37 && movesBytesOnly(coll) && !isFewLargeType(type)) continue;
           for (int root : rootsOf(coll, nranks))
             for (bool inPlace : {false, true}) {
               if (inPlace && !hasInPlace(coll)) continue;
