@@ -1,5 +1,7 @@
 #include "issue_collective.h"
 
+#include <vector>
+
 #include "trnccl_error.h"
 
 namespace trnccl::perf {
@@ -14,6 +16,14 @@ void send_recv(const CallSpec& c, const void* send, void* recv) {
                c.comm);
   check_trnccl(trncclGroupEnd(), "trncclGroupEnd", c.comm);
 }
+
+// The v-collectives' even blocks: every rank's `share` elements, packed in rank order.
+struct EvenBlocks {
+  std::vector<size_t> counts, displs;
+  EvenBlocks(size_t share, int nranks) : counts(nranks, share), displs(nranks) {
+    for (int q = 0; q < nranks; ++q) displs[q] = share * q;
+  }
+};
 
 }  // namespace
 
@@ -38,6 +48,32 @@ void issue_collective(const CallSpec& c, const void* send, void* recv) {
       return check_trnccl(trncclAlltoAll(send, recv, count, c.type, c.comm, c.stream), "trncclAlltoAll", c.comm);
     case Collective::sendrecv:
       return send_recv(c, send, recv);
+    case Collective::gather:
+      return check_trnccl(trncclGather(send, recv, count, c.type, c.root, c.comm, c.stream), "trncclGather", c.comm);
+    case Collective::scatter:
+      return check_trnccl(trncclScatter(send, recv, count, c.type, c.root, c.comm, c.stream), "trncclScatter", c.comm);
+    case Collective::alltoallv: {
+      const EvenBlocks b(count, c.nranks);
+      return check_trnccl(trncclAlltoAllv(send, b.counts.data(), b.displs.data(), recv, b.counts.data(),
+                                          b.displs.data(), c.type, c.comm, c.stream),
+                          "trncclAlltoAllv", c.comm);
+    }
+    case Collective::allgatherv: {
+      const EvenBlocks b(count, c.nranks);
+      return check_trnccl(
+          trncclAllGatherV(send, count, recv, b.counts.data(), b.displs.data(), c.type, c.comm, c.stream),
+          "trncclAllGatherV", c.comm);
+    }
+    case Collective::reducescatterv: {
+      const EvenBlocks b(count, c.nranks);
+      return check_trnccl(
+          trncclReduceScatterV(send, b.counts.data(), b.displs.data(), recv, count, c.type, c.op, c.comm, c.stream),
+          "trncclReduceScatterV", c.comm);
+    }
+    case Collective::permute:
+      return check_trnccl(trncclPermute(send, recv, count, c.type, (c.rank + 1) % c.nranks,
+                                        (c.rank + c.nranks - 1) % c.nranks, c.comm, c.stream),
+                          "trncclPermute", c.comm);
   }
 }
 

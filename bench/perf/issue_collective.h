@@ -20,7 +20,8 @@ struct CallSpec {
 
 // Issues the collective once through the public API (for sendrecv: a send to
 // rank+1 and a receive from rank-1 in one group, as nccl-tests' sendrecv_perf
-// does). Throws TrncclError on failure.
+// does; permute the same shift in one call; the v-collectives with even
+// blocks). Throws TrncclError on failure.
 void issue_collective(const CallSpec& call, const void* send, void* recv);
 
 }  // namespace trnccl::perf

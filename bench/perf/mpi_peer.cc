@@ -47,6 +47,14 @@ MPI_Op mpi_op(trncclRedOp_t op) {
   }
 }
 
+// MPI's v-collectives' arguments for even blocks of `count` elements.
+struct MpiEvenBlocks {
+  std::vector<int> counts, displs;
+  MpiEvenBlocks(int count, int nranks) : counts(nranks, count), displs(nranks) {
+    for (int q = 0; q < nranks; ++q) displs[q] = count * q;
+  }
+};
+
 void call_mpi(const CallSpec& c, MPI_Datatype type, const void* send, void* recv) {
   const int count = static_cast<int>(c.layout.count);
   switch (c.collective) {
@@ -69,9 +77,32 @@ void call_mpi(const CallSpec& c, MPI_Datatype type, const void* send, void* recv
       MPI_Alltoall(send, count, type, recv, count, type, MPI_COMM_WORLD);
       return;
     case Collective::sendrecv:
+    case Collective::permute:
       MPI_Sendrecv(send, count, type, (c.rank + 1) % c.nranks, 0, recv, count, type, (c.rank + c.nranks - 1) % c.nranks,
                    0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       return;
+    case Collective::gather:
+      MPI_Gather(send, count, type, recv, count, type, c.root, MPI_COMM_WORLD);
+      return;
+    case Collective::scatter:
+      MPI_Scatter(send, count, type, recv, count, type, c.root, MPI_COMM_WORLD);
+      return;
+    case Collective::alltoallv: {
+      const MpiEvenBlocks even(count, c.nranks);
+      MPI_Alltoallv(send, even.counts.data(), even.displs.data(), type, recv, even.counts.data(), even.displs.data(),
+                    type, MPI_COMM_WORLD);
+      return;
+    }
+    case Collective::allgatherv: {
+      const MpiEvenBlocks even(count, c.nranks);
+      MPI_Allgatherv(send, count, type, recv, even.counts.data(), even.displs.data(), type, MPI_COMM_WORLD);
+      return;
+    }
+    case Collective::reducescatterv: {
+      const MpiEvenBlocks even(count, c.nranks);
+      MPI_Reduce_scatter(send, recv, even.counts.data(), type, mpi_op(c.op), MPI_COMM_WORLD);
+      return;
+    }
   }
 }
 

@@ -62,7 +62,8 @@ class RankBench {
             op ? std::string(op_name(*op)) : "none",
             has_root(collective) ? std::optional<int>(s_.options.root) : std::nullopt,
             measure(call, spec, false),
-            s_.options.in_place ? measure(call, spec, true) : Measurement{0, 0, 0, std::nullopt},
+            s_.options.in_place && has_in_place(collective) ? measure(call, spec, true)
+                                                            : Measurement{0, 0, 0, std::nullopt},
             std::nullopt,
             "-",
             std::nullopt};
@@ -84,7 +85,17 @@ class RankBench {
 
   // What the tuner chose for this call, and what its cost model predicted.
   void describe_algorithm(const CallSpec& call, Row& row) const {
-    if (call.collective == Collective::sendrecv) return;
+    // trncclCommGetAlgorithm takes the collectives described by a count alone.
+    switch (call.collective) {
+      case Collective::sendrecv:
+      case Collective::permute:
+      case Collective::alltoallv:
+      case Collective::allgatherv:
+      case Collective::reducescatterv:
+        return;
+      default:
+        break;
+    }
     std::string name(collective_name(call.collective));
     std::erase(name, '_');  // the API's spelling: "allreduce"
     char algorithm[TRNCCL_ALGO_NAME_MAX];

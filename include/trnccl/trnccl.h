@@ -169,6 +169,43 @@ TRNCCL_API trncclResult_t trncclReduce(const void* sendbuff, void* recvbuff, siz
                                        trncclRedOp_t op, int root, trncclComm_t comm, trncclStream_t stream);
 TRNCCL_API trncclResult_t trncclAlltoAll(const void* sendbuff, void* recvbuff, size_t count, trncclDataType_t datatype,
                                          trncclComm_t comm, trncclStream_t stream);
+/* Gather (NCCL 2.28): every rank's `count` elements to the root's recvbuff,
+ * rank q's at element count * q; in place when the root's sendbuff is
+ * recvbuff + count * root. recvbuff is read on the root only. */
+TRNCCL_API trncclResult_t trncclGather(const void* sendbuff, void* recvbuff, size_t count, trncclDataType_t datatype,
+                                       int root, trncclComm_t comm, trncclStream_t stream);
+/* Scatter (NCCL 2.28): the root's block q (count elements at count * q) to
+ * rank q's recvbuff; in place when the root's recvbuff is sendbuff + count *
+ * root. sendbuff is read on the root only. */
+TRNCCL_API trncclResult_t trncclScatter(const void* sendbuff, void* recvbuff, size_t count, trncclDataType_t datatype,
+                                        int root, trncclComm_t comm, trncclStream_t stream);
+/* The variable-size collectives (Neuron's AllToAllV, AllGatherV,
+ * ReduceScatterV). Counts and displacements are in elements, one per rank.
+ * All-to-all-v: sendcounts[q] elements at sdispls[q] go to rank q, which
+ * receives them as its recvcounts[this rank] at rdispls[this rank]; send and
+ * receive buffers must not overlap. */
+TRNCCL_API trncclResult_t trncclAlltoAllv(const void* sendbuff, const size_t sendcounts[], const size_t sdispls[],
+                                          void* recvbuff, const size_t recvcounts[], const size_t rdispls[],
+                                          trncclDataType_t datatype, trncclComm_t comm, trncclStream_t stream);
+/* All-gather-v: rank q's sendcount (= recvcounts[q]) elements land at
+ * displs[q] of every rank's recvbuff; recvcounts and displs are the same on
+ * every rank; in place when sendbuff is recvbuff + displs[rank]. */
+TRNCCL_API trncclResult_t trncclAllGatherV(const void* sendbuff, size_t sendcount, void* recvbuff,
+                                           const size_t recvcounts[], const size_t displs[], trncclDataType_t datatype,
+                                           trncclComm_t comm, trncclStream_t stream);
+/* Reduce-scatter-v: block q (sendcounts[q] elements at displs[q]) of every
+ * rank's sendbuff, reduced, lands in rank q's recvbuff (recvcount =
+ * sendcounts[q]); sendcounts and displs are the same on every rank; in place
+ * when recvbuff is sendbuff + displs[rank]. */
+TRNCCL_API trncclResult_t trncclReduceScatterV(const void* sendbuff, const size_t sendcounts[], const size_t displs[],
+                                               void* recvbuff, size_t recvcount, trncclDataType_t datatype,
+                                               trncclRedOp_t op, trncclComm_t comm, trncclStream_t stream);
+/* Permute (Neuron's explicit source-to-target pairs): send `count` elements
+ * to sendPeer and receive `count` from recvPeer, either -1 for none; a rank
+ * that sends to itself receives from itself. In place when sendbuff ==
+ * recvbuff. */
+TRNCCL_API trncclResult_t trncclPermute(const void* sendbuff, void* recvbuff, size_t count, trncclDataType_t datatype,
+                                        int sendPeer, int recvPeer, trncclComm_t comm, trncclStream_t stream);
 TRNCCL_API trncclResult_t trncclSend(const void* sendbuff, size_t count, trncclDataType_t datatype, int peer,
                                      trncclComm_t comm, trncclStream_t stream);
 TRNCCL_API trncclResult_t trncclRecv(void* recvbuff, size_t count, trncclDataType_t datatype, int peer,
@@ -201,7 +238,7 @@ TRNCCL_API trncclResult_t trncclGroupSimulateEnd(trncclSimInfo_t* simInfo);
 
 /* trnccl extension: which algorithm `comm` runs for a collective of `count`
  * elements of `datatype` (collective: "allreduce", "allgather",
- * "reducescatter", "broadcast", "reduce" or "alltoall"; count as the
+ * "reducescatter", "broadcast", "reduce", "alltoall", "gather" or "scatter"; count as the
  * collective's own call takes it), and the tuner's predicted time for it in
  * microseconds, as this run would measure it (multiplied by the emulation
  * scale when TRNCCL_EMULATE_LINKS is on). `algorithm` receives a

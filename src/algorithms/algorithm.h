@@ -3,13 +3,26 @@
 #pragma once
 
 #include <algorithm>
+#include <compare>
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "algorithms/layout.h"
 #include "algorithms/schedule.h"
 
 namespace trnccl::algo {
+
+// The per-rank blocks of the variable-size collectives, in elements: block q
+// of the send (receive) buffer is sendCounts[q] elements at sendDispls[q]
+// (recvCounts[q] at recvDispls[q]). all-gather-v fills the receive side
+// (the same on every rank), reduce-scatter-v the send side (the same on every
+// rank), all-to-all-v both (this rank's own).
+struct VarCounts {
+  std::vector<size_t> sendCounts, sendDispls, recvCounts, recvDispls;
+  auto operator<=>(const VarCounts&) const = default;
+};
 
 struct CollectiveArgs {
   Collective collective = Collective::AllReduce;
@@ -27,7 +40,32 @@ struct CollectiveArgs {
   size_t maxStepElements = 0;
   // Where the ranks sit (nullptr: nothing known, a flat group of ranks).
   const RankLayout* layout = nullptr;
+  // Permute: the rank this one sends to and the one it receives from (-1: none).
+  int sendPeer = -1;
+  int recvPeer = -1;
+  // The v-collectives' blocks (null for the others): shared, so copying the
+  // args of a fixed-size call stays cheap and queued calls own their counts.
+  std::shared_ptr<const VarCounts> v = nullptr;
 };
+
+// A call described once for every rank (the tuner's candidates, the
+// simulator's calls) has even blocks and permutes by a shift:
+// the v-collectives' blocks when every rank's is `count` elements, packed in
+// rank order;
+std::shared_ptr<const VarCounts> evenBlocks(Collective c, size_t count, int nranks);
+// and rank r's args of such a call: its rank, and permute's peers as a shift
+// by one (send to r + 1, receive from r - 1).
+CollectiveArgs argsOfRank(CollectiveArgs args, int r);
+
+// The collectives that combine ranks' data with an op.
+bool reduces(Collective c);
+// The v-collectives, whose blocks are in args.v.
+bool isVariable(Collective c);
+// The elements of the call every rank agrees on (what the tuner buckets and
+// TRNCCL_CHECK compares): the count for the fixed-size collectives, the sum
+// of the blocks for all-gather-v and reduce-scatter-v, 0 for all-to-all-v and
+// permute, whose counts are each rank's own.
+size_t agreedCount(const CollectiveArgs& args);
 
 class Algorithm {
  public:

@@ -7,8 +7,10 @@
 namespace trnccl::algo {
 namespace {
 
-const Collective kCollectives[] = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
-                                   Collective::Broadcast, Collective::Reduce,    Collective::AllToAll};
+const Collective kCollectives[] = {Collective::AllReduce,  Collective::AllGather,      Collective::ReduceScatter,
+                                   Collective::Broadcast,  Collective::Reduce,         Collective::AllToAll,
+                                   Collective::Gather,     Collective::Scatter,        Collective::AllToAllV,
+                                   Collective::AllGatherV, Collective::ReduceScatterV, Collective::Permute};
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");

@@ -3,7 +3,7 @@
 # TRNCCL_REGISTER_ALGORITHMS(<name>, ...) (registry.h). Adding an algorithm
 # is its file and its name here. Included by src/algorithms and by the fuzz
 # targets' own project (tests/fuzz/project).
-set(TRNCCL_ALGORITHMS ring bidir_ring torus2d rdh mesh kangaring hierarchical)
+set(TRNCCL_ALGORITHMS ring bidir_ring torus2d rdh mesh kangaring hierarchical direct)
 
 # Sets `out` to the sources of the algorithms and of the registry, and writes
 # the list of algorithm files registry.cc includes.

@@ -5,26 +5,42 @@
 namespace trnccl::algo {
 namespace {
 
+// A block of a buffer: where it starts and how many elements it holds.
+struct Block {
+  Span at;
+  size_t count;
+};
+
 // Phase 0: to every peer p, send `sendBlock(p)`; from every peer q, receive
 // into `recvBlock(q)`. The message from r to p is tagged with the distance
 // (p - r) mod n, which the receiver computes the same way.
 template <class SendBlock, class RecvBlock>
-void exchange(const CollectiveArgs& args, size_t count, SendBlock sendBlock, RecvBlock recvBlock, Phase& phase) {
+void exchange(const CollectiveArgs& args, SendBlock sendBlock, RecvBlock recvBlock, Phase& phase) {
   const int n = args.nranks, r = args.rank;
   for (int d = 1; d < n; ++d) {
     Step send;
     send.sendPeer = mod(r + d, n);
     send.sendTag = static_cast<uint32_t>(d);
-    send.srcs = {sendBlock(send.sendPeer)};
-    send.count = count;
+    const Block out = sendBlock(send.sendPeer);
+    send.srcs = {out.at};
+    send.count = out.count;
     Step recv;
     recv.recvPeer = mod(r - d, n);
     recv.recvTag = static_cast<uint32_t>(d);
-    recv.dst = recvBlock(recv.recvPeer);
-    recv.count = count;
+    const Block in = recvBlock(recv.recvPeer);
+    recv.dst = in.at;
+    recv.count = in.count;
     phase.channels.push_back(Channel{{send}});
     phase.channels.push_back(Channel{{recv}});
   }
+}
+
+Step copyStep(Span from, Span to, size_t count) {
+  Step copy;
+  copy.srcs = {from};
+  copy.dst = to;
+  copy.count = count;
+  return copy;
 }
 
 }  // namespace
@@ -35,6 +51,7 @@ std::string Mesh::whyUnsupported(const CollectiveArgs& args) const {
     case Collective::AllGather:
     case Collective::ReduceScatter:
     case Collective::AllToAll:
+    case Collective::AllToAllV:
       return {};
     default:
       return std::string("mesh does not implement ") + collectiveName(args.collective);
@@ -42,7 +59,8 @@ std::string Mesh::whyUnsupported(const CollectiveArgs& args) const {
 }
 
 Schedule Mesh::build(const CollectiveArgs& args) const {
-  if (args.nranks == 1) return localCopySchedule(args, name());
+  // One rank's all-to-all-v is its own block's copy, at its displacements.
+  if (args.nranks == 1 && args.collective != Collective::AllToAllV) return localCopySchedule(args, name());
   Schedule s = singleChannelSchedule(args, name());
   s.phases[0].channels.clear();
   const int n = args.nranks, r = args.rank;
@@ -52,12 +70,15 @@ Schedule Mesh::build(const CollectiveArgs& args) const {
   switch (args.collective) {
     case Collective::AllGather: {
       exchange(
-          args, count, [&](int) { return at(kSend, 0); }, [&](int q) { return at(kRecv, count * q); }, s.phases[0]);
-      Step own;
-      own.srcs = {at(kSend, 0)};
-      own.dst = at(kRecv, count * r);
-      own.count = count;
-      s.phases[0].channels.push_back(Channel{{own}});
+          args,
+          [&](int) {
+            return Block{at(kSend, 0), count};
+          },
+          [&](int q) {
+            return Block{at(kRecv, count * q), count};
+          },
+          s.phases[0]);
+      s.phases[0].channels.push_back(Channel{{copyStep(at(kSend, 0), at(kRecv, count * r), count)}});
       break;
     }
     case Collective::AllToAll: {
@@ -66,24 +87,37 @@ Schedule Mesh::build(const CollectiveArgs& args) const {
       const uint16_t landing = args.inPlace ? kScratch : kRecv;
       if (args.inPlace) s.scratchElements = count * n;
       exchange(
-          args, count, [&](int p) { return at(kSend, count * p); }, [&](int q) { return at(landing, count * q); },
+          args,
+          [&](int p) {
+            return Block{at(kSend, count * p), count};
+          },
+          [&](int q) {
+            return Block{at(landing, count * q), count};
+          },
           s.phases[0]);
-      Step own;
-      own.srcs = {at(kSend, count * r)};
-      own.dst = at(kRecv, count * r);
-      own.count = count;
-      s.phases[0].channels.push_back(Channel{{own}});
+      s.phases[0].channels.push_back(Channel{{copyStep(at(kSend, count * r), at(kRecv, count * r), count)}});
       if (args.inPlace) {
         s.phases.emplace_back();
-        for (int q = 0; q < n; ++q) {
-          if (q == r) continue;
-          Step copy;
-          copy.srcs = {at(kScratch, count * q)};
-          copy.dst = at(kRecv, count * q);
-          copy.count = count;
-          s.phases[1].channels.push_back(Channel{{copy}});
-        }
+        for (int q = 0; q < n; ++q)
+          if (q != r)
+            s.phases[1].channels.push_back(Channel{{copyStep(at(kScratch, count * q), at(kRecv, count * q), count)}});
       }
+      break;
+    }
+    case Collective::AllToAllV: {
+      // Out of place only (the API refuses overlapping buffers).
+      const VarCounts& v = *args.v;
+      exchange(
+          args,
+          [&](int p) {
+            return Block{at(kSend, v.sendDispls[p]), v.sendCounts[p]};
+          },
+          [&](int q) {
+            return Block{at(kRecv, v.recvDispls[q]), v.recvCounts[q]};
+          },
+          s.phases[0]);
+      s.phases[0].channels.push_back(
+          Channel{{copyStep(at(kSend, v.sendDispls[r]), at(kRecv, v.recvDispls[r]), v.sendCounts[r])}});
       break;
     }
     case Collective::AllReduce:
@@ -95,15 +129,18 @@ Schedule Mesh::build(const CollectiveArgs& args) const {
       const bool scatter = args.collective == Collective::ReduceScatter;
       s.scratchElements = count * n;
       exchange(
-          args, count, [&](int p) { return at(kSend, scatter ? count * p : 0); },
-          [&](int q) { return at(kScratch, count * q); }, s.phases[0]);
+          args,
+          [&](int p) {
+            return Block{at(kSend, scatter ? count * p : 0), count};
+          },
+          [&](int q) {
+            return Block{at(kScratch, count * q), count};
+          },
+          s.phases[0]);
       Span own = at(kSend, scatter ? count * r : 0);
       if (args.inPlace) {
-        Step stage;
-        stage.srcs = {own};
-        stage.dst = own = at(kScratch, count * r);
-        stage.count = count;
-        s.phases[0].channels.push_back(Channel{{stage}});
+        s.phases[0].channels.push_back(Channel{{copyStep(own, at(kScratch, count * r), count)}});
+        own = at(kScratch, count * r);
       }
       Step reduce;
       reduce.reduce = true;

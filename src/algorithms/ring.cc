@@ -60,10 +60,40 @@ void appendRingCollective(const CollectiveArgs& args, size_t begin, size_t lengt
   }
 }
 
+namespace {
+
+// All-gather-v and reduce-scatter-v: the ring pass with block b as long as
+// rank b's block, wherever its displacement puts it.
+void appendUnevenRing(const CollectiveArgs& args, std::vector<Step>& steps) {
+  const VarCounts& v = *args.v;
+  const bool gather = args.collective == Collective::AllGatherV;
+  const std::vector<size_t>& lengths = gather ? v.recvCounts : v.sendCounts;
+  const std::vector<size_t>& displs = gather ? v.recvDispls : v.sendDispls;
+  const RingPass pass(RingMembers{allRanks(args.nranks), args.rank, 1},
+                      RingBlocks{1, [&](int b) { return lengths[b]; }}, args.maxStepElements);
+  const PieceAt blocks = [&](int b, int) { return Span{gather ? kRecv : kSend, displs[b]}; };
+  const PieceAt own = [&](int, int) { return Span{gather ? kSend : kRecv, 0}; };
+  if (gather)
+    pass.allGather(blocks, own, TagRange::slot(0), steps);
+  else
+    pass.reduceScatter(blocks, own, true, TagRange::slot(0), steps);
+}
+
+}  // namespace
+
 std::string Ring::whyUnsupported(const CollectiveArgs& args) const {
-  if (args.collective == Collective::AllToAll || args.collective == Collective::SendRecv)
-    return std::string("ring does not implement ") + collectiveName(args.collective);
-  return {};
+  switch (args.collective) {
+    case Collective::AllReduce:
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
+    case Collective::Broadcast:
+    case Collective::Reduce:
+    case Collective::AllGatherV:
+    case Collective::ReduceScatterV:
+      return {};
+    default:
+      return std::string("ring does not implement ") + collectiveName(args.collective);
+  }
 }
 
 Schedule Ring::build(const CollectiveArgs& args) const {
@@ -89,6 +119,10 @@ Schedule Ring::build(const CollectiveArgs& args) const {
       steps.push_back(c);
       break;
     }
+    case Collective::AllGatherV:
+    case Collective::ReduceScatterV:
+      appendUnevenRing(args, steps);
+      break;
     default:
       appendRingCollective(args, 0, args.count, 1, TagRange::slot(0), steps);
   }

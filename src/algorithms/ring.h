@@ -1,5 +1,6 @@
 // Ring algorithms (NCCL's): all-reduce as a reduce-scatter then an all-gather
-// around the ring, all-gather, reduce-scatter, and broadcast / reduce as
+// around the ring, all-gather, reduce-scatter (and their uneven -v forms: each
+// rank's block as long as its count), and broadcast / reduce as
 // chains along the ring. Bandwidth-optimal; every step talks to ring
 // neighbours only, and slices pipeline through each step.
 #pragma once

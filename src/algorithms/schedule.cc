@@ -22,6 +22,18 @@ const char* collectiveName(Collective c) {
       return "alltoall";
     case Collective::SendRecv:
       return "sendrecv";
+    case Collective::Gather:
+      return "gather";
+    case Collective::Scatter:
+      return "scatter";
+    case Collective::AllToAllV:
+      return "alltoallv";
+    case Collective::AllGatherV:
+      return "allgatherv";
+    case Collective::ReduceScatterV:
+      return "reducescatterv";
+    case Collective::Permute:
+      return "permute";
   }
   return "unknown";
 }

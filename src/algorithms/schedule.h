@@ -34,7 +34,21 @@
 
 namespace trnccl::algo {
 
-enum class Collective : uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
+enum class Collective : uint8_t {
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  Broadcast,
+  Reduce,
+  AllToAll,
+  SendRecv,
+  Gather,
+  Scatter,
+  AllToAllV,
+  AllGatherV,
+  ReduceScatterV,
+  Permute,
+};
 const char* collectiveName(Collective c);  // "allreduce", ...
 
 // The buffers a step can name. P2P schedules name one buffer per operation,

@@ -50,16 +50,14 @@ Prediction Tuner::predict(const Algorithm& algorithm, const CollectiveArgs& args
   CollectiveArgs each = args;
   each.maxStepElements = 0;  // the model pipelines nothing: chunking only adds latency terms
   each.layout = layout_;
-  for (int r = 0; r < args.nranks; ++r) {  // one rank's schedule at a time
-    each.rank = r;
-    model.add(algorithm.build(each));
-  }
+  for (int r = 0; r < args.nranks; ++r) model.add(algorithm.build(argsOfRank(each, r)));  // one rank at a time
   return model.prediction();
 }
 
 const Algorithm& Tuner::choose(const CollectiveArgs& args) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  const size_t bytes = args.count * typeSize(args.type);
+  // The size every rank agrees on, so every rank makes the same decision.
+  const size_t bytes = agreedCount(args) * typeSize(args.type);
   // Neuron's ranges need not end at a power of two (RDH up to 56 MiB).
   const int neuron = filter_.followsNeuron(args.collective) ? neuronRange(args) : -1;
   const Bucket bucket{args.collective, args.type, log2Floor(bytes), args.root, neuron};
@@ -73,7 +71,9 @@ const Algorithm& Tuner::decide(const CollectiveArgs& args, int neuron) const {
   // whole bucket whichever size of it comes first.
   CollectiveArgs at = args;
   const size_t bytes = args.count * typeSize(args.type);
-  if (bytes > 0) at.count = std::max<size_t>(1, (size_t{1} << log2Floor(bytes)) / typeSize(args.type));
+  // A v-collective's blocks are the call's own: priced as they are.
+  if (bytes > 0 && !isVariable(args.collective))
+    at.count = std::max<size_t>(1, (size_t{1} << log2Floor(bytes)) / typeSize(args.type));
   at.layout = layout_;
 
   std::vector<const Algorithm*> candidates;

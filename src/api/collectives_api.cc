@@ -1,82 +1,18 @@
-// Collective, point-to-point and group entry points. Each validates every
+// The first-generation collectives, point-to-point and group entry points. Each validates every
 // argument (naming the bad one), then hands the call to core::issue*.
-#include <cstdint>
-#include <limits>
-
+#include "api/argument_checks.h"
 #include "api/guard.h"
-#include "api/handles.h"
-#include "base/datatype.h"
-#include "core/group.h"
 
-using trnccl::throwInvalidArgument;
+using namespace trnccl::api;
 using trnccl::algo::Collective;
-using trnccl::api::guarded;
 namespace core = trnccl::core;
 
 namespace {
 
-// What every collective entry point checks before anything else.
-struct Checked {
-  core::Communicator* comm;
-  trnccl::runtime::Stream* stream;
-  size_t elemBytes;
-};
-
-Checked checkCall(trncclComm_t comm, trncclStream_t stream, trncclDataType_t datatype) {
-  core::Communicator& c = trnccl::api::usableComm(comm);
-  trnccl::runtime::Stream* s = trnccl::api::streamOf(stream);
-  if (!trnccl::validType(datatype))
-    throwInvalidArgument("datatype", "is " + std::to_string(static_cast<int>(datatype)) + ", not a trnccl data type");
-  return Checked{&c, s, trnccl::typeSize(datatype)};
-}
-
-void checkOp(trncclRedOp_t op) {
-  if (!trnccl::validOp(op))
-    throwInvalidArgument("op", "is " + std::to_string(static_cast<int>(op)) + ", not a trncclRedOp_t");
-}
-
-void checkRank(const char* argument, int value, int nranks) {
-  if (value < 0 || value >= nranks)
-    throwInvalidArgument(argument,
-                         "is " + std::to_string(value) + "; it must be in [0, " + std::to_string(nranks) + ")");
-}
-
-// Bytes of `count` elements times `blocks`, refusing overflow.
-size_t checkedBytes(const char* argument, size_t count, size_t elemBytes, size_t blocks) {
-  if (count > std::numeric_limits<size_t>::max() / elemBytes / blocks)
-    throwInvalidArgument(argument, "= " + std::to_string(count) + " elements overflows the byte size");
-  return count * elemBytes * blocks;
-}
-
-void checkBuffer(const char* argument, const void* buffer) {
-  if (buffer == nullptr) throwInvalidArgument(argument, "is NULL");
-}
-
-// Buffers may coincide exactly where the call allows in-place use, and must
-// not overlap otherwise.
-void checkNoOverlap(const void* send, size_t sendBytes, const void* recv, size_t recvBytes) {
-  const auto s = reinterpret_cast<uintptr_t>(send), r = reinterpret_cast<uintptr_t>(recv);
-  if (s < r + recvBytes && r < s + sendBytes)
-    throwInvalidArgument("recvbuff", "overlaps sendbuff without being the in-place layout");
-}
-
 void issue(const Checked& c, Collective collective, size_t count, trncclDataType_t type, trncclRedOp_t op, int root,
            const void* send, void* recv, bool inPlace) {
-  core::CollectiveCall call;
-  call.args.collective = collective;
-  call.args.rank = c.comm->rank();
-  call.args.nranks = c.comm->size();
-  call.args.count = count;
-  call.args.type = type;
-  call.args.op = op;
-  call.args.root = root;
-  call.args.inPlace = inPlace;
-  call.send = send;
-  call.recv = recv;
-  core::issueCollective(*c.comm, c.stream, call);
+  core::issueCollective(*c.comm, c.stream, callOf(c, collective, count, type, op, root, send, recv, inPlace));
 }
-
-const char* at(const void* p, size_t bytes) { return static_cast<const char*>(p) + bytes; }
 
 }  // namespace
 

@@ -24,7 +24,8 @@ extern "C" TRNCCL_API trncclResult_t trncclCommGetAlgorithm(const trncclComm_t c
       throwInvalidArgument("datatype", "is " + std::to_string(static_cast<int>(datatype)) + ", not a trnccl data type");
     const algo::Collective kinds[] = {algo::Collective::AllReduce,     algo::Collective::AllGather,
                                       algo::Collective::ReduceScatter, algo::Collective::Broadcast,
-                                      algo::Collective::Reduce,        algo::Collective::AllToAll};
+                                      algo::Collective::Reduce,        algo::Collective::AllToAll,
+                                      algo::Collective::Gather,        algo::Collective::Scatter};
     std::string names;
     for (algo::Collective k : kinds) {
       if (std::strcmp(collective, algo::collectiveName(k)) != 0) {

@@ -10,11 +10,10 @@
 namespace trnccl::core {
 namespace {
 
-bool reduces(algo::Collective c) {
-  return c == algo::Collective::AllReduce || c == algo::Collective::ReduceScatter || c == algo::Collective::Reduce;
+bool rooted(algo::Collective c) {
+  return c == algo::Collective::Broadcast || c == algo::Collective::Reduce || c == algo::Collective::Gather ||
+         c == algo::Collective::Scatter;
 }
-
-bool rooted(algo::Collective c) { return c == algo::Collective::Broadcast || c == algo::Collective::Reduce; }
 
 std::string describe(const CallFingerprint& f) {
   if (f.magic != kFingerprintMagic) return "something that is not a trnccl call fingerprint";
@@ -49,10 +48,10 @@ CallFingerprint fingerprintOf(const algo::CollectiveArgs& args, uint64_t sequenc
   f.magic = kFingerprintMagic;
   f.collective = static_cast<uint8_t>(args.collective);
   f.type = static_cast<uint8_t>(args.type);
-  f.op = reduces(args.collective) ? static_cast<uint8_t>(args.op) : 0xff;
+  f.op = algo::reduces(args.collective) ? static_cast<uint8_t>(args.op) : 0xff;
   f.rooted = rooted(args.collective) ? 1 : 0;
   f.root = f.rooted ? args.root : -1;
-  f.count = args.count;
+  f.count = algo::agreedCount(args);  // all-to-all-v's and permute's counts are each rank's own
   f.sequence = sequence;
   return f;
 }

@@ -38,7 +38,8 @@ class ScheduleCache {
   size_t size() const { return schedules_.size(); }
 
  private:
-  using Key = std::tuple<int, size_t, int, int, int, bool>;
+  // The v-collectives' blocks and permute's peers are part of the call.
+  using Key = std::tuple<int, size_t, int, int, int, bool, int, int, algo::VarCounts>;
   static Key keyOf(const algo::CollectiveArgs& args);
 
   std::map<Key, algo::Schedule> schedules_;

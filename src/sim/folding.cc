@@ -103,21 +103,19 @@ std::vector<int> probedInstances(int instances) {
 
 }  // namespace
 
-Prediction predictFolded(const algo::Algorithm& algorithm, algo::CollectiveArgs args, const algo::Network& folded,
-                         const Folding& folding) {
+Prediction predictFolded(const algo::Algorithm& algorithm, const algo::CollectiveArgs& args,
+                         const algo::Network& folded, const Folding& folding) {
   algo::CostModel model(folded);
   Routes routes(folded);
   const std::vector<int> probes = probedInstances(folding.instances);
   for (int r = 0; r < folding.ranksPerInstance; ++r) {
-    args.rank = r;
-    const algo::Schedule first = algorithm.build(args);
+    const algo::Schedule first = algorithm.build(algo::argsOfRank(args, r));
     for (int instance : probes) {
-      args.rank = instance * folding.ranksPerInstance + r;
-      if (!alike(first, algorithm.build(args), routes))
+      const int rank = instance * folding.ranksPerInstance + r;
+      if (!alike(first, algorithm.build(algo::argsOfRank(args, rank)), routes))
         throwError(trncclInvalidArgument, std::string(algorithm.name()) + " on " + std::to_string(args.nranks) +
                                               " ranks does not treat the instances alike (rank " +
-                                              std::to_string(args.rank) + " does not do what rank " +
-                                              std::to_string(r) +
+                                              std::to_string(rank) + " does not do what rank " + std::to_string(r) +
                                               " does over the same links), so the folded engine cannot price it");
     }
     model.add(first);

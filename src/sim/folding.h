@@ -49,7 +49,7 @@ std::unique_ptr<algo::Network> foldedNetwork(const algo::Network& net, const Fol
 // may differ by one element). Throws Error(InvalidArgument) naming the
 // algorithm when they do not (RDH on a rank count that is not a power of
 // two: its extra ranks are the first ones).
-Prediction predictFolded(const algo::Algorithm& algorithm, algo::CollectiveArgs args, const algo::Network& folded,
-                         const Folding& folding);
+Prediction predictFolded(const algo::Algorithm& algorithm, const algo::CollectiveArgs& args,
+                         const algo::Network& folded, const Folding& folding);
 
 }  // namespace trnccl::sim

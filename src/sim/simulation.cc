@@ -70,6 +70,7 @@ algo::CollectiveArgs argsOf(const Machine& machine, const Call& call) {
   args.type = call.type;
   args.op = call.op;
   args.layout = &machine.layout();
+  args.v = algo::evenBlocks(call.collective, call.count, args.nranks);
   return args;
 }
 
@@ -129,8 +130,7 @@ Prediction simulate(const Machine& machine, const Call& call) {
   all.reserve(static_cast<size_t>(args.nranks));
   size_t steps = 0;
   for (int r = 0; r < args.nranks; ++r) {
-    args.rank = r;
-    all.push_back(algorithm->build(args));
+    all.push_back(algorithm->build(algo::argsOfRank(args, r)));
     steps += all.back().stepCount();
   }
   const Engine chosen = engine != Engine::Auto          ? engine

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+#include "uneven_calls.h"
+
 namespace trnccl::test {
 
 using algo::Collective;
@@ -96,16 +98,28 @@ bool toRingNeighbour(const algo::CollectiveArgs& args, int from, int to) {
   return toNextInRing(args, from, to) || toNextInRing(args, to, from);
 }
 
+namespace {
+
+bool isNew(Collective c) { return c >= Collective::Gather; }
+
+}  // namespace
+
 void checkCollective(const algo::Algorithm& algorithm, algo::CollectiveArgs args, const Rules& rules) {
+  std::vector<algo::CollectiveArgs> ranks(args.nranks, args);
+  for (int r = 0; r < args.nranks; ++r) ranks[r].rank = r;
+  checkRanks(algorithm, ranks, rules);
+}
+
+void checkRanks(const algo::Algorithm& algorithm, const std::vector<algo::CollectiveArgs>& ranks, const Rules& rules) {
+  algo::CollectiveArgs args = ranks[0];
   const int n = args.nranks;
   std::vector<algo::Schedule> schedules;
   std::vector<RankBuffers> buffers;
   for (int r = 0; r < n; ++r) {
-    args.rank = r;
-    schedules.push_back(algorithm.build(args));
-    buffers.push_back(makeBuffers(args.collective, args.count, n, r, args.inPlace));
+    schedules.push_back(algorithm.build(ranks[r]));
+    buffers.push_back(isNew(args.collective) ? makeNewBuffers(ranks, r)
+                                             : makeBuffers(args.collective, args.count, n, r, args.inPlace));
   }
-  args.rank = 0;
   INFO(describe(args, algorithm.name()));
   const InterpreterResult result = interpret(schedules, buffers);
   INFO(result.error);
@@ -120,34 +134,47 @@ void checkCollective(const algo::Algorithm& algorithm, algo::CollectiveArgs args
           if (rules.boundedSteps && args.maxStepElements && (step.sendPeer >= 0 || step.recvPeer >= 0))
             REQUIRE(step.count <= args.maxStepElements);
         }
-    const bool writes = args.collective != Collective::Reduce || r == args.root;
     for (size_t i = 0; i < buffers[r].recvSize; ++i) {
       INFO("element " << i);
-      REQUIRE(buffers[r].recvWrites[i] == (writes ? 1 : 0));
-      if (writes) REQUIRE(buffers[r].recv(i) == expected(args, r, i));
+      std::optional<double> want;
+      if (isNew(args.collective))
+        want = expectedNew(ranks, r, i);
+      else if (args.collective != Collective::Reduce || r == args.root)
+        want = expected(args, r, i);
+      REQUIRE(buffers[r].recvWrites[i] == (want ? 1 : 0));
+      if (want) REQUIRE(buffers[r].recv(i) == *want);
     }
   }
 }
 
 void sweepGroup(const algo::Algorithm& algorithm, Collective collective, const algo::CollectiveArgs& group,
                 const Rules& rules) {
-  const bool reduces = collective == Collective::AllReduce || collective == Collective::ReduceScatter ||
-                       collective == Collective::Reduce;
-  const bool rooted = collective == Collective::Broadcast || collective == Collective::Reduce;
+  const bool rooted = collective == Collective::Broadcast || collective == Collective::Reduce ||
+                      collective == Collective::Gather || collective == Collective::Scatter;
+  const int patterns = takesRankArguments(collective) ? kUnevenPatterns : 1;
+  // All-to-all-v has no in-place form (the API refuses overlapping buffers).
+  const std::vector<bool> placements =
+      collective == Collective::AllToAllV ? std::vector<bool>{false} : std::vector<bool>{false, true};
   const int n = group.nranks;
   for (size_t count : {0, 1, 3, 17, 64}) {
-    for (int op = 0; op < (reduces ? trncclNumOps : 1); ++op) {
-      for (bool inPlace : {false, true}) {
+    for (int op = 0; op < (algo::reduces(collective) ? trncclNumOps : 1); ++op) {
+      for (bool inPlace : placements) {
         for (int root : rooted ? std::vector<int>{0, n / 2, n - 1} : std::vector<int>{0}) {
           for (size_t maxStep : {size_t{0}, size_t{2}, size_t{5}}) {
-            algo::CollectiveArgs args = group;
-            args.maxStepElements = maxStep;
-            args.collective = collective;
-            args.count = count;
-            args.op = static_cast<trncclRedOp_t>(op);
-            args.root = root;
-            args.inPlace = inPlace;
-            checkCollective(algorithm, args, rules);
+            for (int pattern = 0; pattern < patterns; ++pattern) {
+              algo::CollectiveArgs args = group;
+              args.maxStepElements = maxStep;
+              args.collective = collective;
+              args.count = count;
+              args.op = static_cast<trncclRedOp_t>(op);
+              args.root = root;
+              args.inPlace = inPlace;
+              INFO("pattern " << pattern);
+              if (patterns > 1)
+                checkRanks(algorithm, unevenCall(args, pattern), rules);
+              else
+                checkCollective(algorithm, args, rules);
+            }
           }
         }
       }

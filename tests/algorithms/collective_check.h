@@ -15,8 +15,10 @@ namespace trnccl::test {
 
 // The collectives an algorithm may implement (send/recv is not one).
 inline constexpr algo::Collective kAlgorithmCollectives[] = {
-    algo::Collective::AllReduce, algo::Collective::AllGather, algo::Collective::ReduceScatter,
-    algo::Collective::Broadcast, algo::Collective::Reduce,    algo::Collective::AllToAll};
+    algo::Collective::AllReduce,  algo::Collective::AllGather,      algo::Collective::ReduceScatter,
+    algo::Collective::Broadcast,  algo::Collective::Reduce,         algo::Collective::AllToAll,
+    algo::Collective::Gather,     algo::Collective::Scatter,        algo::Collective::AllToAllV,
+    algo::Collective::AllGatherV, algo::Collective::ReduceScatterV, algo::Collective::Permute};
 
 // Rank r's input element i: small integers, so every reduction order gives the same doubles.
 double input(int rank, size_t i);
@@ -44,12 +46,17 @@ struct Rules {
 // Builds every rank's schedule for args (args.rank is ignored) and REQUIREs
 // the checks above.
 void checkCollective(const algo::Algorithm& algorithm, algo::CollectiveArgs args, const Rules& rules = {});
+// The same for a call whose ranks' arguments differ: ranks[r] is rank r's.
+void checkRanks(const algo::Algorithm& algorithm, const std::vector<algo::CollectiveArgs>& ranks,
+                const Rules& rules = {});
 // `instances` x `local` ranks; interleaved: rank r on instance r % instances,
 // else on instance r / local.
 algo::RankLayout onInstances(int instances, int local, bool interleaved);
 
 // checkCollective for every count {0, 1, 3, 17, 64} x op x in/out-of-place x
-// root x maxStepElements {0, 2, 5}, on the group of `group` (nranks, layout).
+// root x maxStepElements {0, 2, 5} (x uneven pattern, uneven_calls.h, for the
+// collectives whose ranks' arguments differ), on the group of `group`
+// (nranks, layout).
 void sweepGroup(const algo::Algorithm& algorithm, algo::Collective collective, const algo::CollectiveArgs& group,
                 const Rules& rules = {});
 // sweepGroup on flat groups of 1 to 8 and 16 ranks.

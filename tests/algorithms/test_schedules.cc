@@ -4,12 +4,15 @@
 // message unmatched.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
 
+#include "algorithms/direct.h"
 #include "algorithms/mesh.h"
 #include "algorithms/registry.h"
 #include "algorithms/ring.h"
 #include "collective_check.h"
+#include "uneven_calls.h"
 
 using namespace trnccl;
 using algo::Collective;
@@ -44,7 +47,7 @@ TEST_CASE("every registered algorithm computes every collective it implements", 
 TEST_CASE("ring schedules compute every collective it implements", "[algorithms][ring]") {
   algo::Ring ring;
   for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast,
-                       Collective::Reduce}) {
+                       Collective::Reduce, Collective::AllGatherV, Collective::ReduceScatterV}) {
     CHECK(ring.whyUnsupported(algo::CollectiveArgs{c, 0, 4, 8}).empty());
     sweep(ring, c, {test::toNextInRing});
   }
@@ -53,11 +56,46 @@ TEST_CASE("ring schedules compute every collective it implements", "[algorithms]
 
 TEST_CASE("mesh schedules compute every collective it implements", "[algorithms][mesh]") {
   algo::Mesh mesh;
-  for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::AllToAll}) {
+  for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::AllToAll,
+                       Collective::AllToAllV}) {
     CHECK(mesh.whyUnsupported(algo::CollectiveArgs{c, 0, 4, 8}).empty());
     sweep(mesh, c);
   }
   CHECK_FALSE(mesh.whyUnsupported(algo::CollectiveArgs{Collective::Broadcast, 0, 4, 8}).empty());
+}
+
+TEST_CASE("direct schedules gather and scatter through the root, and permute to the named peers only",
+          "[algorithms][direct]") {
+  algo::Direct direct;
+  const auto withRoot = [](const algo::CollectiveArgs& args, int from, int to) {
+    return from == args.root || to == args.root;
+  };
+  for (Collective c : {Collective::Gather, Collective::Scatter}) {
+    CHECK(direct.whyUnsupported(algo::CollectiveArgs{c, 0, 4, 8}).empty());
+    sweep(direct, c, {withRoot});
+  }
+  // Permute's peers differ by rank, so the rule is checked per rank's own.
+  for (int n : {1, 2, 3, 5, 8}) {
+    for (int pattern = 0; pattern < test::kUnevenPatterns; ++pattern) {
+      algo::CollectiveArgs call{Collective::Permute, 0, n, 17};
+      const auto ranks = test::unevenCall(call, pattern);
+      test::checkRanks(direct, ranks, {[&](const algo::CollectiveArgs&, int from, int to) {
+                         return ranks[from].sendPeer == to && ranks[to].recvPeer == from;
+                       }});
+    }
+  }
+  CHECK_FALSE(direct.whyUnsupported(algo::CollectiveArgs{Collective::AllReduce, 0, 4, 8}).empty());
+}
+
+TEST_CASE("the uneven calls of the sweep are uneven, with empty blocks", "[algorithms]") {
+  // The v-collectives' sweep must not degenerate into the even case.
+  for (Collective c : {Collective::AllGatherV, Collective::ReduceScatterV, Collective::AllToAllV}) {
+    const auto ranks = test::unevenCall(algo::CollectiveArgs{c, 0, 5, 3}, 1);
+    const algo::VarCounts& v = *ranks[2].v;
+    const auto& counts = c == Collective::AllGatherV ? v.recvCounts : v.sendCounts;
+    CHECK(std::count(counts.begin(), counts.end(), size_t{0}) > 0);
+    CHECK(*std::max_element(counts.begin(), counts.end()) > 1);
+  }
 }
 
 TEST_CASE("the interpreter catches broken schedules", "[algorithms]") {

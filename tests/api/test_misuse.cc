@@ -145,6 +145,18 @@ TEST_CASE("misuse: with TRNCCL_CHECK=1 ranks that disagree on a call all fail wi
                              nullptr);
        },
        "op"},
+      {"the root of a gather on rank 2",
+       [](trncclComm_t comm, int r, std::vector<float>& in, std::vector<float>& out) {
+         return trncclGather(in.data(), out.data(), 10, trncclFloat32, r == 2 ? 2 : 0, comm, nullptr);
+       },
+       "root"},
+      {"the blocks of an all-gather-v on rank 1 (their sum)",
+       [](trncclComm_t comm, int r, std::vector<float>& in, std::vector<float>& out) {
+         const size_t agreed[3] = {10, 10, 10}, other[3] = {10, 10, 20}, displs[3] = {0, 10, 20};
+         return trncclAllGatherV(in.data(), 10, out.data(), r == 1 ? other : agreed, displs, trncclFloat32, comm,
+                                 nullptr);
+       },
+       "count"},
   };
   for (const Disagreement& d : cases) {
     SECTION(d.what) {

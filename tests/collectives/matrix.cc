@@ -5,8 +5,10 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "encoding.h"
+#include "uneven_layouts.h"
 #include "values.h"
 
 namespace trnccl::test {
@@ -57,9 +59,11 @@ struct Case {
   uint64_t salt;
 };
 
-bool isReduction(Coll c) { return c == Coll::AllReduce || c == Coll::ReduceScatter || c == Coll::Reduce; }
-bool isRooted(Coll c) { return c == Coll::Broadcast || c == Coll::Reduce; }
-bool hasInPlace(Coll c) { return c != Coll::SendRecvRing && c != Coll::SendRecvAllPairs; }
+bool isReduction(Coll c) {
+  return c == Coll::AllReduce || c == Coll::ReduceScatter || c == Coll::Reduce || c == Coll::ReduceScatterV;
+}
+bool isRooted(Coll c) { return c == Coll::Broadcast || c == Coll::Reduce || c == Coll::Gather || c == Coll::Scatter; }
+bool hasInPlace(Coll c) { return c != Coll::SendRecvRing && c != Coll::SendRecvAllPairs && c != Coll::AlltoAllv; }
 
 // Where a case's send and receive regions lie, what the send region holds
 // before the call, and what each element of the receive region must hold
@@ -212,6 +216,61 @@ class Runner {
           return exactly(moved((r + n - 1) % n, j), got, e);
         };
         break;
+      case Coll::Gather:
+        // Only the root's receive buffer is written (and exists).
+        p.sendElems = count, p.recvElems = r == c.root ? nc : 0;
+        if (r == c.root) p.sendOffset = static_cast<size_t>(r) * count;
+        p.sendInit = [=](size_t j) { return moved(r, j); };
+        p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) {
+          return exactly(moved(static_cast<int>(j / count), j % count), got, e);
+        };
+        break;
+      case Coll::Scatter:
+        // Only the root's send buffer is read (and exists).
+        p.sendElems = r == c.root ? nc : 0, p.recvElems = count;
+        if (r == c.root) p.recvOffset = static_cast<size_t>(r) * count;
+        p.sendInit = [=](size_t j) { return moved(r, j); };
+        p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) {
+          return exactly(moved(c.root, static_cast<size_t>(r) * count + j), got, e);
+        };
+        break;
+      case Coll::AlltoAllv: {
+        const Blocks in = recvBlocks(count, n, r);
+        p.sendElems = sendBlocks(count, n, r).extent, p.recvElems = in.extent;
+        p.sendInit = [=](size_t j) { return moved(r, j); };
+        p.check = [=](size_t j, uint64_t got, uint64_t initial, std::string* e) {
+          const int q = in.blockOf(j);
+          if (q < 0) return exactly(initial, got, e);
+          return exactly(moved(q, sendBlocks(count, n, q).displs[r] + (j - in.displs[q])), got, e);
+        };
+        break;
+      }
+      case Coll::AllGatherV: {
+        const Blocks all = sharedBlocks(count, n);
+        p.sendElems = all.counts[r], p.recvElems = all.extent, p.sendOffset = all.displs[r];
+        p.sendInit = [=](size_t j) { return moved(r, j); };
+        p.check = [=](size_t j, uint64_t got, uint64_t initial, std::string* e) {
+          const int q = all.blockOf(j);
+          return exactly(q < 0 ? initial : moved(q, j - all.displs[q]), got, e);
+        };
+        break;
+      }
+      case Coll::ReduceScatterV: {
+        const Blocks all = sharedBlocks(count, n);
+        p.sendElems = all.extent, p.recvElems = all.counts[r], p.recvOffset = all.displs[r];
+        p.sendInit = [=](size_t j) { return red(r, j); };
+        p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) { return reduced(all.displs[r] + j)(got, e); };
+        break;
+      }
+      case Coll::Permute: {
+        const int from = permutePeers(count, n, r).second;
+        p.sendElems = p.recvElems = count;
+        p.sendInit = [=](size_t j) { return moved(r, j); };
+        p.check = [=](size_t j, uint64_t got, uint64_t initial, std::string* e) {
+          return exactly(from < 0 ? initial : moved(from, j), got, e);
+        };
+        break;
+      }
     }
     return p;
   }
@@ -270,6 +329,35 @@ class Runner {
         what = "trncclGroupEnd";
         break;
       }
+      case Coll::Gather:
+        rc = trncclGather(send, recv, count, c.type, c.root, comm_, stream_);
+        break;
+      case Coll::Scatter:
+        rc = trncclScatter(send, recv, count, c.type, c.root, comm_, stream_);
+        break;
+      case Coll::AlltoAllv: {
+        const Blocks out = sendBlocks(count, n_, rank_), in = recvBlocks(count, n_, rank_);
+        rc = trncclAlltoAllv(send, out.counts.data(), out.displs.data(), recv, in.counts.data(), in.displs.data(),
+                             c.type, comm_, stream_);
+        break;
+      }
+      case Coll::AllGatherV: {
+        const Blocks all = sharedBlocks(count, n_);
+        rc = trncclAllGatherV(send, all.counts[rank_], recv, all.counts.data(), all.displs.data(), c.type, comm_,
+                              stream_);
+        break;
+      }
+      case Coll::ReduceScatterV: {
+        const Blocks all = sharedBlocks(count, n_);
+        rc = trncclReduceScatterV(send, all.counts.data(), all.displs.data(), recv, all.counts[rank_], c.type, c.op,
+                                  comm_, stream_);
+        break;
+      }
+      case Coll::Permute: {
+        const auto [to, from] = permutePeers(count, n_, rank_);
+        rc = trncclPermute(send, recv, count, c.type, to, from, comm_, stream_);
+        break;
+      }
     }
     if (!checked(c, what, rc)) return false;
     if (stream_ != nullptr) return checked(c, "trncclStreamSynchronize", trncclStreamSynchronize(stream_));
@@ -290,6 +378,28 @@ class Runner {
   int reportsLeft_;
 };
 
+// The new collectives that only move data treat a type as its size: their
+// large count runs on a type of each size (fewLargeTypes), the small counts
+// on every type.
+bool movesBytesOnly(Coll c) {
+  return c == Coll::Gather || c == Coll::Scatter || c == Coll::AlltoAllv || c == Coll::AllGatherV || c == Coll::Permute;
+}
+
+bool isFewLargeType(trncclDataType_t type) {
+  const std::vector<trncclDataType_t> few = fewLargeTypes();
+  return std::find(few.begin(), few.end(), type) != few.end();
+}
+
+// Broadcast and reduce run every root; gather and scatter, which the direct
+// algorithm treats alike whichever rank is root, the first and the last.
+std::vector<int> rootsOf(Coll coll, int nranks) {
+  if (coll == Coll::Gather || coll == Coll::Scatter)
+    return nranks > 1 ? std::vector<int>{0, nranks - 1} : std::vector<int>{0};
+  std::vector<int> roots(isRooted(coll) ? nranks : 1);
+  for (int r = 0; r < static_cast<int>(roots.size()); ++r) roots[r] = r;
+  return roots;
+}
+
 // Every case of the matrix, in the same order on every rank.
 std::vector<Case> enumerateCases(int rank, int nranks, const MatrixOptions& options) {
   auto large = [&](trncclDataType_t t) {
@@ -305,7 +415,8 @@ std::vector<Case> enumerateCases(int rank, int nranks, const MatrixOptions& opti
       for (trncclRedOp_t op : isReduction(coll) ? ops : noOp)
         for (size_t count : options.counts) {
           if (count > 37 && !large(type)) continue;
-          for (int root = 0; root < (isRooted(coll) ? nranks : 1); ++root)
+          if (count > 37 && movesBytesOnly(coll) && !isFewLargeType(type)) continue;
+          for (int root : rootsOf(coll, nranks))
             for (bool inPlace : {false, true}) {
               if (inPlace && !hasInPlace(coll)) continue;
               const uint64_t index = cases.size();
@@ -340,14 +451,27 @@ const char* collName(Coll coll) {
       return "SendRecvRing";
     case Coll::SendRecvAllPairs:
       return "SendRecvAllPairs";
+    case Coll::Gather:
+      return "Gather";
+    case Coll::Scatter:
+      return "Scatter";
+    case Coll::AlltoAllv:
+      return "AlltoAllv";
+    case Coll::AllGatherV:
+      return "AllGatherV";
+    case Coll::ReduceScatterV:
+      return "ReduceScatterV";
+    case Coll::Permute:
+      return "Permute";
   }
   return "?";
 }
 
 const std::vector<Coll>& allColls() {
-  static const std::vector<Coll> colls = {Coll::AllReduce,    Coll::AllGather,       Coll::ReduceScatter,
-                                          Coll::Broadcast,    Coll::Reduce,          Coll::AlltoAll,
-                                          Coll::SendRecvRing, Coll::SendRecvAllPairs};
+  static const std::vector<Coll> colls = {
+      Coll::AllReduce, Coll::AllGather,    Coll::ReduceScatter,    Coll::Broadcast, Coll::Reduce,
+      Coll::AlltoAll,  Coll::SendRecvRing, Coll::SendRecvAllPairs, Coll::Gather,    Coll::Scatter,
+      Coll::AlltoAllv, Coll::AllGatherV,   Coll::ReduceScatterV,   Coll::Permute};
   return colls;
 }
 

@@ -14,7 +14,22 @@
 
 namespace trnccl::test {
 
-enum class Coll { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AlltoAll, SendRecvRing, SendRecvAllPairs };
+enum class Coll {
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  Broadcast,
+  Reduce,
+  AlltoAll,
+  SendRecvRing,
+  SendRecvAllPairs,
+  Gather,
+  Scatter,
+  AlltoAllv,
+  AllGatherV,
+  ReduceScatterV,
+  Permute,
+};
 
 const char* collName(Coll coll);
 const std::vector<Coll>& allColls();

@@ -46,7 +46,13 @@ const std::pair<Coll, algo::Collective> kCollectives[] = {{Coll::AllReduce, algo
                                                           {Coll::ReduceScatter, algo::Collective::ReduceScatter},
                                                           {Coll::Broadcast, algo::Collective::Broadcast},
                                                           {Coll::Reduce, algo::Collective::Reduce},
-                                                          {Coll::AlltoAll, algo::Collective::AllToAll}};
+                                                          {Coll::AlltoAll, algo::Collective::AllToAll},
+                                                          {Coll::Gather, algo::Collective::Gather},
+                                                          {Coll::Scatter, algo::Collective::Scatter},
+                                                          {Coll::AlltoAllv, algo::Collective::AllToAllV},
+                                                          {Coll::AllGatherV, algo::Collective::AllGatherV},
+                                                          {Coll::ReduceScatterV, algo::Collective::ReduceScatterV},
+                                                          {Coll::Permute, algo::Collective::Permute}};
 
 // The collectives `algorithm` implements, as it says on a group of `nranks`
 // (split over two instances for one that needs them; which collectives it
@@ -61,7 +67,8 @@ std::vector<Coll> collectivesOf(const algo::RegisteredAlgorithm& algorithm, int 
   for (const auto& [coll, collective] : kCollectives) {
     algo::CollectiveArgs args{collective, 0, nranks, 37};
     if (algorithm.reach == algo::Reach::Instances) args.layout = &twoInstances;
-    const bool everyRoot = coll == Coll::Broadcast || coll == Coll::Reduce;
+    const bool everyRoot =
+        coll == Coll::Broadcast || coll == Coll::Reduce || coll == Coll::Gather || coll == Coll::Scatter;
     if (implementation->whyUnsupported(args).empty() && (!everyRoot || nranks <= 6)) colls.push_back(coll);
   }
   return colls;
@@ -93,6 +100,8 @@ std::vector<MatrixOptions> matricesFor(const algo::RegisteredAlgorithm& algorith
     fp8.salt = 2;
     matrices.push_back(fp8);
   }
+  const auto& colls = main.collectives;
+  if (std::find(colls.begin(), colls.end(), Coll::AllReduce) == colls.end()) return matrices;
   MatrixOptions multiSlice = main;
   multiSlice.collectives = {Coll::AllReduce};
   multiSlice.types = {trncclFloat32};

@@ -294,3 +294,61 @@ TEST_CASE("groups: collectives and sends/receives mixed in one group", "[groups]
     return true;
   });
 }
+
+TEST_CASE("groups: gather, scatter, the v-collectives and permute fused in one group", "[groups]") {
+  // Rank r's all-to-all-v block to rank p is r + p + 1 elements; the count
+  // arrays live only until each call returns, so the group must keep its own.
+  const int n = 3;
+  const size_t count = 5000;
+  checkOnThreads(n, [&](trncclComm_t comm, int r, FailureLog& log) {
+    // Rank r's blocks to (and from, the same lengths) each rank, packed in rank order.
+    auto blocks = [&] {
+      std::vector<size_t> counts(n), displs(n);
+      size_t at = 0;
+      for (int q = 0; q < n; ++q) counts[q] = static_cast<size_t>(r + q + 1), displs[q] = at, at += counts[q];
+      return std::pair{counts, displs};
+    };
+    std::vector<int32_t> mine(count), gathered(count * n, -1), scattered(count, -1), permuted(count, -1);
+    for (size_t i = 0; i < count; ++i) mine[i] = exchanged(r, r, i);
+    std::vector<int32_t> toScatter(count * n);
+    for (size_t i = 0; i < toScatter.size(); ++i) toScatter[i] = exchanged(r, 1, i);
+    std::vector<int32_t> a2aIn(64, -1), a2aOut(64);
+    for (size_t i = 0; i < a2aOut.size(); ++i) a2aOut[i] = exchanged(r, 2, i);
+    log.expect(r, "trncclGroupStart", trncclGroupStart(), trncclSuccess, nullptr);
+    log.expect(r, "trncclGather", trncclGather(mine.data(), gathered.data(), count, trncclInt32, 2, comm, nullptr),
+               trncclSuccess, comm);
+    log.expect(r, "trncclScatter",
+               trncclScatter(toScatter.data(), scattered.data(), count, trncclInt32, 1, comm, nullptr), trncclSuccess,
+               comm);
+    {
+      const auto [counts, displs] = blocks();
+      log.expect(r, "trncclAlltoAllv",
+                 trncclAlltoAllv(a2aOut.data(), counts.data(), displs.data(), a2aIn.data(), counts.data(),
+                                 displs.data(), trncclInt32, comm, nullptr),
+                 trncclSuccess, comm);
+    }
+    log.expect(
+        r, "trncclPermute",
+        trncclPermute(mine.data(), permuted.data(), count, trncclInt32, (r + 1) % n, (r + n - 1) % n, comm, nullptr),
+        trncclSuccess, comm);
+    if (!log.expect(r, "trncclGroupEnd", trncclGroupEnd(), trncclSuccess, comm)) return false;
+    for (size_t i = 0; i < count; ++i) {
+      if (scattered[i] != exchanged(1, 1, static_cast<size_t>(r) * count + i))
+        return log.fail(r, "scattered element " + std::to_string(i));
+      if (permuted[i] != exchanged((r + n - 1) % n, (r + n - 1) % n, i))
+        return log.fail(r, "permuted element " + std::to_string(i));
+      for (int q = 0; r == 2 && q < n; ++q)
+        if (gathered[q * count + i] != exchanged(q, q, i))
+          return log.fail(r, "gathered element " + std::to_string(q * count + i));
+    }
+    // From rank q: its block to r (q + r + 1 elements) starts at the sum of its blocks to ranks before r.
+    size_t at = 0;
+    for (int q = 0; q < n; ++q) {
+      size_t from = 0;
+      for (int p = 0; p < r; ++p) from += static_cast<size_t>(q + p + 1);
+      for (size_t k = 0; k < static_cast<size_t>(q + r + 1); ++k, ++at)
+        if (a2aIn[at] != exchanged(q, 2, from + k)) return log.fail(r, "all-to-all-v element " + std::to_string(at));
+    }
+    return true;
+  });
+}

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -126,4 +127,35 @@ TEST_CASE("avg in a float type accepts one ulp and no more, and NaN is always wr
   CHECK(wrong(Collective::all_reduce, spec, layout, 0, output) == 1);
   put(std::numeric_limits<float>::quiet_NaN());
   CHECK(wrong(Collective::all_reduce, spec, layout, 0, output) == 1);
+}
+
+TEST_CASE("gather, scatter and permute check the right source; gather only on the root", "[perf][check]") {
+  const PatternSpec spec{trncclInt32, std::nullopt, 3};
+  const Layout gl = layout_for(Collective::gather, 4 * 300, 4, 3);
+  const std::vector<Bytes> in = inputs(spec, gl.send_count);
+  Bytes gathered;
+  for (const Bytes& rank_input : in) gathered.insert(gathered.end(), rank_input.begin(), rank_input.end());
+  CHECK(wrong(Collective::gather, spec, gl, 1, gathered, 1) == 0);
+  // Each rank's block is 100 elements; 50 of rank 0's swapped with 50 of rank 1's are wrong
+  // wherever the two ranks' inputs differ.
+  REQUIRE(gl.count == 100);
+  size_t differing = 0;
+  for (size_t i = 0; i < 50; ++i)
+    differing += !std::equal(in[0].begin() + 4 * i, in[0].begin() + 4 * i + 4, in[1].begin() + 4 * i);
+  REQUIRE(differing > 0);
+  std::swap_ranges(gathered.begin(), gathered.begin() + 200, gathered.begin() + 400);
+  CHECK(wrong(Collective::gather, spec, gl, 1, gathered, 1) == 2 * differing);
+  CHECK(wrong(Collective::gather, spec, gl, 0, gathered, 1) == 0);  // not the root: nothing defined
+
+  const Layout sl = layout_for(Collective::scatter, 4 * 300, 4, 3);
+  const std::vector<Bytes> whole = inputs(spec, sl.send_count);
+  const size_t block = sl.count * 4;
+  const Bytes block1(whole[2].begin() + block, whole[2].begin() + 2 * block);  // root 2's block 1
+  CHECK(wrong(Collective::scatter, spec, sl, 1, block1, 2) == 0);
+  CHECK(wrong(Collective::scatter, spec, sl, 0, block1, 2) > 0);
+
+  const Layout pl = layout_for(Collective::permute, 400, 4, 3);
+  const std::vector<Bytes> pin = inputs(spec, pl.send_count);
+  CHECK(wrong(Collective::permute, spec, pl, 0, pin[2]) == 0);  // from rank 2, the one before 0
+  CHECK(wrong(Collective::permute, spec, pl, 0, pin[1]) > 0);
 }

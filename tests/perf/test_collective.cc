@@ -78,3 +78,33 @@ TEST_CASE("reduces and has_root classify the collectives", "[perf][collective]")
   CHECK(has_root(Collective::reduce));
   CHECK_FALSE(has_root(Collective::all_reduce));
 }
+
+TEST_CASE("the new collectives: names, layouts, factors and classes", "[perf][collective]") {
+  for (Collective c : {Collective::gather, Collective::scatter, Collective::alltoallv, Collective::allgatherv,
+                       Collective::reducescatterv, Collective::permute})
+    CHECK(parse_collective(collective_name(c)) == c);
+  CHECK(collective_name(Collective::reducescatterv) == "reducescatterv");
+  // 1000 bytes of 4-byte elements on 4 ranks: 62 per rank, as all_gather / reduce_scatter / alltoall.
+  const Layout g = layout_for(Collective::gather, 1000, 4, 4);
+  CHECK((g.count == 62 && g.send_count == 62 && g.recv_count == 248 && g.send_inplace_offset == 62));
+  const Layout s = layout_for(Collective::scatter, 1000, 4, 4);
+  CHECK((s.count == 62 && s.send_count == 248 && s.recv_count == 62 && s.recv_inplace_offset == 62));
+  const Layout v = layout_for(Collective::alltoallv, 1000, 4, 4);
+  CHECK((v.count == 62 && v.send_count == 248 && v.recv_count == 248));
+  const Layout p = layout_for(Collective::permute, 1001, 2, 3);
+  CHECK((p.count == 500 && p.send_count == 500 && p.recv_count == 500));
+  for (Collective c : {Collective::gather, Collective::scatter, Collective::alltoallv, Collective::allgatherv,
+                       Collective::reducescatterv})
+    CHECK(bus_factor(c, 8) == Approx(0.875));
+  CHECK(bus_factor(Collective::permute, 8) == Approx(1.0));
+  // gather: the size is every rank's share: 4 x 2.5e8 bytes in 1 s.
+  const Bandwidth gb = bandwidth(Collective::gather, layout_for(Collective::gather, 1000000000, 4, 4), 4, 4, 1.0);
+  CHECK(gb.algbw == Approx(1.0));
+  CHECK(gb.busbw == Approx(0.75));
+  CHECK(reduces(Collective::reducescatterv));
+  CHECK_FALSE(reduces(Collective::allgatherv));
+  CHECK((has_root(Collective::gather) && has_root(Collective::scatter)));
+  CHECK_FALSE(has_root(Collective::permute));
+  CHECK_FALSE(has_in_place(Collective::alltoallv));
+  CHECK(has_in_place(Collective::gather));
+}

@@ -54,6 +54,33 @@ TEST_CASE("trnccl-sim writes CSV and JSON with nccl-tests' bandwidths", "[sim][c
   CHECK(std::count(csv.output.begin(), csv.output.end(), '\n') == 1 + 3);
 }
 
+TEST_CASE("trnccl-sim simulates gather, scatter, the v-collectives and permute with the algorithm that runs them",
+          "[sim][cli]") {
+  // The v-collectives run even blocks, so each predicts as its even form
+  // moves the same bytes over the same messages: all-to-all-v as all-to-all
+  // (mesh both), all-gather-v as all-gather with the ring forced.
+  const std::vector<std::pair<std::string, std::string>> chosen = {{"gather", "direct"},   {"scatter", "direct"},
+                                                                   {"permute", "direct"},  {"alltoallv", "mesh"},
+                                                                   {"allgatherv", "ring"}, {"reducescatterv", "ring"}};
+  for (const auto& [coll, algorithm] : chosen) {
+    CAPTURE(coll);
+    const auto run = runCommand(kSim + " --topo trn1.32xlarge --ranks 8 --coll " + coll + " --sizes 1M --format json");
+    REQUIRE(run.status == 0);
+    const auto doc = nlohmann::json::parse(run.output);
+    REQUIRE(doc["rows"].size() == 1);
+    CHECK(doc["rows"][0]["chosen"] == algorithm);
+    CHECK(doc["rows"][0]["time_us"].get<double>() > 0);
+  }
+  auto timeOf = [](const std::string& args) {
+    const auto run = runCommand(kSim + " --topo trn1.32xlarge --ranks 8 --sizes 1M --format json " + args);
+    REQUIRE(run.status == 0);
+    return nlohmann::json::parse(run.output)["rows"][0]["time_us"].get<double>();
+  };
+  CHECK(timeOf("--coll alltoallv") == Approx(timeOf("--coll alltoall --algo mesh")));
+  CHECK(timeOf("--coll allgatherv") == Approx(timeOf("--coll allgather --algo ring")));
+  CHECK(timeOf("--coll reducescatterv") == Approx(timeOf("--coll reducescatter --algo ring")));
+}
+
 TEST_CASE("trnccl-sim --compare puts knob variants side by side", "[sim][cli]") {
   const auto run = runCommand(kSim +
                               " --topo trn1.32xlarge --ranks 16 --rank-order chip --algo ring --sizes 64M"

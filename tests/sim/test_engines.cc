@@ -233,9 +233,11 @@ sim::Knobs linksAlone() {
   return knobs;
 }
 
-void checkEnginesAgree(const sim::Machine& machine, const std::string& algorithm, size_t count, double tolerance) {
-  CAPTURE(machine.describe(), algorithm, count, tolerance);
+void checkEnginesAgree(const sim::Machine& machine, const std::string& algorithm, size_t count, double tolerance,
+                       algo::Collective collective = algo::Collective::AllReduce) {
+  CAPTURE(machine.describe(), algorithm, count, tolerance, algo::collectiveName(collective));
   sim::Call call;
+  call.collective = collective;
   call.count = count;
   call.algorithm = algorithm;
   call.engine = sim::Engine::EventDriven;
@@ -256,7 +258,8 @@ void checkEveryShippedTopology(bool withEngine) {
   for (const std::string& name : machines) {
     const sim::Machine machine(name, withEngine ? sim::Knobs{} : linksAlone());
     const double tolerance = withEngine ? engineTolerance(machine) : Tolerance{}.links;
-    std::vector<std::string> algorithms = {"auto"};
+    // Each algorithm on all-reduce, or one that does not run it (direct) on gather.
+    std::vector<std::pair<std::string, algo::Collective>> algorithms = {{"auto", algo::Collective::AllReduce}};
     for (const algo::RegisteredAlgorithm& a : algo::registeredAlgorithms()) {
       if (a.reach == algo::Reach::Instances && machine.layout().instances() == 1) continue;
       // Mesh sends all of a rank's messages at once: with the collective
@@ -265,11 +268,14 @@ void checkEveryShippedTopology(bool withEngine) {
       // message is not the event engine's queue), and the event engine takes
       // minutes on 256 ranks. Not compared here.
       if (a.name == "mesh") continue;
-      algorithms.push_back(a.name);
+      algo::CollectiveArgs allReduce{algo::Collective::AllReduce, 0, machine.ranks(), 8};
+      allReduce.layout = &machine.layout();
+      const bool allReduces = a.make()->whyUnsupported(allReduce).empty();
+      algorithms.push_back({a.name, allReduces ? algo::Collective::AllReduce : algo::Collective::Gather});
     }
-    for (const std::string& algorithm : algorithms)
+    for (const auto& [algorithm, collective] : algorithms)
       for (size_t count : {size_t{16} << 10, size_t{1} << 20, size_t{16} << 20})
-        checkEnginesAgree(machine, algorithm, count, tolerance);
+        checkEnginesAgree(machine, algorithm, count, tolerance, collective);
   }
 }
 

@@ -71,6 +71,18 @@ algo::Collective simulatedCollective(perf::Collective c) {
       return algo::Collective::Reduce;
     case perf::Collective::alltoall:
       return algo::Collective::AllToAll;
+    case perf::Collective::gather:
+      return algo::Collective::Gather;
+    case perf::Collective::scatter:
+      return algo::Collective::Scatter;
+    case perf::Collective::alltoallv:
+      return algo::Collective::AllToAllV;
+    case perf::Collective::allgatherv:
+      return algo::Collective::AllGatherV;
+    case perf::Collective::reducescatterv:
+      return algo::Collective::ReduceScatterV;
+    case perf::Collective::permute:
+      return algo::Collective::Permute;
     case perf::Collective::sendrecv:
       break;
   }

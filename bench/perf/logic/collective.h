@@ -5,13 +5,30 @@
 
 namespace trnccl::perf {
 
-enum class Collective { all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv };
+// The v-collectives run even blocks (every rank's block `count` elements,
+// packed in rank order) and permute shifts by one rank, as sendrecv does.
+enum class Collective {
+  all_reduce,
+  all_gather,
+  reduce_scatter,
+  broadcast,
+  reduce,
+  alltoall,
+  sendrecv,
+  gather,
+  scatter,
+  alltoallv,
+  allgatherv,
+  reducescatterv,
+  permute,
+};
 
 std::string_view collective_name(Collective collective);
 // Throws UsageError for a name that is not a collective.
 Collective parse_collective(std::string_view name);
-bool reduces(Collective collective);   // takes a reduction op
-bool has_root(Collective collective);  // takes a root rank
+bool reduces(Collective collective);       // takes a reduction op
+bool has_root(Collective collective);      // takes a root rank
+bool has_in_place(Collective collective);  // has an in-place form
 
 // How one message size maps onto a call, as nccl-tests' getCollByteCount has
 // it. All counts are in elements.

@@ -113,7 +113,9 @@ std::string usage_text() {
   std::string text =
       "usage: trnccl-perf <collective> [flags]\n"
       "       mpirun -np <N> trnccl-perf <collective> [flags]\n"
-      "collectives: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv\n"
+      "collectives: all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv, gather, scatter,\n"
+      "             alltoallv, allgatherv, reducescatterv, permute (the v-collectives with even blocks, permute\n"
+      "             as a shift by one rank)\n"
       "flags:\n";
   for (const Flag& f : kFlags) {
     std::string left = "  -" + std::string(1, f.short_name) + ", --" + std::string(f.long_name);
