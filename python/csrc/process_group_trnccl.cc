@@ -5,7 +5,6 @@
 #include <string>
 
 #include "call_errors.h"
-#include "group_call.h"
 #include "tensor_args.h"
 
 namespace trnccl_torch {
@@ -328,12 +327,23 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::reduce_scatter(std::vector<at
   TORCH_CHECK(static_cast<int>(inputs[0].size()) == size_, "trnccl: input_list holds ", inputs[0].size(),
               " tensors, expected one per rank (", size_, ")");
   std::vector<at::Tensor> flat;
+  std::vector<size_t> counts, displs;
   for (const at::Tensor& in : inputs[0]) {
     checkPair(in, "input_list", output, "output");
-    checkNumel(in, "a tensor of input_list", output.numel(), "as many as the output");
+    displs.push_back(counts.empty() ? 0 : displs.back() + counts.back());
+    counts.push_back(count(in));
     flat.push_back(in.reshape({-1}));
   }
-  return reduceScatter(c10d::OpType::REDUCE_SCATTER, at::cat(flat), output, outputs, opts);
+  checkNumel(output, "output", inputs[0][rank_].numel(), "as many as this rank's tensor of input_list");
+  if (std::all_of(counts.begin(), counts.end(), [&](size_t n) { return n == counts[0]; }))
+    return reduceScatter(c10d::OpType::REDUCE_SCATTER, at::cat(flat), output, outputs, opts);
+  // Uneven blocks (every rank passes the same sizes): trncclReduceScatterV.
+  const trncclRedOp_t op = redOpOf(opts.reduceOp);
+  return outOfPlace(c10d::OpType::REDUCE_SCATTER, "trncclReduceScatterV", at::cat(flat), output, outputs,
+                    [&](const void* in, void* out, trncclDataType_t type, trncclStream_t s) {
+                      return trncclReduceScatterV(in, counts.data(), displs.data(), out, count(output), type, op, comm_,
+                                                  s);
+                    });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::_reduce_scatter_base(at::Tensor& output, at::Tensor& input,
@@ -399,24 +409,17 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::alltoall_base(at::Tensor& out
                       [&](const void* in, void* out, trncclDataType_t type, trncclStream_t s) {
                         return trncclAlltoAll(in, out, sends[0], type, comm_, s);
                       });
-  // Uneven blocks: a send to and a receive from every rank, fused in a group.
-  const size_t elementBytes = input.element_size();
-  return outOfPlace(
-      c10d::OpType::ALLTOALL_BASE, "trncclSend/trncclRecv (all_to_all)", input, output, {output},
-      [&](const void* in, void* out, trncclDataType_t type, trncclStream_t s) {
-        return inGroup([&] {
-          trncclResult_t first = trncclSuccess;
-          size_t sent = 0, received = 0;
-          for (int p = 0; p < size_ && first == trncclSuccess; ++p) {
-            if (sends[p] > 0)
-              first = trncclSend(static_cast<const char*>(in) + sent * elementBytes, sends[p], type, p, comm_, s);
-            if (recvs[p] > 0 && first == trncclSuccess)
-              first = trncclRecv(static_cast<char*>(out) + received * elementBytes, recvs[p], type, p, comm_, s);
-            sent += sends[p], received += recvs[p];
-          }
-          return first;
-        });
-      });
+  // Uneven blocks: trncclAlltoAllv, blocks packed in rank order.
+  std::vector<size_t> sendDispls(size_), recvDispls(size_);
+  for (int p = 1; p < size_; ++p) {
+    sendDispls[p] = sendDispls[p - 1] + sends[p - 1];
+    recvDispls[p] = recvDispls[p - 1] + recvs[p - 1];
+  }
+  return outOfPlace(c10d::OpType::ALLTOALL_BASE, "trncclAlltoAllv", input, output, {output},
+                    [&](const void* in, void* out, trncclDataType_t type, trncclStream_t s) {
+                      return trncclAlltoAllv(in, sends.data(), sendDispls.data(), out, recvs.data(), recvDispls.data(),
+                                             type, comm_, s);
+                    });
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::send(std::vector<at::Tensor>& tensors, int dstRank, int) {

@@ -92,6 +92,33 @@ def check_rooted(rank, world):
                 expect_equal(t, reduced(xs, "MIN"), f"reduce {dtype} to {root}")
 
 
+def check_gather_scatter(rank, world):
+    """gather and scatter to and from every root, with gather_list and
+    scatter_list only on the root."""
+    for dtype in (torch.float32, torch.int64, torch.bfloat16):
+        for root in range(world):
+            xs = all_inputs(world, dtype, 19, salt=root)
+            out = [torch.empty(19, dtype=dtype) for _ in range(world)] if rank == root else None
+            dist.gather(xs[rank].clone(), gather_list=out, dst=root)
+            if rank == root:
+                for r in range(world):
+                    expect_equal(out[r], xs[r], f"gather {dtype} to {root} from {r}")
+            got = torch.empty(19, dtype=dtype)
+            dist.scatter(got, scatter_list=[x.clone() for x in xs] if rank == root else None, src=root)
+            expect_equal(got, xs[rank], f"scatter {dtype} from {root}")
+
+
+def check_reduce_scatter_uneven(rank, world):
+    """reduce_scatter whose blocks differ in size (rank r's is r + 2
+    elements): trncclReduceScatterV."""
+    sizes = [r + 2 for r in range(world)]
+    xs = all_inputs(world, torch.float32, sum(sizes), salt=7)
+    inputs = list(xs[rank].clone().split(sizes))
+    out = torch.empty(sizes[rank])
+    dist.reduce_scatter(out, inputs)
+    expect_equal(out, reduced(xs, "SUM").split(sizes)[rank], "uneven reduce_scatter")
+
+
 def check_all_to_all(rank, world):
     for dtype in DTYPES:
         # rank r sends block p of its input to rank p
@@ -262,7 +289,7 @@ def check_bad_arguments(rank, world):
 def collectives(rank, world):
     for check in (check_bad_arguments, check_all_reduce, check_all_gather, check_reduce_scatter, check_rooted,
                   check_all_to_all, check_all_to_all_uneven, check_send_recv, check_non_contiguous, check_async,
-                  check_coalesced, check_sparse_all_reduce):
+                  check_coalesced, check_sparse_all_reduce, check_gather_scatter, check_reduce_scatter_uneven):
         check(rank, world)
 
 
