@@ -72,6 +72,10 @@ bool FifoReader::hasNext() {
   return tail_ != headSeen_;
 }
 
+bool FifoReader::published() const {
+  return tail_ != headSeen_ || std::atomic_ref<uint64_t>(headWord(ring_)).load(std::memory_order_acquire) != headSeen_;
+}
+
 SlotHeader FifoReader::next(const std::byte** payload) const {
   const std::byte* slot = slotAt(ring_, geometry_, tail_);
   SlotHeader header;

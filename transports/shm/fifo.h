@@ -81,6 +81,9 @@ class FifoReader {
 
   // True if a published slot is waiting.
   bool hasNext();
+  // The same, without validating the sender's index or remembering it (for a
+  // last look before sleeping; never throws).
+  bool published() const;
   // The next slot's header (a validated private copy) and its payload (valid
   // until release()). Call after hasNext().
   SlotHeader next(const std::byte** payload) const;

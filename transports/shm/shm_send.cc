@@ -76,7 +76,7 @@ void ShmTransport::flush(Peer& peer) {
       peer.outbox.pop_front();
     }
   }
-  if (fifo.publish()) peer.link.doorbell.ring();
+  if (fifo.publish()) peer.link.doorbell.ringIfSleeping();
 }
 
 // Takes an announced send's buffer back from the peer, which may be copying a
