@@ -41,14 +41,14 @@
 // every FIFO it owns on each progress(), so a full FIFO always empties and
 // no cycle of full FIFOs can deadlock.
 //
-// Ordering and waking: slots are published by a release store of the FIFO's
-// head and read after an acquire load (fifo.h); whoever publishes then rings
+// Ordering and waking: a slot is published by a release store of its stamp
+// and read after an acquire load of it (fifo.h); whoever publishes then rings
 // the receiver's doorbell only if the receiver sleeps (doorbell.h:
 // ringIfSleeping), and a receiver that frees slots a sender waits for rings
 // the sender's. progress() reads its own doorbell's sequence before it looks
-// at anything; wait() registers as a sleeper, looks at every FIFO's head once
-// more, and sleeps only while nothing arrived and the sequence is unchanged,
-// so nothing published after the look is missed.
+// at anything; wait() registers as a sleeper, looks at every FIFO's next slot
+// once more, and sleeps only while nothing arrived and the sequence is
+// unchanged, so nothing published after the look is missed.
 //
 // Link emulation (Options::emulation, link_pacing.h): a send reserves its
 // path when it is posted and waits in its peer's `paced` queue until the

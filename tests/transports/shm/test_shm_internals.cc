@@ -84,6 +84,18 @@ TEST_CASE(
     rogue.publish();
     requireRemoteErrorNamingPeer([&] { reader.hasNext(); });
   }
+  SECTION("a slot stamped out of turn, after the first publication") {
+    FifoReader reader(fifo.ring(), fifo.geometry, kPeer);
+    rogue.write(dataSlot(1, 8), payload);
+    rogue.publish();
+    REQUIRE(reader.hasNext());
+    reader.consume();
+    // Slot 1's stamp must be 0 (not written yet) or 2; a writer a lap ahead
+    // (slots 0-3, then 0 and 1 again) leaves 6 there.
+    FifoWriter lapper(fifo.ring(), fifo.geometry, kPeer);
+    for (int i = 0; i < 6; ++i) lapper.write(dataSlot(2, 8), payload);
+    requireRemoteErrorNamingPeer([&] { reader.hasNext(); });
+  }
   SECTION("an unknown slot kind") {
     FifoReader reader(fifo.ring(), fifo.geometry, kPeer);
     rogue.write({static_cast<SlotKind>(99), 0, 1, 0, 0, 0, 0, 0}, payload);
