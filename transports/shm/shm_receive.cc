@@ -60,7 +60,11 @@ void ShmTransport::onEager(Peer& peer, const SlotHeader& slot, const std::byte* 
   EarlyMessage& early = peer.early[peer.earlyCount++];
   early.tag = slot.tag;
   early.total = slot.total;
-  if (early.bytes.size() < slot.total) early.bytes.resize(slot.total);
+  // Every buffer grows to the largest early message yet, so that once a peer's
+  // largest and its most simultaneous early messages have been seen, none
+  // grows again, whichever buffer a message lands in.
+  peer.largestEarly = std::max(peer.largestEarly, slot.total);
+  if (early.bytes.size() < slot.total) early.bytes.resize(peer.largestEarly);
   if (slot.total > 0) std::memcpy(early.bytes.data(), payload, slot.total);
 }
 

@@ -155,8 +155,9 @@ struct Peer {
   IncomingMap incoming;
   std::vector<EarlyMessage> early;  // [0, earlyCount) hold messages; the rest are spare buffers
   size_t earlyCount = 0;
-  std::string gone;     // why requests with this peer can no longer complete
-  bool broken = false;  // it corrupted shared memory: never read it again
+  uint64_t largestEarly = 0;  // bytes
+  std::string gone;           // why requests with this peer can no longer complete
+  bool broken = false;        // it corrupted shared memory: never read it again
 };
 
 // A receive filled by single copy straight from the sender's buffer.
