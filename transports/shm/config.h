@@ -50,5 +50,8 @@ static_assert(kEagerBytes <= kSlotBytes);
 inline constexpr size_t kPullChunkBytes = 4 * 1024 * 1024;
 // How often a rank waiting on a peer checks that the peer is still alive.
 inline constexpr std::chrono::milliseconds kLivenessInterval{50};
+// How long a closing transport waits for room in a live peer's FIFO for the
+// replies it still owes (shm_send.cc: sendLastReplies).
+inline constexpr std::chrono::milliseconds kLastRepliesWait{1000};
 
 }  // namespace trnccl::transport::shm

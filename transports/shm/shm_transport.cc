@@ -29,6 +29,7 @@ ShmTransport::ShmTransport(const Options& options, Config config, Connections co
 }
 
 ShmTransport::~ShmTransport() {
+  sendLastReplies();
   std::atomic_ref<uint32_t>(*connections_.closed).store(1, std::memory_order_release);
   for (Peer& peer : peers_) peer.link.doorbell.ring();
 }

@@ -228,6 +228,7 @@ class ShmTransport final : public Transport {
   // Reserves our FIFO's slots in the peer's segment before their first use.
   void commitFifo(Peer& peer);
   void withdraw(Peer& peer, AnnouncementId announcement);
+  void sendLastReplies() noexcept;
   // Failures.
   template <class Step>
   void unlessBroken(Peer& peer, Step&& step);
