@@ -39,7 +39,8 @@
 //
 // Replies (Cts, Fin, Nack) go out before queued data, and every rank drains
 // every FIFO it owns on each progress(), so a full FIFO always empties and
-// no cycle of full FIFOs can deadlock.
+// no cycle of full FIFOs can deadlock. A closing transport first sends the
+// replies it still owes to live peers (sendLastReplies).
 //
 // Ordering and waking: a slot is published by a release store of its stamp
 // and read after an acquire load of it (fifo.h); whoever publishes then rings

@@ -55,20 +55,29 @@ TEST_CASE("shm: warm small-message exchanges allocate nothing, early or expected
       if (receive.transferred != bytes || in[bytes - 1] != static_cast<std::byte>(peer * 100 + round % 100))
         throw std::runtime_error("round " + std::to_string(round) + ": wrong message");
     };
-    // Warm: queues, lists and early buffers grow to what the exchanges below
-    // can need at once (the peer may be a round ahead), and more.
+    // Warm: the list of posted receives and the pool of early buffers grow
+    // to more than the exchanges below can need at once (the peer may be a
+    // round ahead): a burst whose receives wait for their messages, then one
+    // whose messages wait for their receives.
     constexpr int kBurst = 4;
-    Request burst[2 * kBurst];
-    for (int i = 0; i < kBurst; ++i) {
-      burst[i] = makeRequest(peer, static_cast<Tag>(100000 + i), out, sizeof out);
-      t->isend(burst[i]);
-    }
-    for (int i = 0; i < 1000; ++i) t->progress();
-    for (int i = 0; i < kBurst; ++i) {
-      burst[kBurst + i] = makeRequest(peer, static_cast<Tag>(100000 + i), in, sizeof in);
-      t->irecv(burst[kBurst + i]);
-    }
-    drive(*t, {&burst[0], &burst[1], &burst[2], &burst[3], &burst[4], &burst[5], &burst[6], &burst[7]});
+    auto burst = [&](bool receivesFirst, Tag first) {
+      Request sends[kBurst], receives[kBurst];
+      for (int i = 0; i < kBurst; ++i) {
+        sends[i] = makeRequest(peer, first + static_cast<Tag>(i), out, sizeof out);
+        receives[i] = makeRequest(peer, first + static_cast<Tag>(i), in, sizeof in);
+      }
+      if (receivesFirst)
+        for (Request& r : receives) t->irecv(r);
+      oob.barrier();
+      for (Request& s : sends) t->isend(s);  // written at once: the FIFO has room
+      oob.barrier();
+      t->progress();  // everything has arrived
+      if (!receivesFirst)
+        for (Request& r : receives) t->irecv(r);
+      drive(*t, {&sends[0], &sends[1], &sends[2], &sends[3], &receives[0], &receives[1], &receives[2], &receives[3]});
+    };
+    burst(true, 100000);
+    burst(false, 200000);
     for (int round = 0; round < 200; ++round) exchange(round);
     const long before = allocations.load();
     for (int round = 200; round < 1200; ++round) exchange(round);
