@@ -43,10 +43,15 @@ inline constexpr uint64_t kDefaultFifoBytes = 8 * kSlotBytes;
 // receive). Larger messages announce themselves and wait for the receive, so an
 // unexpected message never costs more than this much heap on the receiver.
 inline constexpr uint64_t kEagerBytes = 64 * 1024;
+// An eager message travels in one slot, so a receiver takes it whole.
+static_assert(kEagerBytes <= kSlotBytes);
 // A single-copy pull moves at most this much per progress() call, so one large
 // message does not stall everything else.
 inline constexpr size_t kPullChunkBytes = 4 * 1024 * 1024;
 // How often a rank waiting on a peer checks that the peer is still alive.
 inline constexpr std::chrono::milliseconds kLivenessInterval{50};
+// How long a closing transport waits for room in a live peer's FIFO for the
+// replies it still owes (shm_send.cc: sendLastReplies).
+inline constexpr std::chrono::milliseconds kLastRepliesWait{1000};
 
 }  // namespace trnccl::transport::shm

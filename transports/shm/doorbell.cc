@@ -27,17 +27,23 @@ void Doorbell::ring() {
     futex(&word_->sequence, FUTEX_WAKE, INT_MAX, nullptr);
 }
 
-void Doorbell::sleep(uint32_t seen, std::chrono::microseconds maxWait) {
-  if (maxWait.count() <= 0) return;
-  std::atomic_ref<uint32_t> sleepers(word_->sleepers);
-  sleepers.fetch_add(1, std::memory_order_seq_cst);
-  if (sequence() == seen) {
-    const timespec timeout{static_cast<time_t>(maxWait.count() / 1000000),
-                           static_cast<long>(maxWait.count() % 1000000) * 1000};
-    // EAGAIN (already rung), EINTR and ETIMEDOUT all mean: go and look.
-    futex(&word_->sequence, FUTEX_WAIT, seen, &timeout);
-  }
-  sleepers.fetch_sub(1, std::memory_order_seq_cst);
+void Doorbell::ringIfSleeping() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // the work before `sleepers`
+  if (std::atomic_ref<uint32_t>(word_->sleepers).load(std::memory_order_relaxed) != 0) ring();
 }
+
+void Doorbell::enter() {
+  std::atomic_ref<uint32_t>(word_->sleepers).fetch_add(1, std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // `sleepers` before the last look for work
+}
+
+void Doorbell::block(uint32_t seen, std::chrono::microseconds maxWait) {
+  const timespec timeout{static_cast<time_t>(maxWait.count() / 1000000),
+                         static_cast<long>(maxWait.count() % 1000000) * 1000};
+  // EAGAIN (already rung), EINTR and ETIMEDOUT all mean: go and look.
+  futex(&word_->sequence, FUTEX_WAIT, seen, &timeout);
+}
+
+void Doorbell::leave() { std::atomic_ref<uint32_t>(word_->sleepers).fetch_sub(1, std::memory_order_seq_cst); }
 
 }  // namespace trnccl::transport::shm

@@ -10,6 +10,13 @@
 // the ringer sees the sleeper or the sleeper sees the new sequence: no lost
 // wake-up. The futex is shared (not FUTEX_PRIVATE): ringers are other
 // processes.
+//
+// Work the sleeper can see for itself (a slot in its FIFOs: the hot path)
+// rings only if someone sleeps (ringIfSleeping), so a busy rank's doorbell
+// line is not written on every message: after registering, the sleeper looks
+// for such work once more (sleep()'s `arrived`), and the ringer reads
+// `sleepers` after a full fence, so either the ringer sees the sleeper or the
+// sleeper sees the work.
 #pragma once
 
 #include <chrono>
@@ -28,10 +35,26 @@ class Doorbell {
 
   uint32_t sequence() const;
   void ring();
-  // Sleep until the sequence moves away from `seen`, or maxWait passes.
-  void sleep(uint32_t seen, std::chrono::microseconds maxWait);
+  // After publishing work that the sleeper's `arrived` looks for.
+  void ringIfSleeping();
+  // Sleep until the sequence moves away from `seen`, or maxWait passes,
+  // unless `arrived()` (called once registered as a sleeper) finds work.
+  template <class Arrived>
+  void sleep(uint32_t seen, std::chrono::microseconds maxWait, Arrived&& arrived) {
+    if (maxWait.count() <= 0) return;
+    enter();
+    if (sequence() == seen && !arrived()) block(seen, maxWait);
+    leave();
+  }
+  void sleep(uint32_t seen, std::chrono::microseconds maxWait) {
+    sleep(seen, maxWait, [] { return false; });
+  }
 
  private:
+  void enter();
+  void block(uint32_t seen, std::chrono::microseconds maxWait);
+  void leave();
+
   DoorbellWord* word_;
 };
 

@@ -1,6 +1,7 @@
 #include "transports/shm/fifo.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -17,6 +18,7 @@ uint64_t& tailWord(std::byte* ring) { return *reinterpret_cast<uint64_t*>(ring +
 std::byte* slotAt(std::byte* ring, const FifoGeometry& g, uint64_t index) {
   return ring + FifoGeometry::kControlBytes + (index % g.slots) * g.slotStride();
 }
+uint64_t& stampWord(std::byte* slot) { return *reinterpret_cast<uint64_t*>(slot + offsetof(SlotHeader, stamp)); }
 
 [[noreturn]] void corrupt(int peer, const std::string& what) {
   throwError(trncclRemoteError,
@@ -34,9 +36,9 @@ bool FifoWriter::hasSpace() {
   if (head_ - tailSeen_ < geometry_.slots) return true;
   auto refresh = [this](std::memory_order order) {
     const uint64_t tail = std::atomic_ref<uint64_t>(tailWord(ring_)).load(order);
-    if (tail < tailSeen_ || tail > published_)
+    if (tail < tailSeen_ || tail > head_)
       corrupt(peer_, "read index " + std::to_string(tail) + " outside [" + std::to_string(tailSeen_) + ", " +
-                         std::to_string(published_) + "]");
+                         std::to_string(head_) + "]");
     tailSeen_ = tail;
     return head_ - tailSeen_ < geometry_.slots;
   };
@@ -47,9 +49,10 @@ bool FifoWriter::hasSpace() {
 
 void FifoWriter::write(const SlotHeader& header, const void* payload) {
   std::byte* slot = slotAt(ring_, geometry_, head_);
-  std::memcpy(slot, &header, sizeof header);
   if (header.bytes != 0) std::memcpy(slot + FifoGeometry::kSlotHeaderBytes, payload, header.bytes);
+  std::memcpy(slot, &header, offsetof(SlotHeader, stamp));
   ++head_;
+  std::atomic_ref<uint64_t>(stampWord(slot)).store(head_, std::memory_order_release);
 }
 
 bool FifoWriter::publish() {
@@ -62,15 +65,33 @@ bool FifoWriter::publish() {
 FifoReader::FifoReader(std::byte* ring, FifoGeometry geometry, int peer)
     : ring_(ring), geometry_(geometry), peer_(peer) {}
 
-bool FifoReader::hasNext() {
-  if (tail_ != headSeen_) return true;
-  const uint64_t head = std::atomic_ref<uint64_t>(headWord(ring_)).load(std::memory_order_acquire);
-  if (head < headSeen_ || head - tail_ > geometry_.slots)
-    corrupt(peer_, "write index " + std::to_string(head) + " with read index " + std::to_string(tail_) + " and " +
-                       std::to_string(geometry_.slots) + " slots");
-  headSeen_ = head;
-  return tail_ != headSeen_;
+bool FifoReader::started() const {
+  return started_ || std::atomic_ref<uint64_t>(headWord(ring_)).load(std::memory_order_acquire) != 0;
 }
+
+uint64_t FifoReader::stampAt(uint64_t index) const {
+  return std::atomic_ref<uint64_t>(stampWord(slotAt(ring_, geometry_, index))).load(std::memory_order_acquire);
+}
+
+bool FifoReader::hasNext() {
+  if (!started_) {
+    const uint64_t head = std::atomic_ref<uint64_t>(headWord(ring_)).load(std::memory_order_acquire);
+    if (head > geometry_.slots)
+      corrupt(peer_, "write index " + std::to_string(head) + " in its first publication, with " +
+                         std::to_string(geometry_.slots) + " slots");
+    if (head == 0) return false;
+    started_ = true;
+  }
+  const uint64_t stamp = stampAt(tail_);
+  if (stamp == tail_ + 1) return true;
+  const uint64_t previous = tail_ >= geometry_.slots ? tail_ + 1 - geometry_.slots : 0;
+  if (stamp != previous)
+    corrupt(peer_, "slot stamp " + std::to_string(stamp) + " where " + std::to_string(previous) + " or " +
+                       std::to_string(tail_ + 1) + " belongs (" + std::to_string(geometry_.slots) + " slots)");
+  return false;
+}
+
+bool FifoReader::published() const { return started() && stampAt(tail_) == tail_ + 1; }
 
 SlotHeader FifoReader::next(const std::byte** payload) const {
   const std::byte* slot = slotAt(ring_, geometry_, tail_);

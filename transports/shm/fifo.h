@@ -6,12 +6,20 @@
 // validated before use: a buggy or dying peer yields Error(trncclRemoteError),
 // never an out-of-bounds access.
 //
-// Ordering: the sender fills slots, then stores head (release); the receiver
-// loads head (acquire), copies the slots out, then stores tail (release); the
-// sender loads tail (acquire) before reusing a slot. A sender that finds the
-// ring full sets `spaceWanted` and re-reads tail; the receiver stores tail and
-// then reads `spaceWanted` (all seq_cst), so one of them sees the other and
-// the receiver rings the sender's doorbell.
+// Ordering: the sender fills a slot's payload and header, then stores the
+// header's `stamp` (release): the slot's index in the ring's history plus one.
+// The receiver polls the stamp of the slot it expects next (acquire), so a
+// small message costs the transfer of its header line and payload line, and
+// no separate index line (Open MPI's fast boxes and NCCL's LL flags work the
+// same way). A stamp is either that slot's previous one (not written yet) or
+// the expected one; anything else is a corrupt ring. The sender also stores
+// `head` (release) when it publishes: until the receiver has seen it move, it
+// does not touch the slots, which the sender commits lazily (segment.h). The
+// receiver copies the slots out, then stores tail (release); the sender loads
+// tail (acquire) before reusing a slot. A sender that finds the ring full sets
+// `spaceWanted` and re-reads tail; the receiver stores tail and then reads
+// `spaceWanted` (all seq_cst), so one of them sees the other and the receiver
+// rings the sender's doorbell.
 #pragma once
 
 #include <cstddef>
@@ -38,6 +46,7 @@ struct SlotHeader {
   uint64_t bytes;         // Eager, Data: payload bytes in this slot
   uint64_t address;       // Rts: the message, in the sender's address space
   uint64_t announcement;  // Rts and its replies: which one (announcement.h)
+  uint64_t stamp = 0;     // set by the writer, last: see above
 };
 
 struct FifoGeometry {
@@ -59,9 +68,11 @@ class FifoWriter {
   // True if a slot can be written now. When the ring is full it asks the
   // receiver to ring our doorbell once it frees a slot.
   bool hasSpace();
-  // Fill the next slot (after hasSpace()); the reader sees it after publish().
+  // Fill the next slot (after hasSpace()); the reader may see it at once
+  // (header.stamp is ignored), but a reader that has not seen publish() yet
+  // waits for it.
   void write(const SlotHeader& header, const void* payload);
-  // Makes everything written so far visible; true if anything was new.
+  // Stores head; true if anything was written since the last publish().
   bool publish();
 
  private:
@@ -81,6 +92,9 @@ class FifoReader {
 
   // True if a published slot is waiting.
   bool hasNext();
+  // The same, without validating what the sender wrote (for a last look
+  // before sleeping; never throws).
+  bool published() const;
   // The next slot's header (a validated private copy) and its payload (valid
   // until release()). Call after hasNext().
   SlotHeader next(const std::byte** payload) const;
@@ -90,12 +104,15 @@ class FifoReader {
   bool release();
 
  private:
+  bool started() const;
+  uint64_t stampAt(uint64_t index) const;
+
   std::byte* ring_ = nullptr;
   FifoGeometry geometry_;
   int peer_ = -1;
   uint64_t tail_ = 0;      // next slot to read
   uint64_t released_ = 0;  // tail as last stored in shared memory
-  uint64_t headSeen_ = 0;  // the sender's head as last read
+  bool started_ = false;   // the sender has published: its slots are committed
 };
 
 }  // namespace trnccl::transport::shm

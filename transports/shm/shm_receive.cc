@@ -11,8 +11,10 @@ void ShmTransport::drain(Peer& peer) {
     const SlotHeader slot = fifo.next(&payload);
     switch (slot.kind) {
       case SlotKind::Eager:
+        onEager(peer, slot, payload);
+        break;
       case SlotKind::Rts:
-        onMessage(peer, slot, payload);
+        onAnnouncement(peer, slot);
         break;
       case SlotKind::Data:
         onData(peer, slot, payload);
@@ -28,47 +30,71 @@ void ShmTransport::drain(Peer& peer) {
   if (fifo.release()) peer.link.doorbell.ring();
 }
 
-void ShmTransport::onMessage(Peer& peer, const SlotHeader& slot, const std::byte* payload) {
-  const bool announced = slot.kind == SlotKind::Rts;
-  if (!announced && (slot.total > kEagerBytes || slot.offset != 0 || slot.bytes > slot.total))
-    protocolError(peer, "eager message of " + std::to_string(slot.total) + " bytes starting with " +
-                            std::to_string(slot.bytes) + " bytes at offset " + std::to_string(slot.offset));
-  if (announced && !IncomingAnnouncements::valid(slot.announcement))
-    protocolError(peer, "an announcement in slot " + std::to_string(static_cast<uint32_t>(slot.announcement)) +
-                            " (there are " + std::to_string(kAnnouncementSlots) + ")");
-  auto [message, fresh] = peer.incoming.try_emplace(slot.tag);
-  if (!fresh && isWithdrawn(peer, message->second)) {
-    message->second = Incoming{};  // the sender cancelled that one: this one replaces it
-  } else if (!fresh) {
-    protocolError(peer, "a second message with tag " + std::to_string(slot.tag) +
+// A message is new only if no other with its tag is in flight, except an
+// announcement its sender has since withdrawn, which it replaces.
+void ShmTransport::checkNew(Peer& peer, Tag tag) {
+  bool seen = findEarly(peer, tag) != kNotFound;
+  if (!seen && !peer.incoming.empty()) {
+    if (auto message = peer.incoming.find(tag); message != peer.incoming.end()) {
+      seen = !isWithdrawn(peer, message->second);
+      if (!seen) peer.incoming.erase(message);
+    }
+  }
+  if (seen)
+    protocolError(peer, "a second message with tag " + std::to_string(tag) +
                             " before the first was received (tags must be unique among the "
                             "messages in flight)");
+}
+
+void ShmTransport::onEager(Peer& peer, const SlotHeader& slot, const std::byte* payload) {
+  if (slot.total > kEagerBytes || slot.offset != 0 || slot.bytes != slot.total)
+    protocolError(peer, "eager message of " + std::to_string(slot.total) + " bytes starting with " +
+                            std::to_string(slot.bytes) + " bytes at offset " + std::to_string(slot.offset));
+  checkNew(peer, slot.tag);
+  if (Request* receive = takePosted(peer, slot.tag)) {
+    if (slot.total > receive->bytes) return tooSmall(peer, slot.tag, slot.total, *receive);
+    if (slot.total > 0) std::memcpy(receive->buffer, payload, slot.total);
+    return complete(*receive, slot.total);
   }
-  message->second.announced = announced;
-  message->second.address = slot.address;
-  message->second.announcement = slot.announcement;
-  message->second.total = slot.total;
-  if (auto posted = peer.posted.find(slot.tag); posted != peer.posted.end()) {
-    Request& receive = *posted->second;
-    peer.posted.erase(posted);
-    match(peer, message, receive);  // erases `message` only if announced or empty
-  } else if (!announced) {
-    message->second.staging.resize(slot.total);
-  }
-  if (!announced && slot.total > 0) deliver(peer, message, payload, slot.bytes);
+  if (peer.earlyCount == peer.early.size()) peer.early.emplace_back();
+  EarlyMessage& early = peer.early[peer.earlyCount++];
+  early.tag = slot.tag;
+  early.total = slot.total;
+  // Every buffer grows to the largest early message yet, so that once a peer's
+  // largest and its most simultaneous early messages have been seen, none
+  // grows again, whichever buffer a message lands in.
+  peer.largestEarly = std::max(peer.largestEarly, slot.total);
+  if (early.bytes.size() < slot.total) early.bytes.resize(peer.largestEarly);
+  if (slot.total > 0) std::memcpy(early.bytes.data(), payload, slot.total);
+}
+
+void ShmTransport::onAnnouncement(Peer& peer, const SlotHeader& slot) {
+  if (!IncomingAnnouncements::valid(slot.announcement))
+    protocolError(peer, "an announcement in slot " + std::to_string(static_cast<uint32_t>(slot.announcement)) +
+                            " (there are " + std::to_string(kAnnouncementSlots) + ")");
+  checkNew(peer, slot.tag);
+  const auto message =
+      peer.incoming
+          .emplace(slot.tag, Incoming{.address = slot.address, .announcement = slot.announcement, .total = slot.total})
+          .first;
+  if (Request* receive = takePosted(peer, slot.tag)) match(peer, message, *receive);
 }
 
 void ShmTransport::onData(Peer& peer, const SlotHeader& slot, const std::byte* payload) {
   auto message = peer.incoming.find(slot.tag);
-  if (message == peer.incoming.end() ||
-      (message->second.announced && message->second.state == Incoming::State::Unexpected))
+  if (message == peer.incoming.end() || message->second.state == Incoming::State::Unexpected)
     protocolError(peer, "data for tag " + std::to_string(slot.tag) + ", which it never started");
-  const Incoming& m = message->second;
+  Incoming& m = message->second;
   if (slot.offset != m.arrived || slot.bytes > m.total - m.arrived)
     protocolError(peer, std::to_string(slot.bytes) + " bytes at offset " + std::to_string(slot.offset) + " of a " +
                             std::to_string(m.total) + "-byte message (tag " + std::to_string(slot.tag) + ") of which " +
                             std::to_string(m.arrived) + " bytes had arrived");
-  deliver(peer, message, payload, slot.bytes);
+  if (m.state == Incoming::State::Receiving)
+    std::memcpy(static_cast<std::byte*>(m.receive->buffer) + m.arrived, payload, slot.bytes);
+  m.arrived += slot.bytes;
+  if (m.arrived < m.total) return;
+  if (m.state == Incoming::State::Receiving) complete(*m.receive, m.total);
+  peer.incoming.erase(message);
 }
 
 void ShmTransport::onReply(Peer& peer, const SlotHeader& slot) {
@@ -93,78 +119,88 @@ void ShmTransport::onReply(Peer& peer, const SlotHeader& slot) {
   }
 }
 
+size_t ShmTransport::findPosted(const Peer& peer, Tag tag) {
+  for (size_t i = 0; i < peer.posted.size(); ++i)
+    if (peer.posted[i]->tag == tag) return i;
+  return kNotFound;
+}
+
+size_t ShmTransport::findEarly(const Peer& peer, Tag tag) {
+  for (size_t i = 0; i < peer.earlyCount; ++i)
+    if (peer.early[i].tag == tag) return i;
+  return kNotFound;
+}
+
+Request* ShmTransport::takePosted(Peer& peer, Tag tag) {
+  const size_t i = findPosted(peer, tag);
+  if (i == kNotFound) return nullptr;
+  Request* receive = peer.posted[i];
+  peer.posted[i] = peer.posted.back();
+  peer.posted.pop_back();
+  return receive;
+}
+
+void ShmTransport::takeEarly(Peer& peer, size_t index, Request& receive) {
+  const EarlyMessage& early = peer.early[index];
+  if (early.total > receive.bytes) {
+    tooSmall(peer, early.tag, early.total, receive);
+  } else {
+    if (early.total > 0) std::memcpy(receive.buffer, early.bytes.data(), early.total);
+    complete(receive, early.total);
+  }
+  std::swap(peer.early[index], peer.early[--peer.earlyCount]);  // keeps both buffers
+}
+
+void ShmTransport::tooSmall(const Peer& peer, Tag tag, uint64_t total, const Request& receive) {
+  fail(trncclInvalidUsage, "the message from " + describe(peer.link.rank, tag) + " is " + std::to_string(total) +
+                               " bytes, larger than the " + std::to_string(receive.bytes) + "-byte receive rank " +
+                               std::to_string(rank_) + " posted for it");
+}
+
 void ShmTransport::match(Peer& peer, IncomingMap::iterator message, Request& receive) {
   Incoming& m = message->second;
   const Tag tag = message->first;
   if (m.total > receive.bytes) {
-    fail(trncclInvalidUsage, "the message from " + describe(peer.link.rank, tag) + " is " + std::to_string(m.total) +
-                                 " bytes, larger than the " + std::to_string(receive.bytes) + "-byte receive rank " +
-                                 std::to_string(rank_) + " posted for it");
-    if (m.announced) peer.replies.push_back({SlotKind::Nack, tag, receive.bytes, m.announcement});
-    if (m.announced || m.arrived == m.total) {
-      peer.incoming.erase(message);
-    } else {
-      m.state = Incoming::State::Discarding;
-      m.staging = {};
-    }
+    tooSmall(peer, tag, m.total, receive);
+    peer.replies.push_back({SlotKind::Nack, tag, receive.bytes, m.announcement});
+    peer.incoming.erase(message);
     return;
   }
-  const bool singleCopy = m.announced && singleCopyFrom(peer) && !IncomingAnnouncements::streamOnly(m.announcement);
+  const bool singleCopy = singleCopyFrom(peer) && !IncomingAnnouncements::streamOnly(m.announcement);
   TRNCCL_TRACE("shm: rank %d: %llu-byte message from %s: %s", rank_, static_cast<unsigned long long>(m.total),
-               describe(peer.link.rank, tag).c_str(),
-               !m.announced ? "eager"
-               : singleCopy ? "single copy"
-                            : "streamed");
+               describe(peer.link.rank, tag).c_str(), singleCopy ? "single copy" : "streamed");
   if (singleCopy) {
     pulls_.push_back({&peer, &receive, tag, m.address, m.announcement, m.total});
     peer.incoming.erase(message);
     return;
   }
-  if (m.announced && !peer.link.announcementsFromPeer.claim(m.announcement)) {
+  if (!peer.link.announcementsFromPeer.claim(m.announcement)) {
     peer.incoming.erase(message);
     repost(peer, receive);
     return;
   }
-  if (m.announced) peer.replies.push_back({SlotKind::Cts, tag, 0, m.announcement});
-  if (m.arrived > 0) std::memcpy(receive.buffer, m.staging.data(), m.arrived);
-  m.staging = {};
+  peer.replies.push_back({SlotKind::Cts, tag, 0, m.announcement});
   m.state = Incoming::State::Receiving;
   m.receive = &receive;
-  if (!m.announced && m.arrived == m.total) {
-    complete(receive, m.total);
-    peer.incoming.erase(message);
-  }
 }
 
 // An announcement that waits for its receive, but whose sender has since
 // cancelled it (the only way a sender can reuse its tag). A stream-only one
 // cannot show it, but neither is its buffer ever read in place.
 bool ShmTransport::isWithdrawn(const Peer& peer, const Incoming& message) const {
-  return message.announced && message.state == Incoming::State::Unexpected &&
-         (IncomingAnnouncements::streamOnly(message.announcement) ||
-          !peer.link.announcementsFromPeer.live(message.announcement));
+  return message.state == Incoming::State::Unexpected && (IncomingAnnouncements::streamOnly(message.announcement) ||
+                                                          !peer.link.announcementsFromPeer.live(message.announcement));
 }
 
 // A receive whose message was withdrawn waits for the next message with its
 // tag, which may have arrived already.
 void ShmTransport::repost(Peer& peer, Request& receive) {
+  if (const size_t i = findEarly(peer, receive.tag); i != kNotFound) return takeEarly(peer, i, receive);
   auto message = peer.incoming.find(receive.tag);
   if (message != peer.incoming.end() && message->second.state == Incoming::State::Unexpected)
     match(peer, message, receive);
   else
-    peer.posted.emplace(receive.tag, &receive);
-}
-
-void ShmTransport::deliver(Peer& peer, IncomingMap::iterator message, const std::byte* payload, uint64_t bytes) {
-  Incoming& m = message->second;
-  if (m.state == Incoming::State::Receiving)
-    std::memcpy(static_cast<std::byte*>(m.receive->buffer) + m.arrived, payload, bytes);
-  else if (m.state == Incoming::State::Unexpected)
-    std::memcpy(m.staging.data() + m.arrived, payload, bytes);
-  m.arrived += bytes;
-  if (m.arrived < m.total || m.state == Incoming::State::Unexpected) return;
-  if (m.state == Incoming::State::Receiving) complete(*m.receive, m.total);
-  peer.incoming.erase(message);
+    peer.posted.push_back(&receive);
 }
 
 bool ShmTransport::singleCopyFrom(const Peer& peer) const {
@@ -221,13 +257,11 @@ bool ShmTransport::advance(Pull& pull) {
     singleCopyRefused_ = true;
     Incoming& m = peer.incoming[pull.tag];
     m = Incoming{.state = Incoming::State::Receiving,
-                 .announced = true,
                  .address = pull.address,
                  .announcement = pull.announcement,
                  .total = pull.total,
                  .arrived = 0,
-                 .receive = pull.receive,
-                 .staging = {}};
+                 .receive = pull.receive};
     peer.replies.push_back({SlotKind::Cts, pull.tag, 0, pull.announcement});
   } else if (err == ESRCH) {
     fail(trncclRemoteError, who(peer) + " exited during a " + what);

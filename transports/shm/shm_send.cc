@@ -76,7 +76,37 @@ void ShmTransport::flush(Peer& peer) {
       peer.outbox.pop_front();
     }
   }
-  if (fifo.publish()) peer.link.doorbell.ring();
+  if (fifo.publish()) peer.link.doorbell.ringIfSleeping();
+}
+
+// A peer's announced send completes only with our reply (Fin, Cts, Nack),
+// and one can still be queued when all our own requests are done: the FIFO
+// to that peer was full. Closing without it would fail the peer's send, so
+// the replies go out first, while the peer lives and drains its FIFO, for at
+// most kLastRepliesWait (a peer that stopped draining is not waited for).
+void ShmTransport::sendLastReplies() noexcept {
+  const auto start = std::chrono::steady_clock::now();
+  Backoff backoff;
+  for (;;) {
+    const uint32_t seen = connections_.doorbell.sequence();  // before any FIFO is found full
+    bool owed = false;
+    for (Peer& peer : peers_) {
+      peer.paced.clear();  // our own unfinished sends are the caller's to abandon
+      peer.outbox.clear();
+      if (peer.replies.empty() || peer.broken || peer.link.process.hasExited() ||
+          std::atomic_ref<uint32_t>(*peer.link.closed).load(std::memory_order_acquire) != 0)
+        continue;
+      try {
+        flush(peer);
+      } catch (const Error&) {
+        continue;  // its FIFO is corrupt, or /dev/shm full: nothing more can reach it
+      }
+      owed = owed || !peer.replies.empty();
+    }
+    if (!owed || std::chrono::steady_clock::now() - start > kLastRepliesWait) return;
+    // A peer that frees a slot we asked for rings our doorbell.
+    backoff.pause([&](std::chrono::microseconds maxWait) { connections_.doorbell.sleep(seen, maxWait); });
+  }
 }
 
 // Takes an announced send's buffer back from the peer, which may be copying a

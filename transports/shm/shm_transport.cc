@@ -29,6 +29,7 @@ ShmTransport::ShmTransport(const Options& options, Config config, Connections co
 }
 
 ShmTransport::~ShmTransport() {
+  sendLastReplies();
   std::atomic_ref<uint32_t>(*connections_.closed).store(1, std::memory_order_release);
   for (Peer& peer : peers_) peer.link.doorbell.ring();
 }
@@ -50,26 +51,31 @@ void ShmTransport::isend(Request& request) {
   const bool announce = request.bytes > 0 && (config_.copy == CopyPath::Cma || request.bytes > kEagerBytes);
   const Outgoing send{&request, announce ? SlotKind::Rts : SlotKind::Eager};
   if (pacer_) [[unlikely]]
-    hold(peer, send);
-  else
-    peer.outbox.push_back(send);
+    return hold(peer, send);
+  peer.outbox.push_back(send);
+  // Nothing queued before it: an eager message goes into the FIFO now, a
+  // progress() sooner (a broken peer's error comes from progress()).
+  if (!announce && peer.outbox.size() == 1) unlessBroken(peer, [&] { flush(peer); });
 }
 
 void ShmTransport::irecv(Request& request) {
   Peer& peer = peerOf(request, "receive");
   request.done = false;
   request.transferred = 0;
-  auto message = peer.incoming.find(request.tag);
-  if (message != peer.incoming.end() && message->second.state == Incoming::State::Unexpected) {
-    match(peer, message, request);
-    return;
+  if (const size_t i = findEarly(peer, request.tag); i != kNotFound) return takeEarly(peer, i, request);
+  bool receiving = false;
+  if (!peer.incoming.empty()) {
+    auto message = peer.incoming.find(request.tag);
+    if (message != peer.incoming.end() && message->second.state == Incoming::State::Unexpected)
+      return match(peer, message, request);
+    receiving = message != peer.incoming.end() && message->second.state == Incoming::State::Receiving;
   }
-  const bool receiving = message != peer.incoming.end() && message->second.state == Incoming::State::Receiving;
-  if (receiving || !peer.posted.emplace(request.tag, &request).second)
+  if (receiving || findPosted(peer, request.tag) != kNotFound)
     throwError(trncclInvalidUsage, "rank " + std::to_string(rank_) + " posted a second receive from " +
                                        describe(request.peer, request.tag) +
                                        " while the first is pending: tags must be unique "
                                        "among the messages in flight between two ranks");
+  peer.posted.push_back(&request);
 }
 
 void ShmTransport::progress() {
@@ -94,9 +100,14 @@ void ShmTransport::wait(std::chrono::microseconds maxWait) {
     const auto untilDue = std::chrono::microseconds(static_cast<int64_t>((nextDueNs_ - now + 999) / 1000));
     maxWait = std::min(maxWait, untilDue);
   }
-  connections_.doorbell.sleep(seen_, maxWait);
+  connections_.doorbell.sleep(seen_, maxWait, [this] { return anythingPublished(); });
   slept_ = true;
   interrupted_.store(false);  // whatever woke us, the caller is awake now
+}
+
+bool ShmTransport::anythingPublished() const {
+  return std::any_of(peers_.begin(), peers_.end(),
+                     [](const Peer& peer) { return !peer.broken && peer.link.fromPeer.published(); });
 }
 
 void ShmTransport::interrupt() {
@@ -112,15 +123,14 @@ void ShmTransport::cancelAll() {
     for (const auto& [tag, send] : peer.awaitingReply) withdraw(peer, send.announcement);
     peer.awaitingReply.clear();
     peer.posted.clear();
+    peer.earlyCount = 0;
     // A message part-way through the FIFO still sends its remaining chunks:
     // swallow them instead of mistaking them for a new message.
     for (auto entry = peer.incoming.begin(); entry != peer.incoming.end();) {
       Incoming& message = entry->second;
-      const bool waitingForCts = message.state == Incoming::State::Unexpected && message.announced;
-      if (message.arrived < message.total && !waitingForCts) {
+      if (message.state != Incoming::State::Unexpected) {  // streaming, or already discarding
         message.state = Incoming::State::Discarding;
         message.receive = nullptr;
-        message.staging = {};
         ++entry;
       } else {
         entry = peer.incoming.erase(entry);

@@ -4,10 +4,13 @@
 // peer, a FIFO that only that peer writes (fifo.h). A message from A to B
 // travels through A's FIFO in B's segment, as slots:
 //
-//   eager (up to kEagerBytes; zero-byte messages always):
-//     A writes Eager(tag, total, first chunk) [Data(next chunk) ...]; the send
-//     is complete once the last chunk is in the FIFO. B copies the chunks into
-//     the posted receive, or into a heap buffer until one is posted.
+//   eager (up to kEagerBytes, which one slot holds; zero-byte messages always):
+//     A writes Eager(tag, total, the whole message) into one slot, at once
+//     from isend() when nothing is queued before it; the send is complete
+//     once it is in the FIFO. B copies it into the posted receive, or into a
+//     buffer of its `early` pool until one is posted. Neither side allocates,
+//     hashes or locks on this path once warm: receives wait in a short
+//     per-peer list, and small queues keep their storage (ring_queue.h).
 //   announced (larger, or every non-empty message with TRNCCL_SHM_COPY=cma):
 //     A writes Rts(tag, total, address of A's buffer, announcement) and waits.
 //     The announcement names a state word in A's segment (B maps it too) that
@@ -36,14 +39,17 @@
 //
 // Replies (Cts, Fin, Nack) go out before queued data, and every rank drains
 // every FIFO it owns on each progress(), so a full FIFO always empties and
-// no cycle of full FIFOs can deadlock.
+// no cycle of full FIFOs can deadlock. A closing transport first sends the
+// replies it still owes to live peers (sendLastReplies).
 //
-// Ordering and waking: slots are published by a release store of the FIFO's
-// head and read after an acquire load (fifo.h); whoever publishes then rings
-// the receiver's doorbell (doorbell.h), and a receiver that frees slots a
-// sender waits for rings the sender's. progress() reads its own doorbell's
-// sequence before it looks at anything and wait() sleeps only while the
-// sequence is unchanged, so nothing published after the look is missed.
+// Ordering and waking: a slot is published by a release store of its stamp
+// and read after an acquire load of it (fifo.h); whoever publishes then rings
+// the receiver's doorbell only if the receiver sleeps (doorbell.h:
+// ringIfSleeping), and a receiver that frees slots a sender waits for rings
+// the sender's. progress() reads its own doorbell's sequence before it looks
+// at anything; wait() registers as a sleeper, looks at every FIFO's next slot
+// once more, and sleeps only while nothing arrived and the sequence is
+// unchanged, so nothing published after the look is missed.
 //
 // Link emulation (Options::emulation, link_pacing.h): a send reserves its
 // path when it is posted and waits in its peer's `paced` queue until the
@@ -70,7 +76,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <deque>
 #include <exception>
 #include <memory>
 #include <string>
@@ -84,6 +89,7 @@
 #include "base/log.h"
 #include "transports/shm/config.h"
 #include "transports/shm/link_pacing.h"
+#include "transports/shm/ring_queue.h"
 #include "transports/shm/setup.h"
 
 namespace trnccl::transport::shm {
@@ -110,19 +116,26 @@ struct PacedSend {
 };
 inline constexpr uint64_t kNoneDue = UINT64_MAX;
 
-// A message from a peer that has announced itself or begun to arrive.
+// An announced message (Rts) from a peer, waiting for its receive or
+// streaming into it.
 struct Incoming {
   enum class State { Unexpected, Receiving, Discarding };
   State state = State::Unexpected;
-  bool announced = false;           // came as Rts: the bytes wait in the sender's buffer
-  uint64_t address = 0;             // announced: where
-  AnnouncementId announcement = 0;  // announced: whether they still do
+  uint64_t address = 0;             // where the bytes wait in the sender's buffer
+  AnnouncementId announcement = 0;  // whether they still do
   uint64_t total = 0;
   uint64_t arrived = 0;
-  Request* receive = nullptr;      // Receiving
-  std::vector<std::byte> staging;  // Unexpected and not announced
+  Request* receive = nullptr;  // Receiving
 };
 using IncomingMap = std::unordered_map<Tag, Incoming>;
+
+// An eager message that arrived before its receive. Its buffer outlives it,
+// for the next early message (bytes.size() is a high-water mark).
+struct EarlyMessage {
+  Tag tag = 0;
+  uint64_t total = 0;
+  std::vector<std::byte> bytes;
+};
 
 // A send that announced itself and waits for the receiver's reply.
 struct AnnouncedSend {
@@ -133,14 +146,19 @@ struct AnnouncedSend {
 struct Peer {
   explicit Peer(PeerLink l) : link(std::move(l)) {}
   PeerLink link;
-  std::deque<Reply> replies;
-  std::deque<PacedSend> paced;  // before `outbox`, in due order
-  std::deque<Outgoing> outbox;
+  RingQueue<Reply> replies;
+  RingQueue<PacedSend> paced;  // before `outbox`, in due order
+  RingQueue<Outgoing> outbox;
   std::unordered_map<Tag, AnnouncedSend> awaitingReply;  // announced sends
-  std::unordered_map<Tag, Request*> posted;              // receives nothing has arrived for
+  // Receives nothing has arrived for: a handful at a time (the executor's
+  // window), so a list beats a hash map.
+  std::vector<Request*> posted;
   IncomingMap incoming;
-  std::string gone;     // why requests with this peer can no longer complete
-  bool broken = false;  // it corrupted shared memory: never read it again
+  std::vector<EarlyMessage> early;  // [0, earlyCount) hold messages; the rest are spare buffers
+  size_t earlyCount = 0;
+  uint64_t largestEarly = 0;  // bytes
+  std::string gone;           // why requests with this peer can no longer complete
+  bool broken = false;        // it corrupted shared memory: never read it again
 };
 
 // A receive filled by single copy straight from the sender's buffer.
@@ -182,13 +200,25 @@ class ShmTransport final : public Transport {
   Peer& peerOf(const Request& request, const char* operation);
   // Receiving.
   void drain(Peer& peer);
-  void onMessage(Peer& peer, const SlotHeader& slot, const std::byte* payload);
+  // Whether any peer's FIFO holds a slot not yet drained (wait()'s last look).
+  bool anythingPublished() const;
+  void checkNew(Peer& peer, Tag tag);
+  void onEager(Peer& peer, const SlotHeader& slot, const std::byte* payload);
+  void onAnnouncement(Peer& peer, const SlotHeader& slot);
   void onData(Peer& peer, const SlotHeader& slot, const std::byte* payload);
   void onReply(Peer& peer, const SlotHeader& slot);
+  static constexpr size_t kNotFound = SIZE_MAX;
+  static size_t findPosted(const Peer& peer, Tag tag);
+  static size_t findEarly(const Peer& peer, Tag tag);
+  // Removes the posted receive for `tag`; null if there is none.
+  Request* takePosted(Peer& peer, Tag tag);
+  // Completes `receive` with the early message at `index`, which it removes.
+  void takeEarly(Peer& peer, size_t index, Request& receive);
+  // Fails the call whose receive is too small for its message.
+  void tooSmall(const Peer& peer, Tag tag, uint64_t total, const Request& receive);
   void match(Peer& peer, IncomingMap::iterator message, Request& receive);
   bool isWithdrawn(const Peer& peer, const Incoming& message) const;
   void repost(Peer& peer, Request& receive);
-  void deliver(Peer& peer, IncomingMap::iterator message, const std::byte* payload, uint64_t bytes);
   bool singleCopyFrom(const Peer& peer) const;
   void advancePulls();
   bool advance(Pull& pull);
@@ -199,6 +229,7 @@ class ShmTransport final : public Transport {
   // Reserves our FIFO's slots in the peer's segment before their first use.
   void commitFifo(Peer& peer);
   void withdraw(Peer& peer, AnnouncementId announcement);
+  void sendLastReplies() noexcept;
   // Failures.
   template <class Step>
   void unlessBroken(Peer& peer, Step&& step);

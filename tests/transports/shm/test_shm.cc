@@ -286,3 +286,47 @@ TEST_CASE(
     }
   }));
 }
+
+TEST_CASE("shm: a rank that closes while its FIFO to a peer is full still sends the replies it owes that peer",
+          "[shm]") {
+  ScopedEnv copy("TRNCCL_SHM_COPY", "cma");  // every non-empty message announced, answered by Fin
+  const std::string jobKey = uniqueJobKey("shm-last-replies");
+  constexpr int kMessages = 8;  // announcements from rank 1: they fill its FIFO to rank 0 exactly
+  constexpr int kFiller = 4;    // empty messages from rank 0 that rank 1 leaves in its FIFO for a while
+  requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
+    auto t = transport::createShmTransport(optionsFor(oob, jobKey));
+    std::vector<std::vector<std::byte>> buffers(kMessages, std::vector<std::byte>(1000));
+    std::vector<Request> requests(kMessages);
+    std::vector<Request*> all;
+    for (int i = 0; i < kMessages; ++i) {
+      requests[i] = makeRequest(1 - rank, static_cast<Tag>(i), buffers[i].data(), 1000);
+      all.push_back(&requests[i]);
+    }
+    if (rank == 1) {
+      for (int i = 0; i < kMessages; ++i) {
+        fillPattern(buffers[i].data(), 1000, 1, 0, static_cast<Tag>(i));
+        t->isend(requests[i]);
+      }
+      t->progress();  // all announcements written: the FIFO was empty
+      oob.barrier();
+      // Rank 0 now receives everything and closes, owing Fins that did not
+      // fit behind its filler; only then does this rank drain its FIFO.
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      drive(*t, all);
+    } else {
+      oob.barrier();
+      Request filler[kFiller];
+      for (int i = 0; i < kFiller; ++i) {
+        filler[i] = makeRequest(1, static_cast<Tag>(1000 + i), nullptr, 0);
+        t->isend(filler[i]);
+      }
+      for (Request& r : requests) t->irecv(r);
+      for (Request& r : filler) all.push_back(&r);
+      drive(*t, all);
+      for (int i = 0; i < kMessages; ++i) {
+        const std::string mismatch = patternMismatch(buffers[i].data(), 1000, 1, 0, static_cast<Tag>(i));
+        expect(mismatch.empty(), mismatch);
+      }
+    }
+  }));
+}

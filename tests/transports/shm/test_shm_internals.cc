@@ -2,6 +2,7 @@
 // impossible values a buggy or dying peer can leave in shared memory, an
 // announcement goes to exactly one of reader and canceller, and the doorbell
 // must wake its sleeper.
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstring>
@@ -83,6 +84,18 @@ TEST_CASE(
     rogue.publish();
     requireRemoteErrorNamingPeer([&] { reader.hasNext(); });
   }
+  SECTION("a slot stamped out of turn, after the first publication") {
+    FifoReader reader(fifo.ring(), fifo.geometry, kPeer);
+    rogue.write(dataSlot(1, 8), payload);
+    rogue.publish();
+    REQUIRE(reader.hasNext());
+    reader.consume();
+    // Slot 1's stamp must be 0 (not written yet) or 2; a writer a lap ahead
+    // (slots 0-3, then 0 and 1 again) leaves 6 there.
+    FifoWriter lapper(fifo.ring(), fifo.geometry, kPeer);
+    for (int i = 0; i < 6; ++i) lapper.write(dataSlot(2, 8), payload);
+    requireRemoteErrorNamingPeer([&] { reader.hasNext(); });
+  }
   SECTION("an unknown slot kind") {
     FifoReader reader(fifo.ring(), fifo.geometry, kPeer);
     rogue.write({static_cast<SlotKind>(99), 0, 1, 0, 0, 0, 0, 0}, payload);
@@ -134,6 +147,39 @@ TEST_CASE("shm doorbell: a ring wakes the sleeper, without one it sleeps its lim
   start = clock::now();
   bell.sleep(bell.sequence(), std::chrono::milliseconds(100));
   CHECK(clock::now() - start >= std::chrono::milliseconds(90));
+}
+
+TEST_CASE("shm doorbell: work the sleeper looks for itself rings only a sleeper, and is never missed",
+          "[shm][doorbell]") {
+  DoorbellWord word{};
+  Doorbell bell(&word);
+  using clock = std::chrono::steady_clock;
+  std::atomic<bool> work{false};
+  auto arrived = [&] { return work.load(); };
+
+  const uint32_t idle = bell.sequence();
+  bell.ringIfSleeping();  // nobody sleeps: the doorbell's line is left alone
+  CHECK(bell.sequence() == idle);
+
+  work = true;  // published before the sleeper's last look: it does not sleep
+  auto start = clock::now();
+  bell.sleep(bell.sequence(), std::chrono::seconds(5), arrived);
+  CHECK(clock::now() - start < std::chrono::seconds(1));
+
+  work = false;
+  for (int round = 0; round < 20; ++round) {  // published at any moment while it goes to sleep
+    const uint32_t seen = bell.sequence();
+    std::thread ringer([&] {
+      std::this_thread::sleep_for(std::chrono::microseconds(round * 50));
+      work = true;
+      bell.ringIfSleeping();
+    });
+    start = clock::now();
+    bell.sleep(seen, std::chrono::seconds(5), arrived);
+    ringer.join();
+    CHECK(clock::now() - start < std::chrono::seconds(3));
+    work = false;
+  }
 }
 
 TEST_CASE(
