@@ -65,7 +65,8 @@ void runBlocks(const Job& job, const Op& op, const Rounding& rounding) {
 template <class V, class Src, class Dst, class Op>
 void runJob(const Job& job, const Op& op, const RoundingMode& mode, const RandomKey& key) {
   if constexpr (Dst::kRounds) {
-    if (mode.kind == Rounding::Stochastic) return runBlocks<V, Src, Dst>(job, op, RoundStochastically<V>{key});
+    if (mode.kind == Rounding::Stochastic)
+      return runBlocks<V, Src, Dst>(job, op, RoundStochastically<V>(key, job.firstIndex));
   }
   runBlocks<V, Src, Dst>(job, op, RoundNearestEven{});
 }

@@ -36,26 +36,41 @@ inline uint32_t highWordSalt(uint32_t high, const RandomKey& key) {
 template <class V>
 struct RoundStochastically {
   static constexpr bool kStochastic = true;
-  RandomKey key;
+
+  // A call of fewer than 2^32 elements spans at most two high words: their
+  // salts are computed once per call, not per vector.
+  RoundStochastically(const RandomKey& key, uint64_t firstIndex)
+      : key_(key),
+        firstHigh_(static_cast<uint32_t>(firstIndex >> 32)),
+        salts_{highWordSalt(firstHigh_, key), highWordSalt(firstHigh_ + 1, key)} {}
 
   // Random words for elements index, index + 1, ..., index + kLanes - 1:
-  // lowbias32(low word ^ salt(high word)). One hash per element: the salt is
-  // one scalar per vector, except where a lane's low word wraps.
+  // lowbias32(low word ^ salt(high word)).
   typename V::U bits(uint64_t index) const {
     using U = typename V::U;
     const U low = V::add(V::splatU(static_cast<uint32_t>(index)), V::iota());
     const auto firstHigh = static_cast<uint32_t>(index >> 32);
     // Nearly always no lane's low word wraps, and the high word is one value.
     if (static_cast<uint32_t>(index) <= UINT32_MAX - (V::kLanes - 1))
-      return lowbias32<V>(V::bitXor(low, V::splatU(highWordSalt(firstHigh, key))));
+      return lowbias32<V>(V::bitXor(low, V::splatU(salt(firstHigh))));
     // A lane whose low word wrapped (low < lane, unsigned) carries into the
     // high word; flipping the sign bits makes the signed compare unsigned.
     const U flip = V::splatU(0x80000000u);
     const auto wrapped = V::lessThan(V::bitXor(low, flip), V::bitXor(V::iota(), flip));
     const U high = V::add(V::splatU(firstHigh), V::select(wrapped, V::splatU(1), V::splatU(0)));
-    const U salt = V::bitXor(lowbias32<V>(V::bitXor(high, V::splatU(key.high))), V::splatU(key.low));
-    return lowbias32<V>(V::bitXor(low, salt));
+    const U salts = V::bitXor(lowbias32<V>(V::bitXor(high, V::splatU(key_.high))), V::splatU(key_.low));
+    return lowbias32<V>(V::bitXor(low, salts));
   }
+
+ private:
+  uint32_t salt(uint32_t high) const {
+    if (high == firstHigh_) return salts_[0];
+    return high == firstHigh_ + 1 ? salts_[1] : highWordSalt(high, key_);
+  }
+
+  RandomKey key_;
+  uint32_t firstHigh_;
+  uint32_t salts_[2];
 };
 
 }  // namespace
