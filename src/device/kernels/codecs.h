@@ -109,12 +109,9 @@ struct NarrowCodec {
         const F value = kFormat == Format::E4m3 && !kHalfScaled ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
         const auto bits = V::asU(value);
         const auto magnitude = V::bitAnd(bits, V::splatU(~kFp32SignBit));
-        // Zero or at least 2^-14: magnitude - 1 (0 wraps), unsigned, above
-        // 2^-14's bits - 2 (flipping the sign bits makes the compare unsigned).
-        const auto flip = V::splatU(kFp32SignBit);
-        const auto lessOne = V::bitXor(V::sub(magnitude, V::splatU(1)), flip);
-        if (!V::all(V::lessThan(V::splatU((kSmallestNormal - 2) ^ kFp32SignBit), lessOne)) ||
-            !V::all(V::lessThan(magnitude, V::splatU(kLargestFinite + 1))))
+        // Zero or at least 2^-14: magnitude - 1 (0 wraps) above 2^-14's bits - 2.
+        if (!V::all(V::lessThanUnsigned(V::splatU(kSmallestNormal - 2), V::sub(magnitude, V::splatU(1))),
+                    V::lessThanUnsigned(magnitude, V::splatU(kLargestFinite + 1))))
           return false;
         const auto random = V::bitAnd(rounding.bits(index + g * V::kLanes), V::splatU((1u << kDropped) - 1));
         adjusted[g] = V::asF(V::add(bits, random));

@@ -54,9 +54,8 @@ struct RoundStochastically {
     if (static_cast<uint32_t>(index) <= UINT32_MAX - (V::kLanes - 1))
       return lowbias32<V>(V::bitXor(low, V::splatU(salt(firstHigh))));
     // A lane whose low word wrapped (low < lane, unsigned) carries into the
-    // high word; flipping the sign bits makes the signed compare unsigned.
-    const U flip = V::splatU(0x80000000u);
-    const auto wrapped = V::lessThan(V::bitXor(low, flip), V::bitXor(V::iota(), flip));
+    // high word.
+    const auto wrapped = V::lessThanUnsigned(low, V::iota());
     const U high = V::add(V::splatU(firstHigh), V::select(wrapped, V::splatU(1), V::splatU(0)));
     const U salts = V::bitXor(lowbias32<V>(V::bitXor(high, V::splatU(key_.high))), V::splatU(key_.low));
     return lowbias32<V>(V::bitXor(low, salts));

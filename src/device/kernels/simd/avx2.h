@@ -68,7 +68,13 @@ struct Avx2 {
   static M equal(U a, U b) { return _mm256_cmpeq_epi32(a, b); }
   static U select(M m, U a, U b) { return _mm256_blendv_epi8(b, a, m); }
   static M notEqual(F a, F b) { return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_NEQ_UQ)); }
+  // Flipping the sign bits makes the signed compare unsigned.
+  static M lessThanUnsigned(U a, U b) {
+    const U flip = splatU(0x80000000u);
+    return lessThan(bitXor(a, flip), bitXor(b, flip));
+  }
   static bool all(M m) { return _mm256_movemask_epi8(m) == -1; }
+  static bool all(M m, M n) { return all(_mm256_and_si256(m, n)); }
 
   static H loadI8ToH(const std::byte* p) {
     return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));

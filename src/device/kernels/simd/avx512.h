@@ -69,7 +69,9 @@ struct Avx512 {
   static M equal(U a, U b) { return _mm512_cmpeq_epi32_mask(a, b); }
   static U select(M m, U a, U b) { return _mm512_mask_blend_epi32(m, b, a); }
   static M notEqual(F a, F b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
+  static M lessThanUnsigned(U a, U b) { return _mm512_cmplt_epu32_mask(a, b); }
   static bool all(M m) { return m == 0xFFFF; }
+  static bool all(M m, M n) { return (m & n) == 0xFFFF; }
 
   static H loadI8ToH(const std::byte* p) {
     return _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));

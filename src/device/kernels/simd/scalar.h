@@ -4,8 +4,8 @@
 //
 // What every ISA wrapper provides (this one, avx2.h, avx512.h):
 //  - kLanes lanes of FP32 (F), uint32 (U) and their masks (M): loads and
-//    stores (U from/to 16- and 8-bit elements), arithmetic, compares,
-//    selects, shifts (by constants and per lane), bit casts;
+//    stores (U from/to 16- and 8-bit elements), arithmetic, compares (signed
+//    and unsigned), selects, shifts (by constants and per lane), bit casts;
 //  - kHalfLanes 16-bit lanes (H, masks MH) for FP8 codes on their way to and
 //    from fp16, with halfToFloat() filling kHalfLanes / kLanes F vectors
 //    (H is U's register type: bitAnd and bitOr serve both);
@@ -63,6 +63,7 @@ struct Scalar : ScalarLanes {
   static U minU(U a, U b) { return a < b ? a : b; }
   static U maxU(U a, U b) { return a > b ? a : b; }
   static M lessThan(U a, U b) { return static_cast<int32_t>(a) < static_cast<int32_t>(b); }
+  static M lessThanUnsigned(U a, U b) { return a < b; }
   static M equal(U a, U b) { return a == b; }
   static U select(M m, U a, U b) { return m ? a : b; }
   static M notEqual(F a, F b) { return a != b; }
