@@ -25,7 +25,7 @@ typename V::F canonicalizeNaN(typename V::F value) {
 // FP8 codes (sign-extended to 16-bit lanes) to fp16 bits, exactly: E5M2 is
 // an fp16 without its low 8 mantissa bits. E4M3 lands in the fp16 layout at
 // the same mantissa position but with bias 15 instead of 7, that is at its
-// value x 2^-8; its NaN (S.1111.111) becomes the fp16 NaN.
+// value x 2^-8; its NaN (S.1111.111) becomes an fp16 NaN.
 template <class V, Format kFormat>
 typename V::H fp8ToHalf(typename V::H code) {
   if constexpr (kFormat == Format::E5m2) {
@@ -33,8 +33,9 @@ typename V::H fp8ToHalf(typename V::H code) {
   } else {
     static_assert(kFormat == Format::E4m3);
     const auto half = V::bitAnd(V::template shlH<7>(code), V::splatH(0xBF80));  // sign, magnitude
-    const auto isNaN = V::equalH(V::bitAnd(half, V::splatH(0x3F80)), V::splatH(0x3F80));
-    return V::selectH(isNaN, V::splatH(0x7E00), half);
+    // Adding 0x80 carries into bit 14 for NaN's magnitude (0x3F80) alone:
+    // setting that bit makes it an fp16 NaN (stores canonicalize NaN).
+    return V::bitOr(half, V::bitAnd(V::addH(half, V::splatH(0x80)), V::splatH(0x4000)));
   }
 }
 
