@@ -39,21 +39,11 @@ typename V::H fp8ToHalf(typename V::H code) {
   }
 }
 
-// Rounds FP32 to the format in one step. The magnitude's bits are brought to
-// the position where the format's last kept bit is bit `shift`, an addend
-// is added and the sum shifted right by `shift`; carries propagate into the
-// exponent by themselves. Round-to-nearest-even and stochastic rounding
-// differ only in the addend:
-//   nearest even: half an ulp - 1, plus 1 when the kept part is odd;
-//   stochastic:   the low `shift` random bits.
-// Normal range: the FP32 bits re-biased to the format's exponent, shift 23-M.
-// Subnormal range: the significand (implicit bit included), shifted by 23-M
-// plus how far the exponent lies below the format's minimum.
 // Stochastic rounding to a format with FP32's exponent range (bf16), whose
-// subnormals are FP32's denormals: encode()'s steps at a constant shift, the
+// subnormals are FP32's denormals: encodeInIntegers()'s steps at a constant shift, the
 // sign riding along (below NaN no carry reaches it; the largest finite
 // magnitude plus the random bits reaches infinity at most). Nearest even
-// keeps encode()'s general steps: they are only the fallback of the
+// keeps encodeInIntegers(): they are only the fallback of the
 // hardware's bf16 conversion, and a shorter fallback inlined into the loop
 // made 8-source bf16 sums at 64 MiB about 10% slower on Zen 4.
 template <class V, Format kFormat>
@@ -68,6 +58,16 @@ typename V::U encodeStochasticInFp32Range(typename V::F value, typename V::U ran
   return V::select(V::lessThan(V::splatU(kFp32Infinity), magnitude), V::splatU(kSpec.nanCode()), rounded);
 }
 
+// Rounds FP32 to the format in one step. The magnitude's bits are brought to
+// the position where the format's last kept bit is bit `shift`, an addend
+// is added and the sum shifted right by `shift`; carries propagate into the
+// exponent by themselves. Round-to-nearest-even and stochastic rounding
+// differ only in the addend:
+//   nearest even: half an ulp - 1, plus 1 when the kept part is odd;
+//   stochastic:   the low `shift` random bits.
+// Normal range: the FP32 bits re-biased to the format's exponent, shift 23-M.
+// Subnormal range: the significand (implicit bit included), shifted by 23-M
+// plus how far the exponent lies below the format's minimum.
 template <class V, Format kFormat, bool kStochastic>
 typename V::U encodeInIntegers(typename V::F value, typename V::U randomBits) {
   using U = typename V::U;
