@@ -40,12 +40,12 @@ typename V::H fp8ToHalf(typename V::H code) {
 }
 
 // Stochastic rounding to a format with FP32's exponent range (bf16), whose
-// subnormals are FP32's denormals: encodeInIntegers()'s steps at a constant shift, the
-// sign riding along (below NaN no carry reaches it; the largest finite
-// magnitude plus the random bits reaches infinity at most). Nearest even
-// keeps encodeInIntegers(): they are only the fallback of the
-// hardware's bf16 conversion, and a shorter fallback inlined into the loop
-// made 8-source bf16 sums at 64 MiB about 10% slower on Zen 4.
+// subnormals are FP32's denormals: encodeInIntegers()'s steps at a constant
+// shift, the sign riding along (below NaN no carry reaches it; the largest
+// finite magnitude plus the random bits reaches infinity at most). Nearest
+// even keeps encodeInIntegers(): it is only the fallback of the hardware's
+// bf16 conversion there, and a shorter fallback inlined into the loop made
+// 8-source bf16 sums at 64 MiB about 10% slower on Zen 4.
 template <class V, Format kFormat>
 typename V::U encodeStochasticInFp32Range(typename V::F value, typename V::U randomBits) {
   using U = typename V::U;
