@@ -131,6 +131,42 @@ TEST_CASE("kernels: stochastic rounding's random bits are the documented hash of
   }
 }
 
+// SIMD paths round whole vectors stochastically through the hardware only
+// when every lane is zero or in the format's normal range: vectors made of
+// one value each, at and around the edges of that range (the smallest normal,
+// the largest finite), must still give the scalar path's bits.
+TEST_CASE("kernels: stochastic rounding at the edges of the normal range gives the scalar path's bits, on every ISA",
+          "[kernels][stochastic]") {
+  constexpr size_t kCopies = 64;  // whole vectors of each value
+  for (trncclDataType_t type : kNarrowTypes) {
+    const double smallestNormal = std::ldexp(1.0, 1 - layoutOf(type).bias);
+    const std::vector<double> values = finiteValues(type);
+    const double largest = values.back(), beyondLargest = largest + (largest - values[values.size() - 2]) / 2;
+    std::vector<float> inputs;
+    for (double edge : {0.0, smallestNormal, 0.7 * smallestNormal, largest, beyondLargest, 2 * largest}) {
+      for (double sign : {1.0, -1.0}) {
+        const auto x = static_cast<float>(sign * edge);
+        for (float value : {x, std::nextafter(x, 0.0f), std::nextafter(x, 2 * x)})
+          inputs.insert(inputs.end(), kCopies, value);
+      }
+    }
+    const RoundingMode mode = stochastic(5, 6, 7);
+    std::vector<uint16_t> expected(inputs.size());
+    ConvertArgs args = convertArgs(expected.data(), type, inputs.data(), trncclFloat32, inputs.size());
+    args.rounding = mode;
+    convert(Isa::Scalar, args);
+    for (Isa isa : supportedIsas()) {
+      std::vector<uint16_t> out(inputs.size());
+      args.dst = out.data();
+      convert(isa, args);
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        INFO(typeName(type) << " on " << isaName(isa) << " input " << inputs[i] << " at " << i);
+        REQUIRE(bitsAt(type, out.data(), i) == bitsAt(type, expected.data(), i));
+      }
+    }
+  }
+}
+
 // fp16 1024 + 0.5, 2048 times; each addition is one 2-source reduction with
 // the call number as the iteration.
 double accumulateHalves(Isa isa, const RoundingMode& base) {
