@@ -66,7 +66,6 @@ struct Scalar : ScalarLanes {
   static M lessThanUnsigned(U a, U b) { return a < b; }
   static M equal(U a, U b) { return a == b; }
   static U select(M m, U a, U b) { return m ? a : b; }
-  static M notEqual(F a, F b) { return a != b; }
 
   static H loadI8ToH(const std::byte* p) { return static_cast<uint16_t>(loadAs<int8_t>(p)); }
   static void storeHAsU8(std::byte* p, H v) { storeAs(p, static_cast<uint8_t>(v)); }
@@ -83,7 +82,6 @@ struct Scalar : ScalarLanes {
   static H minH(H a, H b) { return a < b ? a : b; }
   static MH equalH(H a, H b) { return a == b; }
   static H selectH(MH m, H a, H b) { return m ? a : b; }
-  static MH narrowMasks(const M* m) { return m[0]; }
 
   static void halfToFloat(H half, F* out) { out[0] = halfBitsToFloat(half); }
   static F loadHalf(const std::byte* p) { return halfBitsToFloat(loadU16(p)); }
