@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <ostream>
 
 #include "bench_names.h"
@@ -9,15 +10,17 @@
 namespace trnccl::bench {
 namespace {
 
+// Issue 19's targets: every sum at least 0.9 of STREAM add at K = 2 and
+// 0.85 at K = 8; FP8 at least 0.8 at both.
 struct Target {
   trncclDataType_t type;
-  double ratio;  // of STREAM add, at the largest size
+  double ratio[std::size(kSourceCounts)];  // of STREAM add at the largest size, per source count
 };
-constexpr Target kTargets[] = {{trncclFloat32, 0.9},
-                               {trncclBfloat16, 0.8},
-                               {trncclFloat16, 0.8},
-                               {trncclFloat8e4m3, 0.5},
-                               {trncclFloat8e5m2, 0.5}};
+constexpr Target kTargets[] = {{trncclFloat32, {0.9, 0.85}},
+                               {trncclBfloat16, {0.9, 0.85}},
+                               {trncclFloat16, {0.9, 0.85}},
+                               {trncclFloat8e4m3, {0.8, 0.8}},
+                               {trncclFloat8e5m2, {0.8, 0.8}}};
 
 std::string fixed(double value, int decimals) {
   char text[32];
@@ -110,16 +113,16 @@ void SummaryReporter::printTargets(std::ostream& out) const {
   const double stream = gigabytesPerSecond(referenceName(kStreamAdd, largest));
   out << "targets at " << sizeLabel(largest) << " (ratio to STREAM add)\n";
   for (const Target& target : kTargets) {
-    std::string line =
-        "  " + padded(std::string(typeName(target.type)) + " sum", 16) + ">= " + fixed(target.ratio, 2) + " ";
-    for (int nsrcs : kSourceCounts) {
+    std::string line = "  " + padded(std::string(typeName(target.type)) + " sum", 16);
+    for (size_t s = 0; s < std::size(kSourceCounts); ++s) {
+      const int nsrcs = kSourceCounts[s];
       const double gbps = gigabytesPerSecond(reduceName(target.type, trncclSum, nsrcs, largest));
       std::string verdict = "n/a";
       if (gbps >= 0 && stream > 0) {
         const double ratio = gbps / stream;
-        verdict = fixed(ratio, 2) + (ratio >= target.ratio ? " PASS" : " MISS");
+        verdict = fixed(ratio, 2) + (ratio >= target.ratio[s] ? " PASS" : " MISS");
       }
-      line += "   K=" + std::to_string(nsrcs) + " " + padded(verdict, 10);
+      line += "   K=" + std::to_string(nsrcs) + " >= " + fixed(target.ratio[s], 2) + ": " + padded(verdict, 10);
     }
     printLine(out, line);
   }

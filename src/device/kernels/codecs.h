@@ -109,12 +109,9 @@ struct NarrowCodec {
         const F value = kFormat == Format::E4m3 && !kHalfScaled ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
         const auto bits = V::asU(value);
         const auto magnitude = V::bitAnd(bits, V::splatU(~kFp32SignBit));
-        // Zero or at least 2^-14: magnitude - 1 (0 wraps), unsigned, above
-        // 2^-14's bits - 2 (flipping the sign bits makes the compare unsigned).
-        const auto flip = V::splatU(kFp32SignBit);
-        const auto lessOne = V::bitXor(V::sub(magnitude, V::splatU(1)), flip);
-        if (!V::all(V::lessThan(V::splatU((kSmallestNormal - 2) ^ kFp32SignBit), lessOne)) ||
-            !V::all(V::lessThan(magnitude, V::splatU(kLargestFinite + 1))))
+        // Zero or at least 2^-14: magnitude - 1 (0 wraps) above 2^-14's bits - 2.
+        if (!V::all(V::lessThanUnsigned(V::splatU(kSmallestNormal - 2), V::sub(magnitude, V::splatU(1))),
+                    V::lessThanUnsigned(magnitude, V::splatU(kLargestFinite + 1))))
           return false;
         const auto random = V::bitAnd(rounding.bits(index + g * V::kLanes), V::splatU((1u << kDropped) - 1));
         adjusted[g] = V::asF(V::add(bits, random));
@@ -128,19 +125,23 @@ struct NarrowCodec {
       return false;
     }
   }
-  // Rounds to odd into fp16 with the hardware (truncate; set the last bit
-  // if that was inexact), then to FP8. E4M3 is scaled by 2^-8 to line its
-  // exponent up with fp16's (see fp8ToHalf).
+  // Truncates to fp16 with the hardware after jamming a sticky bit: FP32
+  // bit 21 - M (one below FP8's rounding bit) is set when any bit below it
+  // is. fp16 keeps that bit wherever FP8's result can be nonzero (FP8 drops
+  // at most 6 more bits than fp16 there, subnormals included), so the fp16
+  // bits below FP8's rounding bit are zero exactly when FP32's were: the
+  // nearest-even rounding to FP8 that follows is exact. E4M3 is scaled by
+  // 2^-8 to line its exponent up with fp16's (see fp8ToHalf).
   static typename V::H fp8NearestEvenViaHalf(const F* in) {
-    F scaled[kGroup], back[kGroup];
-    typename V::M inexact[kGroup];
-    for (size_t g = 0; g < kGroup; ++g)
-      scaled[g] = kFormat == Format::E4m3 && !kHalfScaled ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
-    auto half = V::floatToHalfTowardZero(scaled);
-    V::halfToFloat(half, back);
-    for (size_t g = 0; g < kGroup; ++g) inexact[g] = V::notEqual(back[g], scaled[g]);
-    half = V::selectH(V::narrowMasks(inexact), V::bitOr(half, V::splatH(1)), half);
-    return halfToFp8NearestEven<V, kFormat>(half);
+    constexpr uint32_t kJam = 1u << (21 - spec(kFormat).mantissaBits);
+    F jammed[kGroup];
+    for (size_t g = 0; g < kGroup; ++g) {
+      const F scaled = kFormat == Format::E4m3 && !kHalfScaled ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
+      const auto bits = V::asU(scaled);
+      const auto exact = V::equal(V::bitAnd(bits, V::splatU(kJam - 1)), V::splatU(0));
+      jammed[g] = V::asF(V::select(exact, bits, V::bitOr(bits, V::splatU(kJam))));
+    }
+    return halfToFp8NearestEven<V, kFormat>(V::floatToHalfTowardZero(jammed));
   }
 };
 

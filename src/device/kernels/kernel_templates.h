@@ -50,14 +50,24 @@ void reduceBlock(SourceAt sourceAt, int nsrcs, std::byte* out, const Op& op, con
     Dst::store(out + u * V::kLanes * Dst::kSize, acc + u, rounding, index + u * V::kLanes);
 }
 
-template <class V, class Src, class Dst, class Op, class Rounding>
-void runBlocks(const Job& job, const Op& op, const Rounding& rounding) {
-  // Four vectors in flight per source hide load latency and loop overhead.
-  constexpr size_t kVectors = 4;
+template <size_t kVectors, class V, class Src, class Dst, class Op, class Rounding>
+void runBlocksOf(const Job& job, const Op& op, const Rounding& rounding) {
   forEachBlock<kVectors * V::kLanes, Src::kSize, Dst::kSize>(
       job.dst, job.srcs, job.nsrcs, job.count, [&](auto sourceAt, std::byte* out, size_t first) {
         reduceBlock<kVectors, V, Src, Dst>(sourceAt, job.nsrcs, out, op, rounding, job.firstIndex + first);
       });
+}
+
+template <class V, class Src, class Dst, class Op, class Rounding>
+void runBlocks(const Job& job, const Op& op, const Rounding& rounding) {
+  // Four vectors in flight per source hide load latency and loop overhead.
+  // FP8 sources (decoded kGroup vectors at a time) with one or two of them
+  // are compute-bound and gain from eight; with more sources eight run
+  // short of registers and prefetch distance.
+  if constexpr (Src::kGroup > 1) {
+    if (job.nsrcs <= 2) return runBlocksOf<8, V, Src, Dst>(job, op, rounding);
+  }
+  runBlocksOf<4, V, Src, Dst>(job, op, rounding);
 }
 
 // One rounding policy chosen per call; stochastic only where the destination
@@ -65,7 +75,8 @@ void runBlocks(const Job& job, const Op& op, const Rounding& rounding) {
 template <class V, class Src, class Dst, class Op>
 void runJob(const Job& job, const Op& op, const RoundingMode& mode, const RandomKey& key) {
   if constexpr (Dst::kRounds) {
-    if (mode.kind == Rounding::Stochastic) return runBlocks<V, Src, Dst>(job, op, RoundStochastically<V>{key});
+    if (mode.kind == Rounding::Stochastic)
+      return runBlocks<V, Src, Dst>(job, op, RoundStochastically<V>(key, job.firstIndex));
   }
   runBlocks<V, Src, Dst>(job, op, RoundNearestEven{});
 }

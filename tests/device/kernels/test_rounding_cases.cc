@@ -5,10 +5,13 @@
 // the type in FP32 and round the sum.
 #include <bit>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "base/datatype.h"
 #include "device/kernels/formats.h"
+#include "reference.h"
 #include "test_support.h"
 
 namespace trnccl::device::kernels::test {
@@ -141,6 +144,38 @@ TEST_CASE("kernels: hand-checked round-to-nearest-even cases: convert on every I
       for (size_t i = 0; i < inputs.size(); ++i) {
         INFO(typeName(type) << " on " << isaName(isa) << " input " << hex(std::bit_cast<uint32_t>(inputs[i])));
         CHECK(bitsAt(type, out.data(), i) == codes[i]);
+      }
+    }
+  }
+}
+
+// FP8 rounds through fp16 with a sticky bit jammed below its rounding bit:
+// every tie between neighbours (subnormals and zero included), exactly and
+// with one more bit at each position below it, either side, both signs.
+TEST_CASE("kernels: FP8 nearest even sees a single set bit anywhere below the rounding bit, on every ISA",
+          "[kernels][rounding]") {
+  for (trncclDataType_t type : {trncclFloat8e4m3, trncclFloat8e5m2}) {
+    const std::vector<double> values = finiteValues(type);
+    std::vector<float> inputs;
+    for (size_t v = 0; v + 1 < values.size(); ++v) {
+      const double low = values[v], high = values[v + 1], tie = (low + high) / 2;
+      for (double sign : {1.0, -1.0}) {
+        inputs.push_back(static_cast<float>(sign * tie));
+        for (int j = 1; j <= 24; ++j) {
+          const double bit = std::ldexp(high - low, -j);
+          inputs.push_back(static_cast<float>(sign * (tie + bit)));
+          inputs.push_back(static_cast<float>(sign * (tie - bit)));
+        }
+      }
+    }
+    for (Isa isa : supportedIsas()) {
+      std::vector<uint8_t> out(inputs.size());
+      convert(isa, convertArgs(out.data(), type, inputs.data(), trncclFloat32, inputs.size()));
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        INFO(typeName(type) << " on " << isaName(isa) << " input " << hex(std::bit_cast<uint32_t>(inputs[i])));
+        const double result = valueAt(type, out.data(), i), expected = roundToType(type, inputs[i]);
+        REQUIRE(result == expected);
+        REQUIRE(std::signbit(result) == std::signbit(expected));
       }
     }
   }

@@ -3,6 +3,7 @@
 // documentation's example of why it matters.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "base/datatype.h"
@@ -83,6 +84,85 @@ TEST_CASE("kernels: stochastic rounding depends only on seed, call and element i
       for (size_t i = 0; i < n; ++i) differing += different[i] != whole[i];
       CHECK(differing > n / 3);
       CHECK(differing < 2 * n / 3);
+    }
+  }
+}
+
+// The definition of the random bits (docs/kernels.md), written out here:
+// key = splitmix64(seed ^ splitmix64(call)); element i's word is
+// lowbias32(low(i) ^ lowbias32(high(i) ^ key.high) ^ key.low).
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+uint32_t lowbias32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  return x ^ (x >> 16);
+}
+
+uint32_t randomWord(uint64_t seed, uint64_t call, uint64_t index) {
+  const uint64_t key = splitmix64(seed ^ splitmix64(call));
+  const auto keyLow = static_cast<uint32_t>(key), keyHigh = static_cast<uint32_t>(key >> 32);
+  return lowbias32(static_cast<uint32_t>(index) ^ lowbias32(static_cast<uint32_t>(index >> 32) ^ keyHigh) ^ keyLow);
+}
+
+TEST_CASE("kernels: stochastic rounding's random bits are the documented hash of seed, call and index",
+          "[kernels][stochastic]") {
+  // fp16 1 + 2^-12 (a quarter ulp) rounds up exactly when the word's low 13
+  // bits reach 0x1800. The indices cross 2^32, where the high word changes
+  // inside a vector.
+  const float x = 1.0f + 0x1p-12f;
+  const uint64_t seed = 0xC0FFEE, call = 12345, first = (uint64_t{1} << 32) - 40;
+  const size_t n = 100;
+  for (Isa isa : supportedIsas()) {
+    INFO(isaName(isa));
+    const std::vector<uint16_t> codes = convertCopies(isa, trncclFloat16, x, n, stochastic(seed, call, first));
+    for (size_t i = 0; i < n; ++i) {
+      const bool up = (randomWord(seed, call, first + i) & 0x1FFFu) >= 0x1800u;
+      INFO("index " << first + i);
+      REQUIRE(codes[i] == (up ? 0x3C01 : 0x3C00));
+    }
+  }
+}
+
+// SIMD paths round whole vectors stochastically through the hardware only
+// when every lane is zero or in the format's normal range: vectors made of
+// one value each, at and around the edges of that range (the smallest normal,
+// the largest finite), must still give the scalar path's bits.
+TEST_CASE("kernels: stochastic rounding at the edges of the normal range gives the scalar path's bits, on every ISA",
+          "[kernels][stochastic]") {
+  constexpr size_t kCopies = 64;  // whole vectors of each value
+  for (trncclDataType_t type : kNarrowTypes) {
+    const double smallestNormal = std::ldexp(1.0, 1 - layoutOf(type).bias);
+    const std::vector<double> values = finiteValues(type);
+    const double largest = values.back(), beyondLargest = largest + (largest - values[values.size() - 2]) / 2;
+    std::vector<float> inputs;
+    for (double edge : {0.0, smallestNormal, 0.7 * smallestNormal, largest, beyondLargest, 2 * largest}) {
+      for (double sign : {1.0, -1.0}) {
+        const auto x = static_cast<float>(sign * edge);
+        for (float value : {x, std::nextafter(x, 0.0f), std::nextafter(x, 2 * x)})
+          inputs.insert(inputs.end(), kCopies, value);
+      }
+    }
+    const RoundingMode mode = stochastic(5, 6, 7);
+    std::vector<uint16_t> expected(inputs.size());
+    ConvertArgs args = convertArgs(expected.data(), type, inputs.data(), trncclFloat32, inputs.size());
+    args.rounding = mode;
+    convert(Isa::Scalar, args);
+    for (Isa isa : supportedIsas()) {
+      std::vector<uint16_t> out(inputs.size());
+      args.dst = out.data();
+      convert(isa, args);
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        INFO(typeName(type) << " on " << isaName(isa) << " input " << inputs[i] << " at " << i);
+        REQUIRE(bitsAt(type, out.data(), i) == bitsAt(type, expected.data(), i));
+      }
     }
   }
 }

@@ -67,8 +67,13 @@ struct Avx2 {
   static M lessThan(U a, U b) { return _mm256_cmpgt_epi32(b, a); }
   static M equal(U a, U b) { return _mm256_cmpeq_epi32(a, b); }
   static U select(M m, U a, U b) { return _mm256_blendv_epi8(b, a, m); }
-  static M notEqual(F a, F b) { return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_NEQ_UQ)); }
+  // Flipping the sign bits makes the signed compare unsigned.
+  static M lessThanUnsigned(U a, U b) {
+    const U flip = splatU(0x80000000u);
+    return lessThan(bitXor(a, flip), bitXor(b, flip));
+  }
   static bool all(M m) { return _mm256_movemask_epi8(m) == -1; }
+  static bool all(M m, M n) { return all(_mm256_and_si256(m, n)); }
 
   static H loadI8ToH(const std::byte* p) {
     return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
@@ -90,9 +95,6 @@ struct Avx2 {
   static H minH(H a, H b) { return _mm256_min_epu16(a, b); }
   static MH equalH(H a, H b) { return _mm256_cmpeq_epi16(a, b); }
   static H selectH(MH m, H a, H b) { return _mm256_blendv_epi8(b, a, m); }
-  // The masks of two F vectors as one mask of their 16-bit lanes (packs
-  // interleaves 128-bit halves; the permute puts them back in order).
-  static MH narrowMasks(const M* m) { return _mm256_permute4x64_epi64(_mm256_packs_epi32(m[0], m[1]), 0xD8); }
 
   static void halfToFloat(H half, F* out) {
     out[0] = _mm256_cvtph_ps(_mm256_castsi256_si128(half));

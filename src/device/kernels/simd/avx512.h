@@ -68,8 +68,9 @@ struct Avx512 {
   static M lessThan(U a, U b) { return _mm512_cmplt_epi32_mask(a, b); }
   static M equal(U a, U b) { return _mm512_cmpeq_epi32_mask(a, b); }
   static U select(M m, U a, U b) { return _mm512_mask_blend_epi32(m, b, a); }
-  static M notEqual(F a, F b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
+  static M lessThanUnsigned(U a, U b) { return _mm512_cmplt_epu32_mask(a, b); }
   static bool all(M m) { return m == 0xFFFF; }
+  static bool all(M m, M n) { return (m & n) == 0xFFFF; }
 
   static H loadI8ToH(const std::byte* p) {
     return _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
@@ -90,8 +91,6 @@ struct Avx512 {
   static H minH(H a, H b) { return _mm512_min_epu16(a, b); }
   static MH equalH(H a, H b) { return _mm512_cmpeq_epi16_mask(a, b); }
   static H selectH(MH m, H a, H b) { return _mm512_mask_blend_epi16(m, b, a); }
-  // The masks of two F vectors as one mask of their 16-bit lanes.
-  static MH narrowMasks(const M* m) { return _mm512_kunpackw(m[1], m[0]); }
 
   static void halfToFloat(H half, F* out) {
     out[0] = _mm512_cvtph_ps(_mm512_castsi512_si256(half));

@@ -4,8 +4,8 @@
 //
 // What every ISA wrapper provides (this one, avx2.h, avx512.h):
 //  - kLanes lanes of FP32 (F), uint32 (U) and their masks (M): loads and
-//    stores (U from/to 16- and 8-bit elements), arithmetic, compares,
-//    selects, shifts (by constants and per lane), bit casts;
+//    stores (U from/to 16- and 8-bit elements), arithmetic, compares (signed
+//    and unsigned), selects, shifts (by constants and per lane), bit casts;
 //  - kHalfLanes 16-bit lanes (H, masks MH) for FP8 codes on their way to and
 //    from fp16, with halfToFloat() filling kHalfLanes / kLanes F vectors
 //    (H is U's register type: bitAnd and bitOr serve both);
@@ -63,9 +63,9 @@ struct Scalar : ScalarLanes {
   static U minU(U a, U b) { return a < b ? a : b; }
   static U maxU(U a, U b) { return a > b ? a : b; }
   static M lessThan(U a, U b) { return static_cast<int32_t>(a) < static_cast<int32_t>(b); }
+  static M lessThanUnsigned(U a, U b) { return a < b; }
   static M equal(U a, U b) { return a == b; }
   static U select(M m, U a, U b) { return m ? a : b; }
-  static M notEqual(F a, F b) { return a != b; }
 
   static H loadI8ToH(const std::byte* p) { return static_cast<uint16_t>(loadAs<int8_t>(p)); }
   static void storeHAsU8(std::byte* p, H v) { storeAs(p, static_cast<uint8_t>(v)); }
@@ -82,7 +82,6 @@ struct Scalar : ScalarLanes {
   static H minH(H a, H b) { return a < b ? a : b; }
   static MH equalH(H a, H b) { return a == b; }
   static H selectH(MH m, H a, H b) { return m ? a : b; }
-  static MH narrowMasks(const M* m) { return m[0]; }
 
   static void halfToFloat(H half, F* out) { out[0] = halfBitsToFloat(half); }
   static F loadHalf(const std::byte* p) { return halfBitsToFloat(loadU16(p)); }
