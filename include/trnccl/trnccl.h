@@ -152,6 +152,16 @@ TRNCCL_API trncclResult_t trncclCommCount(const trncclComm_t comm, int* count);
 TRNCCL_API trncclResult_t trncclCommRevoke(trncclComm_t comm, int revokeFlags);
 TRNCCL_API trncclResult_t trncclCommShrink(trncclComm_t comm, int* excludeRanksList, int excludeRanksCount,
                                            trncclComm_t* newcomm, trncclConfig_t* config, int shrinkFlags);
+
+/* Growing a live job (NCCL 2.28's grow). Rank 0 of `comm` makes the grow id
+ * with trncclCommGetUniqueId and hands it to the joining ranks (by any means);
+ * then every rank of `comm` calls trncclCommGrow(comm, nRanks, NULL, -1, ...)
+ * and keeps its rank, and each joining rank calls trncclCommGrow(NULL,
+ * nRanks, &id, rank, ...) with a rank from comm's size to nRanks - 1.
+ * `newcomm` has nRanks ranks; `comm` stays as it was. */
+TRNCCL_API trncclResult_t trncclCommGetUniqueId(trncclComm_t comm, trncclUniqueId* uniqueId);
+TRNCCL_API trncclResult_t trncclCommGrow(trncclComm_t comm, int nRanks, const trncclUniqueId* uniqueId, int rank,
+                                         trncclComm_t* newcomm, trncclConfig_t* config);
 TRNCCL_API trncclResult_t trncclCommUserRank(const trncclComm_t comm, int* rank);
 
 /* ---- Collectives and point-to-point --------------------------------------- */

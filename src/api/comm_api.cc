@@ -238,3 +238,48 @@ extern "C" TRNCCL_API trncclResult_t trncclCommShrink(trncclComm_t comm, int* ex
     *newcomm = childComm(parent, plan.id, plan.members, plan.newRank, childConfig);
   });
 }
+
+extern "C" TRNCCL_API trncclResult_t trncclCommGetUniqueId(trncclComm_t comm, trncclUniqueId* uniqueId) {
+  return guarded("trncclCommGetUniqueId", comm, [&] {
+    core::Communicator& c = trnccl::api::usableComm(comm);
+    if (uniqueId == nullptr) throwInvalidArgument("uniqueId", "is NULL");
+    if (c.rank() != 0)
+      trnccl::throwError(
+          trncclInvalidUsage,
+          "trncclCommGetUniqueId is called by rank 0 of the communicator, not rank " + std::to_string(c.rank()));
+    *uniqueId = core::createUniqueId(c.config().timeout);
+    c.setGrowId(*uniqueId);
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommGrow(trncclComm_t comm, int nRanks, const trncclUniqueId* uniqueId,
+                                                    int rank, trncclComm_t* newcomm, trncclConfig_t* config) {
+  return guarded("trncclCommGrow", comm, [&] {
+    if (newcomm == nullptr) throwInvalidArgument("newcomm", "is NULL");
+    *newcomm = nullptr;
+    if (comm == nullptr) {  // a joining rank
+      if (uniqueId == nullptr) throwInvalidArgument("uniqueId", "is NULL (a joining rank passes the grow id)");
+      checkRanks(nRanks, rank);
+      *newcomm = newComm(*uniqueId, nRanks, rank, core::resolveConfig(config));
+      return;
+    }
+    core::Communicator& c = trnccl::api::usableComm(comm);
+    if (nRanks < c.size())
+      throwInvalidArgument("nRanks", "is " + std::to_string(nRanks) + "; it must be at least the communicator's " +
+                                         std::to_string(c.size()) + " ranks");
+    if (rank != -1)
+      throwInvalidArgument("rank", "is " + std::to_string(rank) + "; a rank of comm passes -1 (it keeps its rank)");
+    const core::Config childConfig = config ? core::resolveConfig(config) : c.config();
+    c.drain();
+    // Rank 0's grow id (from trncclCommGetUniqueId, or the one passed) reaches every rank of comm.
+    trncclUniqueId id{};
+    if (c.rank() == 0) {
+      if (uniqueId != nullptr)
+        id = *uniqueId;
+      else if (!c.takeGrowId(&id))
+        trnccl::throwError(trncclInvalidUsage, "rank 0 has no grow id: call trncclCommGetUniqueId first");
+    }
+    c.bootstrap().broadcast(&id, sizeof(id), 0);
+    *newcomm = newComm(id, nRanks, c.rank(), childConfig);
+  });
+}

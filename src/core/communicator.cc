@@ -151,6 +151,19 @@ Communicator::~Communicator() {
 
 uint32_t Communicator::nextP2PTag(int peer, bool send) { return (send ? sendTags_ : recvTags_).at(peer)++; }
 
+void Communicator::setGrowId(const trncclUniqueId& id) {
+  std::lock_guard<std::mutex> lock(growMutex_);
+  growId_ = id;
+}
+
+bool Communicator::takeGrowId(trncclUniqueId* id) {
+  std::lock_guard<std::mutex> lock(growMutex_);
+  if (!growId_) return false;
+  *id = *growId_;
+  growId_.reset();
+  return true;
+}
+
 void Communicator::unissue(const Work& work) {
   sequence_ -= work.collectives.size();
   for (const P2PCall& call : work.p2p) --(call.op.send ? sendTags_ : recvTags_).at(call.op.peer);

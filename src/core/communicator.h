@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,11 @@ class Communicator {
   std::string transportDescription() const;
   // What this rank holds now (call between operations: after drain()).
   transport::MemoryUse memoryUse() const;
+
+  // The id trncclCommGetUniqueId made for a grow, kept on rank 0 until
+  // trncclCommGrow takes it.
+  void setGrowId(const trncclUniqueId& id);
+  bool takeGrowId(trncclUniqueId* id);
 
   // Program-order bookkeeping, called in the issuing thread.
   uint64_t nextSequence() { return sequence_++; }
@@ -158,6 +164,9 @@ class Communicator {
   std::vector<char> scratch_;
   ScheduleCache schedules_;  // touched only in turns
 
+  std::mutex growMutex_;
+  std::optional<trncclUniqueId> growId_;
+
   uint64_t sequence_ = 0;
   std::vector<uint32_t> sendTags_, recvTags_;
 
@@ -165,7 +174,7 @@ class Communicator {
   FutexEvent pendingChanged_;
 
   std::atomic<int> running_{0};  // operations in their turn now
-  std::mutex leaveMutex_;         // a revoke and a failing operation may both leave
+  std::mutex leaveMutex_;        // a revoke and a failing operation may both leave
   mutable std::mutex errorMutex_;
   trncclResult_t asyncError_ = trncclSuccess;
   std::string asyncMessage_;
