@@ -17,6 +17,9 @@ PYBIND11_MODULE(_C, m) {
       .def(py::init<ProcessGroupTrnccl&, int, int, std::chrono::milliseconds>(), py::arg("parent"), py::arg("rank"),
            py::arg("size"), py::arg("timeout"), py::call_guard<py::gil_scoped_release>(),
            "A communicator split from `parent` (trncclCommSplit); every rank of the parent calls it.")
+      .def("shrink", &ProcessGroupTrnccl::shrink, py::arg("excluded"), py::arg("timeout"),
+           py::call_guard<py::gil_scoped_release>(),
+           "The survivors without the `excluded` ranks (trncclCommShrink, outstanding work revoked first).")
       .def_property_readonly("transport", &ProcessGroupTrnccl::transportName,
                              "What carries this group's bytes (trncclCommGetTransport).");
 }

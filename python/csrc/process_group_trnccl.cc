@@ -115,6 +115,27 @@ ProcessGroupTrnccl::ProcessGroupTrnccl(ProcessGroupTrnccl& parent, int rank, int
   startCompletionThread();
 }
 
+ProcessGroupTrnccl::ProcessGroupTrnccl(trncclComm_t comm, int rank, int size)
+    : c10d::ProcessGroup(rank, size), comm_(comm) {
+  startCompletionThread();
+}
+
+c10::intrusive_ptr<ProcessGroupTrnccl> ProcessGroupTrnccl::shrink(ProcessGroupTrnccl& parent, std::vector<int> excluded,
+                                                                  std::chrono::milliseconds timeout) {
+  trncclConfig_t config = configWithTimeout(timeout);
+  trncclComm_t comm = nullptr;
+  // The revoke inside ends the parent's queued operations: their Works fail
+  // on the completion thread, which then goes idle.
+  check("trncclCommShrink",
+        trncclCommShrink(parent.comm_, excluded.data(), static_cast<int>(excluded.size()), &comm, &config,
+                         TRNCCL_SHRINK_ABORT),
+        parent.comm_);
+  int rank = 0, size = 0;
+  trncclCommUserRank(comm, &rank);
+  trncclCommCount(comm, &size);
+  return c10::make_intrusive<ProcessGroupTrnccl>(comm, rank, size);
+}
+
 ProcessGroupTrnccl::~ProcessGroupTrnccl() {
   {
     std::lock_guard<std::mutex> lock(mutex_);

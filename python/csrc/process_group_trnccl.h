@@ -75,6 +75,13 @@ class ProcessGroupTrnccl : public c10d::ProcessGroup {
   // A communicator split from `parent` (trncclCommSplit); every rank of the
   // parent calls this, and `rank` orders the ranks of the new one.
   ProcessGroupTrnccl(ProcessGroupTrnccl& parent, int rank, int size, std::chrono::milliseconds timeout);
+  // The survivors of `parent` without the `excluded` ranks (trncclCommShrink
+  // with TRNCCL_SHRINK_ABORT: the parent's outstanding work is revoked).
+  // Every survivor calls it with the same list; the excluded ranks do not.
+  // Adopts a communicator made elsewhere (shrink() makes one).
+  ProcessGroupTrnccl(trncclComm_t comm, int rank, int size);
+  static c10::intrusive_ptr<ProcessGroupTrnccl> shrink(ProcessGroupTrnccl& parent, std::vector<int> excluded,
+                                                       std::chrono::milliseconds timeout);
   ~ProcessGroupTrnccl() override;
 
   const std::string getBackendName() const override { return "trnccl"; }

@@ -16,7 +16,7 @@ import torch.distributed as dist
 
 from ._C import ProcessGroupTrnccl
 
-__all__ = ["ProcessGroupTrnccl"]
+__all__ = ["ProcessGroupTrnccl", "shrink_group"]
 
 
 def _milliseconds(timeout):
@@ -43,6 +43,29 @@ def _create(opts, pg_options=None):
     if parent is not None and ranks and sorted(ranks) == list(range(parent.size())):
         return ProcessGroupTrnccl(parent, opts.group_rank, opts.group_size, timeout)
     return ProcessGroupTrnccl(opts.store, opts.group_rank, opts.group_size, timeout)
+
+
+def shrink_group(excluded_ranks, group=None, timeout=timedelta(minutes=30)):
+    """The survivors of `group` (default: the default group) without
+    `excluded_ranks` (ranks of `group`), as a new trnccl process group, after
+    a rank died: trncclCommShrink with its outstanding work revoked first.
+    Every survivor calls it with the same list; the excluded ranks do not.
+    The result works with torch.distributed's calls (group=...) and DDP
+    (process_group=...); ranks keep their order."""
+    c10d = dist.distributed_c10d
+    parent = group if group is not None else c10d._get_default_group()
+    if not isinstance(parent, ProcessGroupTrnccl):
+        raise RuntimeError("trnccl: shrink_group needs a trnccl process group")
+    excluded = sorted(set(int(r) for r in excluded_ranks))
+    shrunk = parent.shrink(excluded, _milliseconds(timeout))
+    # c10d's own tables, so that get_rank(group), all_reduce(group=...) and DDP take it.
+    to_global = c10d._pg_group_ranks.get(parent) or {r: r for r in range(parent.size())}
+    group_to_global = {g: r for r, g in to_global.items()} if group is not None else {r: r for r in to_global}
+    survivors = [group_to_global[r] for r in range(parent.size()) if r not in excluded]
+    c10d._pg_group_ranks[shrunk] = {g: i for i, g in enumerate(survivors)}
+    c10d._pg_map[shrunk] = ("trnccl", None)
+    c10d._pg_names[shrunk] = f"trnccl_shrunk_{len(c10d._pg_names)}"
+    return shrunk
 
 
 def _restore_default_sigterm():

@@ -17,6 +17,7 @@ SCENARIOS = {
     "mismatch": "scenario_errors",
     "sigterm_blocked": "scenario_sigterm",
     "sigterm_busy": "scenario_sigterm",
+    "shrink_ddp": "scenario_shrink",
     "timeout": "scenario_errors",
     "smoke": "scenario_collectives",
 }
