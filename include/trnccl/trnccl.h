@@ -160,6 +160,16 @@ TRNCCL_API trncclResult_t trncclCommShrink(trncclComm_t comm, int* excludeRanksL
  * nRanks, &id, rank, ...) with a rank from comm's size to nRanks - 1.
  * `newcomm` has nRanks ranks; `comm` stays as it was. */
 TRNCCL_API trncclResult_t trncclCommGetUniqueId(trncclComm_t comm, trncclUniqueId* uniqueId);
+
+/* Between phases of a job (NCCL 2.29's suspend): trncclCommSuspend waits for
+ * comm's queued work, then refuses new operations until trncclCommResume;
+ * with TRNCCL_SUSPEND_MEM it also frees the host memory comm holds for
+ * operations (its staging buffers, scratch and compiled schedules), which
+ * comes back on first use after the resume (trncclCommMemStats shows both).
+ * The transports' buffers (shared-memory FIFOs, network buffers) stay. */
+#define TRNCCL_SUSPEND_MEM 0x01
+TRNCCL_API trncclResult_t trncclCommSuspend(trncclComm_t comm, int flags);
+TRNCCL_API trncclResult_t trncclCommResume(trncclComm_t comm);
 TRNCCL_API trncclResult_t trncclCommGrow(trncclComm_t comm, int nRanks, const trncclUniqueId* uniqueId, int rank,
                                          trncclComm_t* newcomm, trncclConfig_t* config);
 TRNCCL_API trncclResult_t trncclCommUserRank(const trncclComm_t comm, int* rank);

@@ -283,3 +283,16 @@ extern "C" TRNCCL_API trncclResult_t trncclCommGrow(trncclComm_t comm, int nRank
     *newcomm = newComm(id, nRanks, c.rank(), childConfig);
   });
 }
+
+extern "C" TRNCCL_API trncclResult_t trncclCommSuspend(trncclComm_t comm, int flags) {
+  return guarded("trncclCommSuspend", comm, [&] {
+    core::Communicator& c = trnccl::api::usableComm(comm);
+    if ((flags & ~TRNCCL_SUSPEND_MEM) != 0)
+      throwInvalidArgument("flags", "is " + std::to_string(flags) + "; it must be 0 or TRNCCL_SUSPEND_MEM");
+    c.suspend((flags & TRNCCL_SUSPEND_MEM) != 0);
+  });
+}
+
+extern "C" TRNCCL_API trncclResult_t trncclCommResume(trncclComm_t comm) {
+  return guarded("trncclCommResume", comm, [&] { trnccl::api::liveComm(comm).resume(); });
+}

@@ -151,6 +151,19 @@ Communicator::~Communicator() {
 
 uint32_t Communicator::nextP2PTag(int peer, bool send) { return (send ? sendTags_ : recvTags_).at(peer)++; }
 
+void Communicator::suspend(bool freeMemory) {
+  if (suspended_.exchange(true)) throwError(trncclInvalidUsage, "the communicator is suspended already");
+  drain();
+  if (!freeMemory) return;
+  executor_.releaseBuffers();
+  std::vector<char>().swap(scratch_);
+  schedules_.clear();
+}
+
+void Communicator::resume() {
+  if (!suspended_.exchange(false)) throwError(trncclInvalidUsage, "the communicator is not suspended");
+}
+
 void Communicator::setGrowId(const trncclUniqueId& id) {
   std::lock_guard<std::mutex> lock(growMutex_);
   growId_ = id;
@@ -356,6 +369,8 @@ trncclResult_t Communicator::asyncError() const {
 void Communicator::checkUsable() const {
   if (aborted()) throwError(trncclInvalidUsage, "the communicator was aborted");
   if (revoked()) throwError(trncclRemoteError, "the communicator was revoked (trncclCommRevoke): shrink or destroy it");
+  if (suspended_)
+    throwError(trncclInvalidUsage, "the communicator is suspended (trncclCommSuspend): call trncclCommResume first");
   std::lock_guard<std::mutex> lock(errorMutex_);
   if (asyncError_ != trncclSuccess)
     throwError(asyncError_, "the communicator failed earlier (" + asyncMessage_ + "); destroy or abort it");

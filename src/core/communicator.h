@@ -81,6 +81,11 @@ class Communicator {
   // What this rank holds now (call between operations: after drain()).
   transport::MemoryUse memoryUse() const;
 
+  // trncclCommSuspend / Resume: while suspended, operations are refused;
+  // `freeMemory` also frees what operations allocate (back on first use).
+  void suspend(bool freeMemory);
+  void resume();
+
   // The id trncclCommGetUniqueId made for a grow, kept on rank 0 until
   // trncclCommGrow takes it.
   void setGrowId(const trncclUniqueId& id);
@@ -164,6 +169,7 @@ class Communicator {
   std::vector<char> scratch_;
   ScheduleCache schedules_;  // touched only in turns
 
+  std::atomic<bool> suspended_{false};
   std::mutex growMutex_;
   std::optional<trncclUniqueId> growId_;
 

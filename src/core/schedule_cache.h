@@ -36,6 +36,11 @@ class ScheduleCache {
   }
 
   size_t size() const { return schedules_.size(); }
+  // Forgets every schedule (trncclCommSuspend).
+  void clear() {
+    schedules_.clear();
+    last_ = nullptr;
+  }
 
  private:
   // The v-collectives' blocks and permute's peers are part of the call.

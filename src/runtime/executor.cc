@@ -391,6 +391,8 @@ void Executor::runPhase(const algo::Phase& phase, size_t firstStep, const algo::
   }
 }
 
+void Executor::releaseBuffers() { channels_.clear(); }
+
 size_t Executor::stagingBytes() const {
   size_t total = 0;
   for (const auto& channel : channels_) total += channel->stagingBytes();

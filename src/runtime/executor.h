@@ -77,6 +77,8 @@ class Executor {
   // channel, two steps in flight of `window` slots of a receive and a send
   // buffer of `sliceBytes` each, at most.
   size_t stagingBytes() const;
+  // Frees every staging buffer (they come back on first use).
+  void releaseBuffers();
 
  private:
   void runPhase(const algo::Phase& phase, size_t firstStep, const algo::Schedule& schedule, const Call& call);
