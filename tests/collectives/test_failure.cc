@@ -349,12 +349,14 @@ namespace {
 
 // `victims` are killed in the middle of an all-reduce; the survivors revoke,
 // shrink without them and run 100 all-reduces (worker.cc --mode shrink).
-void checkShrinkAfterDeaths(int nranks, const std::string& victims) {
+// With `unlisted` >= 0 that rank exits instead of shrinking (status 4), and
+// the shrink must fail on the others, naming it.
+void checkShrinkAfterDeaths(int nranks, const std::string& victims, int unlisted = -1) {
   const std::set<std::string> before = trncclShmEntries();
-  const WorkerJob job =
-      runWorkers(TRNCCL_COLL_WORKER, nranks,
-                 {"--mode", "shrink", "--victims", victims, "--die-before", "3", "--timeout-ms", "8000"},
-                 std::chrono::seconds(120));
+  std::vector<std::string> args = {"--mode",       "shrink", "--victims",    victims,
+                                   "--die-before", "3",      "--timeout-ms", "8000"};
+  if (unlisted >= 0) args.insert(args.end(), {"--unlisted-death", std::to_string(unlisted)});
+  const WorkerJob job = runWorkers(TRNCCL_COLL_WORKER, nranks, args, std::chrono::seconds(120));
   INFO("victims " << victims << "; workers (1 = a survivor's check failed, see stderr): " << describeJob(job));
   REQUIRE(job.error.empty());
   for (int r = 0; r < nranks; ++r) {
@@ -363,6 +365,8 @@ void checkShrinkAfterDeaths(int nranks, const std::string& victims) {
     CAPTURE(r);
     if (victim)
       CHECK(e.signal == SIGKILL);
+    else if (r == unlisted)
+      CHECK((e.exited && e.code == 4));
     else
       CHECK((e.exited && e.code == 0));
   }
@@ -388,4 +392,9 @@ TEST_CASE("recovery: a rank killed mid-all-reduce across two instances, the surv
   ScopedEnv topology("TRNCCL_TOPO", "trn1.2xlarge:2"), network("TRNCCL_TRANSPORT", transport);
   ScopedEnv provider("TRNCCL_OFI_PROVIDER", "tcp;ofi_rxm");
   checkShrinkAfterDeaths(4, "2");
+}
+
+TEST_CASE("recovery: a survivor that dies before the shrink without being excluded fails the shrink, named, no hang",
+          "[failure][processes][recovery]") {
+  checkShrinkAfterDeaths(5, "1", /*unlisted=*/3);
 }

@@ -6,7 +6,7 @@
 //          [--colls AllReduce,Broadcast,...] [--counts 1,37] [--large-types float32,int8]
 //   worker ... --mode die --victim V --die-before K --timeout-ms T [--kill-during | --stop-during]
 //   worker ... --mode random
-//   worker ... --mode shrink --victims V1,V2 --die-before K --timeout-ms T
+//   worker ... --mode shrink --victims V1,V2 --die-before K --timeout-ms T [--unlisted-death R]
 #include <signal.h>
 #include <unistd.h>
 
@@ -229,7 +229,9 @@ int runDieMode(trncclComm_t comm, int rank, const Args& args, int timeoutMs) {
 // victim joins it only after 300 ms). The survivors must get an error from
 // that call, revoke the communicator, shrink it without the victims, and run
 // 100 all-reduces on the new one with exact results: rank i of the new
-// communicator is the i-th survivor and contributes i + 1.
+// communicator is the i-th survivor and contributes i + 1. With
+// --unlisted-death R, rank R (not a victim) exits (status 4) instead of
+// shrinking: the shrink must then fail on every other survivor, naming R.
 int runShrinkMode(trncclComm_t comm, int rank, const Args& args) {
   std::vector<int> victims;
   const std::string list = args.get("victims", "1");
@@ -265,13 +267,25 @@ int runShrinkMode(trncclComm_t comm, int rank, const Args& args) {
     }
   }
   std::fprintf(stderr, "rank %d: the all-reduce failed as expected: %s\n", rank, trncclGetLastError(comm));
+  const int unlisted = args.getInt("unlisted-death", -1);
+  if (rank == unlisted) _exit(4);
   if (trncclCommRevoke(comm, TRNCCL_REVOKE_DEFAULT) != trncclSuccess) {
     std::fprintf(stderr, "FAIL rank %d: trncclCommRevoke: %s\n", rank, trncclGetLastError(comm));
     return 1;
   }
   trncclComm_t shrunk = nullptr;
-  if (trncclCommShrink(comm, victims.data(), static_cast<int>(victims.size()), &shrunk, nullptr,
-                       TRNCCL_SHRINK_DEFAULT) != trncclSuccess) {
+  const trncclResult_t shrink =
+      trncclCommShrink(comm, victims.data(), static_cast<int>(victims.size()), &shrunk, nullptr, TRNCCL_SHRINK_DEFAULT);
+  if (unlisted >= 0) {
+    const std::string message = trncclGetLastError(comm);
+    std::fprintf(stderr, "rank %d: the shrink with rank %d dead but not excluded returned %d: %s\n", rank, unlisted,
+                 shrink, message.c_str());
+    const bool named = std::regex_search(message, std::regex("rank " + std::to_string(unlisted) + "[^0-9]"));
+    const bool failed = shrink != trncclSuccess && named && shrunk == nullptr;
+    trncclCommDestroy(comm);
+    return failed ? 0 : 1;
+  }
+  if (shrink != trncclSuccess) {
     std::fprintf(stderr, "FAIL rank %d: trncclCommShrink: %s\n", rank, trncclGetLastError(comm));
     return 1;
   }
