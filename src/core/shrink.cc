@@ -67,12 +67,12 @@ ShrinkPlan agreeOnShrink(Communicator& parent, const std::vector<int>& excluded)
       // The coordinator may wait a whole timeout for a silent survivor first.
       bootstrap.recv(coordinator, kVerdictTag, &verdict, sizeof(verdict), 2 * bootstrap.timeout());
     } catch (const Error& e) {
-      throwError(trncclRemoteError, "trncclCommShrink: rank " + std::to_string(coordinator) +
+      throwError(trncclRemoteError, "rank " + std::to_string(coordinator) +
                                         ", the first survivor, which coordinates the shrink, did not answer (" +
                                         e.what() + "); exclude it too");
     }
   }
-  if (verdict.result != trncclSuccess) throwError(verdict.result, "trncclCommShrink: " + describeVerdict(verdict));
+  if (verdict.result != trncclSuccess) throwError(verdict.result, describeVerdict(verdict));
   plan.id = verdict.id;
   return plan;
 }
