@@ -59,8 +59,8 @@ def shrink_group(excluded_ranks, group=None, timeout=timedelta(minutes=30)):
     excluded = sorted(set(int(r) for r in excluded_ranks))
     shrunk = parent.shrink(excluded, _milliseconds(timeout))
     # c10d's own tables, so that get_rank(group), all_reduce(group=...) and DDP take it.
-    to_global = c10d._pg_group_ranks.get(parent) or {r: r for r in range(parent.size())}
-    group_to_global = {g: r for r, g in to_global.items()} if group is not None else {r: r for r in to_global}
+    # They map each global rank to its rank in the group (the default group's too).
+    group_to_global = {g: r for r, g in c10d._pg_group_ranks[parent].items()}
     survivors = [group_to_global[r] for r in range(parent.size()) if r not in excluded]
     c10d._pg_group_ranks[shrunk] = {g: i for i, g in enumerate(survivors)}
     c10d._pg_map[shrunk] = ("trnccl", None)

@@ -30,6 +30,14 @@ struct GroupState {
     pending.push_back(Pending{&comm, stream, {}});
     return pending.back();
   }
+
+  // The outermost group ended: its operations, and an empty group after.
+  std::vector<Pending> take() {
+    depth = 0;
+    std::vector<Pending> taken = std::move(pending);
+    pending.clear();
+    return taken;
+  }
 };
 
 thread_local GroupState group;
@@ -43,8 +51,7 @@ bool inGroup() { return group.depth > 0; }
 void groupEnd() {
   if (group.depth == 0) throwError(trncclInvalidUsage, "trncclGroupEnd without trncclGroupStart");
   if (--group.depth > 0) return;
-  std::vector<Pending> pending = std::move(group.pending);
-  group.pending.clear();
+  std::vector<Pending> pending = group.take();
 
   // Turns are taken here, in program order; then blocking work runs. Blocking
   // work of several communicators (ranks driven by one thread) must run
@@ -78,9 +85,7 @@ double groupSimulateEnd() {
   if (group.depth == 0) throwError(trncclInvalidUsage, "trncclGroupSimulateEnd without trncclGroupStart");
   if (group.depth > 1)
     throwError(trncclInvalidUsage, "trncclGroupSimulateEnd inside a nested group: end the inner groups first");
-  group.depth = 0;
-  std::vector<Pending> pending = std::move(group.pending);
-  group.pending.clear();
+  std::vector<Pending> pending = group.take();
 
   double longest = 0;
   std::exception_ptr error;

@@ -234,12 +234,7 @@ int runDieMode(trncclComm_t comm, int rank, const Args& args, int timeoutMs) {
 // shrinking: the shrink must then fail on every other survivor, naming R.
 int runShrinkMode(trncclComm_t comm, int rank, const Args& args) {
   std::vector<int> victims;
-  const std::string list = args.get("victims", "1");
-  for (size_t at = 0; at <= list.size();) {
-    const size_t comma = std::min(list.find(',', at), list.size());
-    victims.push_back(std::atoi(list.substr(at, comma - at).c_str()));
-    at = comma + 1;
-  }
+  for (const std::string& victim : splitList(args.get("victims", "1"))) victims.push_back(std::atoi(victim.c_str()));
   const int dieBefore = args.getInt("die-before", 3);
   int nranks = 0;
   trncclCommCount(comm, &nranks);
