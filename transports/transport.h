@@ -95,6 +95,10 @@ class Transport {
   // Post a send / receive. They return at once; the transfer happens in progress().
   virtual void isend(Request& request) = 0;
   virtual void irecv(Request& request) = 0;
+  // Whether a message from `peer` with `tag` has arrived, or begun to, with
+  // no receive posted for it yet (MPI_Iprobe for one source and tag): what
+  // the last progress() took in. False for a rank that is not a peer.
+  virtual bool arrived(int peer, Tag tag) const = 0;
 
   // Advance everything posted; completed requests get done = true. Throws
   // trnccl::Error on failure, naming the peer (a peer that died: trncclRemoteError;

@@ -230,6 +230,14 @@ TRNCCL_API trncclResult_t trncclSend(const void* sendbuff, size_t count, trncclD
                                      trncclComm_t comm, trncclStream_t stream);
 TRNCCL_API trncclResult_t trncclRecv(void* recvbuff, size_t count, trncclDataType_t datatype, int peer,
                                      trncclComm_t comm, trncclStream_t stream);
+/* trnccl extension, for receives from any source (MPI_Iprobe with
+ * MPI_ANY_SOURCE): sets *source to a rank whose next trncclSend to this rank
+ * has arrived, or begun to, and is not yet received here; -1 when none has.
+ * It does not wait for messages, but it runs after every operation issued on
+ * `comm` before it, whatever its stream. Receive the message with
+ * trncclRecv(..., *source, comm, ...). Senders are reported round-robin, so
+ * none is starved. Not within a group. */
+TRNCCL_API trncclResult_t trncclProbe(int* source, trncclComm_t comm);
 TRNCCL_API trncclResult_t trncclGroupStart(void);
 TRNCCL_API trncclResult_t trncclGroupEnd(void);
 

@@ -1,6 +1,8 @@
 #include "process_group_trnccl.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -17,6 +19,19 @@ trncclConfig_t configWithTimeout(std::chrono::milliseconds timeout) {
   TORCH_CHECK(timeout.count() > 0, "trnccl: timeout must be positive, got ", timeout.count(), " ms");
   config.timeoutMs = static_cast<int>(std::min<int64_t>(timeout.count(), std::numeric_limits<int>::max()));
   return config;
+}
+
+// TRNCCL_TORCH_INLINE_BYTES: the largest collective run in the calling
+// thread (see runsInline); 0 queues every call.
+size_t inlineBytesFromEnv() {
+  const char* text = std::getenv("TRNCCL_TORCH_INLINE_BYTES");
+  if (text == nullptr || *text == '\0') return 64 * 1024;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long bytes = std::strtoull(text, &end, 10);
+  TORCH_CHECK(errno == 0 && *end == '\0' && text[0] != '-', "trnccl: TRNCCL_TORCH_INLINE_BYTES is '", text,
+              "', not a byte count");
+  return static_cast<size_t>(bytes);
 }
 
 }  // namespace
@@ -60,6 +75,8 @@ std::vector<at::Tensor> WorkTrnccl::result() { return outputs_; }
 
 c10::intrusive_ptr<c10::ivalue::Future> WorkTrnccl::getFuture() { return future_; }
 
+int WorkTrnccl::sourceRank() const { return sourceRank_ >= 0 ? sourceRank_ : c10d::Work::sourceRank(); }
+
 void WorkTrnccl::complete(trncclResult_t result, const std::string& message) {
   std::exception_ptr error;
   if (result == trncclSuccess) {
@@ -83,7 +100,7 @@ void WorkTrnccl::complete(trncclResult_t result, const std::string& message) {
 
 ProcessGroupTrnccl::ProcessGroupTrnccl(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                                        std::chrono::milliseconds timeout)
-    : c10d::ProcessGroup(rank, size) {
+    : c10d::ProcessGroup(rank, size), timeout_(timeout), inlineBytes_(inlineBytesFromEnv()) {
   TORCH_CHECK(store, "trnccl: store is None");
   trncclUniqueId id;
   if (rank == 0) {
@@ -102,7 +119,7 @@ ProcessGroupTrnccl::ProcessGroupTrnccl(const c10::intrusive_ptr<c10d::Store>& st
 
 ProcessGroupTrnccl::ProcessGroupTrnccl(ProcessGroupTrnccl& parent, int rank, int size,
                                        std::chrono::milliseconds timeout)
-    : c10d::ProcessGroup(rank, size) {
+    : c10d::ProcessGroup(rank, size), timeout_(timeout), inlineBytes_(inlineBytesFromEnv()) {
   parent.drain();  // the split is a call on the parent: after everything queued there
   trncclConfig_t config = configWithTimeout(timeout);
   check("trncclCommSplit", trncclCommSplit(parent.comm_, 0, rank, &comm_, &config), parent.comm_);
@@ -115,8 +132,8 @@ ProcessGroupTrnccl::ProcessGroupTrnccl(ProcessGroupTrnccl& parent, int rank, int
   startCompletionThread();
 }
 
-ProcessGroupTrnccl::ProcessGroupTrnccl(trncclComm_t comm, int rank, int size)
-    : c10d::ProcessGroup(rank, size), comm_(comm) {
+ProcessGroupTrnccl::ProcessGroupTrnccl(trncclComm_t comm, int rank, int size, std::chrono::milliseconds timeout)
+    : c10d::ProcessGroup(rank, size), comm_(comm), timeout_(timeout), inlineBytes_(inlineBytesFromEnv()) {
   startCompletionThread();
 }
 
@@ -133,7 +150,7 @@ c10::intrusive_ptr<ProcessGroupTrnccl> ProcessGroupTrnccl::shrink(ProcessGroupTr
   int rank = 0, size = 0;
   trncclCommUserRank(comm, &rank);
   trncclCommCount(comm, &size);
-  return c10::make_intrusive<ProcessGroupTrnccl>(comm, rank, size);
+  return c10::make_intrusive<ProcessGroupTrnccl>(comm, rank, size, timeout);
 }
 
 ProcessGroupTrnccl::~ProcessGroupTrnccl() {
@@ -159,10 +176,31 @@ void ProcessGroupTrnccl::startCompletionThread() {
 
 // ---- ProcessGroupTrnccl: queueing and completion --------------------------
 
+// A small collective issued while nothing of this group is queued runs in
+// the calling thread, and its Work is complete when it returns: the caller
+// almost always waits for it at once, and the hand-offs to a stream thread and
+// to the completion thread (four wake-ups on each rank) would cost more than
+// the collective. Point-to-point calls are always queued: a receive run here
+// would block the send this caller issues next.
+bool ProcessGroupTrnccl::runsInline(c10d::OpType type, const std::vector<at::Tensor>& buffers) {
+  if (coalescing_ || type == c10d::OpType::SEND || type == c10d::OpType::RECV) return false;
+  for (const at::Tensor& t : buffers)
+    if (t.nbytes() > inlineBytes_) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  return inFlight_ == 0;
+}
+
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::launch(c10d::OpType type, const char* name, const Call& call,
                                                           std::vector<at::Tensor> outputs,
                                                           std::vector<at::Tensor> keepAlive,
                                                           std::function<void()> copyBack) {
+  if (runsInline(type, keepAlive)) {
+    check(name, call(nullptr), comm_);  // a null stream: trnccl runs it in this thread
+    auto work = c10::make_intrusive<WorkTrnccl>(rank_, type, nullptr, std::move(outputs), std::vector<at::Tensor>{},
+                                                std::move(copyBack));
+    work->complete(trncclSuccess, "");
+    return work;
+  }
   trncclStream_t stream = coalescing_ ? coalescingStream_ : streams_.acquire();
   const trncclResult_t result = call(stream);
   if (result != trncclSuccess) {
@@ -458,6 +496,23 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::recv(std::vector<at::Tensor>&
       c10d::OpType::RECV, "trncclRecv",
       [&](trncclStream_t s) { return trncclRecv(out.buffer.data_ptr(), count(out.buffer), type, srcRank, comm_, s); },
       tensors, {out.buffer}, [out] { out.copyBack(); });
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::recvAnysource(std::vector<at::Tensor>& tensors, int tag) {
+  single(tensors, "tensor");
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  int source = -1;
+  // Messages take microseconds to a few milliseconds to come: poll, backing
+  // off to 1 ms sleeps so that a long wait does not hold a core.
+  for (auto pause = std::chrono::microseconds(1);; pause = std::min(2 * pause, std::chrono::microseconds(1000))) {
+    check("trncclProbe", trncclProbe(&source, comm_), comm_);
+    if (source >= 0) break;
+    if (std::chrono::steady_clock::now() > deadline) throwTrnccl("recv from any source", trncclTimeout, comm_);
+    std::this_thread::sleep_for(pause);
+  }
+  auto work = recv(tensors, source, tag);
+  static_cast<WorkTrnccl&>(*work).setSourceRank(source);
+  return work;
 }
 
 // A one-element all-reduce: no rank leaves before every rank entered.

@@ -56,10 +56,14 @@ class WorkTrnccl : public c10d::Work {
   // Called by the completion thread once the stream is synchronized (or by
   // endCoalescing when its batch could not be queued).
   void complete(trncclResult_t result, const std::string& message);
+  // A receive's sender (c10d asks a receive from any source for it).
+  void setSourceRank(int rank) { sourceRank_ = rank; }
+  int sourceRank() const override;
 
  private:
   trncclStream_t stream_;
   bool releasesStream_ = true;
+  int sourceRank_ = -1;
   std::vector<at::Tensor> outputs_;
   std::vector<at::Tensor> keepAlive_;
   std::function<void()> copyBack_;
@@ -79,7 +83,7 @@ class ProcessGroupTrnccl : public c10d::ProcessGroup {
   // with TRNCCL_SHRINK_ABORT: the parent's outstanding work is revoked).
   // Every survivor calls it with the same list; the excluded ranks do not.
   // Adopts a communicator made elsewhere (shrink() makes one).
-  ProcessGroupTrnccl(trncclComm_t comm, int rank, int size);
+  ProcessGroupTrnccl(trncclComm_t comm, int rank, int size, std::chrono::milliseconds timeout);
   static c10::intrusive_ptr<ProcessGroupTrnccl> shrink(ProcessGroupTrnccl& parent, std::vector<int> excluded,
                                                        std::chrono::milliseconds timeout);
   ~ProcessGroupTrnccl() override;
@@ -116,6 +120,10 @@ class ProcessGroupTrnccl : public c10d::ProcessGroup {
                                                const c10d::AllToAllOptions& opts) override;
   c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dstRank, int tag) override;
   c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int srcRank, int tag) override;
+  // The caller waits (up to the group's timeout) until some rank's next
+  // message to this one has arrived (trncclProbe); its receive is then queued
+  // as recv() queues one, and the Work's sourceRank() names the sender.
+  c10::intrusive_ptr<c10d::Work> recvAnysource(std::vector<at::Tensor>& tensors, int tag) override;
   c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
   // torch's batch_isend_irecv calls its operations between these: they become
   // one trnccl group, so a receive posted before a send does not block it.
@@ -129,6 +137,8 @@ class ProcessGroupTrnccl : public c10d::ProcessGroup {
   c10::intrusive_ptr<c10d::Work> launch(c10d::OpType type, const char* name, const Call& call,
                                         std::vector<at::Tensor> outputs, std::vector<at::Tensor> keepAlive,
                                         std::function<void()> copyBack = nullptr);
+  // Whether a call of `type` on `buffers` runs in the calling thread (see launch()).
+  bool runsInline(c10d::OpType type, const std::vector<at::Tensor>& buffers);
   // Runs `call` on a stream of its own and waits for it (throws what trnccl
   // says on failure): for operations whose next step needs this one's result.
   void runNow(const char* name, const Call& call);
@@ -151,6 +161,8 @@ class ProcessGroupTrnccl : public c10d::ProcessGroup {
   void startCompletionThread();
 
   trncclComm_t comm_ = nullptr;
+  std::chrono::milliseconds timeout_;
+  size_t inlineBytes_;  // TRNCCL_TORCH_INLINE_BYTES
   StreamPool streams_;
   // While coalescing, every operation joins one trnccl group on one stream,
   // and its Work waits here until trncclGroupEnd queued the group (until then

@@ -144,3 +144,14 @@ extern "C" TRNCCL_API trncclResult_t trncclRecv(void* recvbuff, size_t count, tr
                                                 trncclComm_t comm, trncclStream_t stream) {
   return guarded("trncclRecv", comm, [&] { issueP2P(false, recvbuff, count, datatype, peer, comm, stream); });
 }
+
+extern "C" TRNCCL_API trncclResult_t trncclProbe(int* source, trncclComm_t comm) {
+  return guarded("trncclProbe", comm, [&] {
+    core::Communicator& c = usableComm(comm);
+    if (source == nullptr) trnccl::throwInvalidArgument("source", "is NULL");
+    if (core::inGroup())
+      trnccl::throwError(trncclInvalidUsage,
+                         "trncclProbe inside a group: a group's receives are issued at trncclGroupEnd");
+    *source = c.probe();
+  });
+}

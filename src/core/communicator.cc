@@ -151,6 +151,23 @@ Communicator::~Communicator() {
 
 uint32_t Communicator::nextP2PTag(int peer, bool send) { return (send ? sendTags_ : recvTags_).at(peer)++; }
 
+int Communicator::probe() {
+  int found = -1;
+  if (nranks_ == 1) return found;
+  inTurn(turns_.take(), [&] {
+    for (transport::Transport* transport : transports_->all()) transport->progress();
+    const std::vector<transport::Transport*>& byPeer = transports_->byPeer();
+    for (int i = 0; i < nranks_ && found < 0; ++i) {
+      const int peer = (probeFrom_ + i) % nranks_;
+      if (peer == rank_) continue;
+      const uint64_t tag = runtime::messageTag(runtime::kP2PTagBase, recvTags_.at(peer), 0);
+      if (byPeer[peer]->arrived(peer, tag)) found = peer;
+    }
+  });
+  if (found >= 0) probeFrom_ = (found + 1) % nranks_;
+  return found;
+}
+
 void Communicator::suspend(bool freeMemory) {
   if (suspended_.exchange(true)) throwError(trncclInvalidUsage, "the communicator is suspended already");
   drain();

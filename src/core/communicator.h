@@ -94,6 +94,11 @@ class Communicator {
   // Program-order bookkeeping, called in the issuing thread.
   uint64_t nextSequence() { return sequence_++; }
   uint32_t nextP2PTag(int peer, bool send);
+  // trncclProbe: the rank whose next point-to-point message to this one has
+  // arrived (or begun to) with no receive issued for it, or -1 for none. Runs
+  // in the next turn, after everything issued before it. Peers are tried
+  // round-robin from the one after the last found, so no sender is starved.
+  int probe();
   // Gives back the numbers and tags of `work`, the last operations issued and
   // never prepared (trncclGroupSimulateEnd).
   void unissue(const Work& work);
@@ -175,6 +180,7 @@ class Communicator {
 
   uint64_t sequence_ = 0;
   std::vector<uint32_t> sendTags_, recvTags_;
+  int probeFrom_ = 0;  // the peer probe() tries first
 
   std::atomic<int> pending_{0};  // prepared closures not yet destroyed
   FutexEvent pendingChanged_;

@@ -172,9 +172,7 @@ class StepRunner {
     return static_cast<char*>(call_->buffers[span.buffer]) + (span.offset + slice * sliceElems_) * elemBytes_;
   }
   size_t sliceCount(size_t slice) const { return std::min(sliceElems_, step_->count - slice * sliceElems_); }
-  uint64_t tag(uint32_t stepTag, size_t slice) const {
-    return call_->tagBase | (uint64_t(stepTag & (algo::kTagSpace - 1)) << 16) | slice;
-  }
+  uint64_t tag(uint32_t stepTag, size_t slice) const { return messageTag(call_->tagBase, stepTag, slice); }
   size_t stageBytes() const { return sliceElems_ * elemBytes_; }
 
   void postReceive(size_t slice) {

@@ -60,6 +60,9 @@ struct Call {
 inline uint64_t collectiveTagBase(uint64_t sequence) { return (sequence & 0x3fffff) << 40; }
 inline uint64_t checkTagBase(uint64_t sequence) { return collectiveTagBase(sequence) | uint64_t(1) << 62; }
 inline constexpr uint64_t kP2PTagBase = uint64_t(1) << 63;
+inline uint64_t messageTag(uint64_t tagBase, uint32_t stepTag, size_t slice) {
+  return tagBase | (uint64_t(stepTag & (algo::kTagSpace - 1)) << 16) | slice;
+}
 inline constexpr size_t kMaxSlicesPerStep = 1 << 16;
 
 class ChannelRunner;

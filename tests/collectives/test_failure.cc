@@ -19,6 +19,7 @@
 #include "scoped_env.h"
 #include "thread_ranks.h"
 #include "transports/factory.h"
+#include "two_instances.h"
 
 using namespace trnccl::test;
 using Clock = std::chrono::steady_clock;
@@ -133,23 +134,11 @@ TEST_CASE("failure: a rank process exits before its 3rd all-reduce (rank 0 of 4)
 
 TEST_CASE("failure: a rank killed mid-collective is named by every survivor, over shm, tcp and ofi",
           "[failure][processes][transports]") {
-  struct Network {
-    const char* name;
-    const char* topology;
-    const char* transport;
-    const char* provider;
-  };
-  // Ranks 0-1 on one instance and 2-3 on another: the victim's instance
-  // partner learns of the death over shared memory, the others over the network.
-  const Network net =
-      GENERATE(Network{"shm", nullptr, nullptr, nullptr}, Network{"tcp", "trn1.2xlarge:2", "tcp", nullptr},
-               Network{"ofi tcp;ofi_rxm", "trn1.2xlarge:2", "ofi", "tcp;ofi_rxm"},
-               Network{"ofi udp;ofi_rxd", "trn1.2xlarge:2", "ofi", "udp;ofi_rxd"});
+  const TwoInstances net = GENERATE(from_range(kTwoInstanceNetworks.begin(), kTwoInstanceNetworks.end()));
   const int victim = GENERATE(1, 2);
   CAPTURE(net.name, victim);
-  ScopedEnv topology("TRNCCL_TOPO", net.topology), transport("TRNCCL_TRANSPORT", net.transport);
-  ScopedEnv provider("TRNCCL_OFI_PROVIDER", net.provider);
-  checkDeadRank(4, victim, "", /*killed=*/true);
+  ScopedTwoInstances placed(net);
+  checkDeadRank(kTwoInstanceRanks, victim, "", /*killed=*/true);
 }
 
 TEST_CASE(

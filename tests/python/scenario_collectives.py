@@ -160,6 +160,32 @@ def check_send_recv(rank, world):
         expect_equal(got, rank_input(prev, dtype, 13), f"recv {dtype} from {prev}")
 
 
+def check_recv_any_source(rank, world):
+    """Every other rank sends rank 0 two messages of one size; rank 0 receives
+    them from any source, half with recv and half with irecv, and learns each
+    sender from what they return (c10d's recv_anysource)."""
+    n = 300_000  # past every transport's eager limit, so announced, not copied early
+    if rank == 0:
+        counts = {p: 0 for p in range(1, world)}
+        for i in range(2 * (world - 1)):
+            out = torch.full((n,), -1.0)
+            if i % 2 == 0:
+                sender = dist.recv(out)
+            else:
+                work = dist.irecv(out)
+                work.wait()
+                sender = work._source_rank()
+            assert sender in counts, f"recv from any source returned sender {sender}"
+            expect_equal(out, rank_input(sender, torch.float32, n, salt=counts[sender]),
+                         f"message {counts[sender]} of rank {sender}")
+            counts[sender] += 1
+        assert all(c == 2 for c in counts.values()), f"messages per sender: {counts}"
+    else:
+        for salt in range(2):
+            dist.send(rank_input(rank, torch.float32, n, salt=salt), 0)
+    dist.barrier()
+
+
 def check_non_contiguous(rank, world):
     xs = all_inputs(world, torch.float32, 8 * 6).reshape(world, 8, 6)
     t = xs[rank].clone().t()  # transposed: not contiguous
@@ -289,7 +315,8 @@ def check_bad_arguments(rank, world):
 def collectives(rank, world):
     for check in (check_bad_arguments, check_all_reduce, check_all_gather, check_reduce_scatter, check_rooted,
                   check_all_to_all, check_all_to_all_uneven, check_send_recv, check_non_contiguous, check_async,
-                  check_coalesced, check_sparse_all_reduce, check_gather_scatter, check_reduce_scatter_uneven):
+                  check_coalesced, check_sparse_all_reduce, check_gather_scatter, check_reduce_scatter_uneven,
+                  check_recv_any_source):
         check(rank, world)
 
 

@@ -189,4 +189,11 @@ void OfiTransport::endIncoming(uint64_t number) {
   }
 }
 
+bool OfiTransport::arrived(int rank, Tag tag) const {
+  if (rank < 0 || static_cast<size_t>(rank) >= peerOfRank_.size() || peerOfRank_[static_cast<size_t>(rank)] == nullptr)
+    return false;
+  const Peer& peer = *peerOfRank_[static_cast<size_t>(rank)];
+  return peer.unexpected.contains(tag);
+}
+
 }  // namespace trnccl::transport::ofi

@@ -140,6 +140,7 @@ class OfiTransport final : public Transport {
   MemoryUse memoryUse() const override;
   void isend(Request& request) override;
   void irecv(Request& request) override;
+  bool arrived(int peer, Tag tag) const override;
   void progress() override;
   void wait(std::chrono::microseconds maxWait) override;
   void interrupt() override;

@@ -189,6 +189,7 @@ class ShmTransport final : public Transport {
   const char* name() const override { return "shm"; }
   void isend(Request& request) override;
   void irecv(Request& request) override;
+  bool arrived(int peer, Tag tag) const override;
   void progress() override;
   void wait(std::chrono::microseconds maxWait) override;
   void interrupt() override;

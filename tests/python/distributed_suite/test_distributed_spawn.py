@@ -31,11 +31,9 @@ BACKEND = os.environ["BACKEND"]
 GROUPS = os.environ.get("SUITE_GROUPS", BACKEND)
 
 if BACKEND == "trnccl":
-    # What trnccl implements on CPU tensors, in the suite's own tables; like
-    # NCCL's, its receives name their source (no receive from any source).
+    # What trnccl implements on CPU tensors, in the suite's own tables.
     for feature in ("plugin", "ddp", "subgroup"):
         DistTestCases.backend_feature[feature].add("trnccl")
-    DistTestCases.skip_collective["sendrecv anysource"].add("trnccl")
 
 if GROUPS != BACKEND:
     # The suite names BACKEND when it creates groups; create them on GROUPS.
