@@ -1,7 +1,8 @@
 // How each type meets the kernel's lanes in memory, kGroup vectors at a time:
 // load() decodes kGroup * kLanes elements, store() encodes them with the
 // rounding policy (element index `index` is the first one's, for stochastic
-// rounding). Every store writes NaN as the type's canonical NaN.
+// rounding), splat() puts one element's value in every lane (exactly).
+// Every store writes NaN as the type's canonical NaN.
 #pragma once
 
 #include <bit>
@@ -24,6 +25,7 @@ struct Fp32Codec {
   static constexpr bool kRounds = false;  // FP32 results are never rounded stochastically
 
   static void load(const std::byte* p, F* out) { out[0] = V::loadF(p); }
+  static F splat(const std::byte* p) { return V::splatF(simd::loadAs<float>(p)); }
   template <class Rounding>
   static void store(std::byte* p, const F* in, const Rounding&, uint64_t) {
     V::storeF(p, canonicalizeNaN<V>(in[0]));
@@ -53,6 +55,12 @@ struct NarrowCodec {
       if constexpr (kFormat == Format::E4m3 && !kHalfScaled)
         for (size_t g = 0; g < kGroup; ++g) out[g] = V::mul(out[g], V::splatF(256.0f));
     }
+  }
+
+  // The element's own value, not scaled (see kHalfScaled).
+  static F splat(const std::byte* p) {
+    const uint32_t code = kSize == 2 ? simd::loadAs<uint16_t>(p) : simd::loadAs<uint8_t>(p);
+    return V::splatF(decode(kFormat, code));
   }
 
   template <class Rounding>
@@ -154,6 +162,7 @@ struct ElementCodec {
   static constexpr bool kRounds = false;
 
   static void load(const std::byte* p, F* out) { out[0] = L::load(p); }
+  static F splat(const std::byte* p) { return F{} + simd::loadAs<typename L::Element>(p); }
   template <class Rounding>
   static void store(std::byte* p, const F* in, const Rounding&, uint64_t) {
     F value = in[0];
