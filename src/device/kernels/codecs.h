@@ -145,9 +145,7 @@ struct NarrowCodec {
     F jammed[kGroup];
     for (size_t g = 0; g < kGroup; ++g) {
       const F scaled = kFormat == Format::E4m3 && !kHalfScaled ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
-      const auto bits = V::asU(scaled);
-      const auto exact = V::equal(V::bitAnd(bits, V::splatU(kJam - 1)), V::splatU(0));
-      jammed[g] = V::asF(V::select(exact, bits, V::bitOr(bits, V::splatU(kJam))));
+      jammed[g] = V::asF(V::orIfAny(V::asU(scaled), V::splatU(kJam - 1), V::splatU(kJam)));
     }
     return halfToFp8NearestEven<V, kFormat>(V::floatToHalfTowardZero(jammed));
   }
