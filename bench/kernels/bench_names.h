@@ -13,7 +13,21 @@ namespace trnccl::bench {
 inline constexpr trncclDataType_t kTypes[] = {trncclInt8,    trncclUint8,    trncclInt32,      trncclUint32,
                                               trncclInt64,   trncclUint64,   trncclFloat16,    trncclFloat32,
                                               trncclFloat64, trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
-inline constexpr trncclRedOp_t kOps[] = {trncclSum, trncclProd, trncclMax, trncclMin, trncclAvg};
+// The five operators, and PreMulSum: a sum with every source but the last
+// scaled, as a ring step of trncclRedOpCreatePreMulSum's operator reduces
+// the rank's input with a received partial sum.
+struct BenchOp {
+  const char* name;
+  trncclRedOp_t op;
+  bool preMultiplies;
+};
+inline constexpr BenchOp kSum{"sum", trncclSum, false};
+inline constexpr BenchOp kOps[] = {kSum,
+                                   {"prod", trncclProd, false},
+                                   {"max", trncclMax, false},
+                                   {"min", trncclMin, false},
+                                   {"avg", trncclAvg, false},
+                                   {"premulsum", trncclSum, true}};
 inline constexpr size_t kBufferBytes[] = {size_t{4} << 10, size_t{1} << 20, kLargestBuffer};
 inline constexpr int kSourceCounts[] = {2, 8};
 inline constexpr const char* kStreamAdd = "stream_add";
@@ -24,8 +38,8 @@ inline std::string sizeLabel(size_t bytes) {
 }
 
 // "reduce/bfloat16/sum/K2/64MiB"
-inline std::string reduceName(trncclDataType_t type, trncclRedOp_t op, int nsrcs, size_t bytes) {
-  return std::string("reduce/") + typeName(type) + "/" + opName(op) + "/K" + std::to_string(nsrcs) + "/" +
+inline std::string reduceName(trncclDataType_t type, const BenchOp& op, int nsrcs, size_t bytes) {
+  return std::string("reduce/") + typeName(type) + "/" + op.name + "/K" + std::to_string(nsrcs) + "/" +
          sizeLabel(bytes);
 }
 

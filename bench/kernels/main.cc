@@ -1,4 +1,4 @@
-// trnccl-kernel-bench: bandwidth of every reduction kernel (type x op x
+// trnccl-kernel-bench: bandwidth of every reduction kernel (type x op, and PreMulSum, x
 // K = 2, 8 sources x 4 KiB, 1 MiB, 64 MiB per buffer) on the selected ISA,
 // beside memcpy and STREAM add at the same sizes, then a summary table.
 // Google Benchmark flags work as usual (e.g. --benchmark_filter=float/sum).
@@ -26,8 +26,23 @@
 namespace trnccl::bench {
 namespace {
 
+// PreMulSum's scalar: 0.5 in a floating type, 3 in an integer one.
+uint64_t scalarOf(trncclDataType_t type) {
+  uint64_t bits = 3;
+  if (isFloatType(type)) {
+    const float half = 0.5f;
+    device::kernels::ConvertArgs args;
+    args.dst = &bits;
+    args.dstType = type;
+    args.src = &half;
+    args.count = 1;
+    device::kernels::convert(args);
+  }
+  return bits;
+}
+
 void benchReduce(benchmark::State& state, device::kernels::Isa isa, device::kernels::Rounding rounding,
-                 trncclDataType_t type, trncclRedOp_t op, int nsrcs, size_t bytes) {
+                 trncclDataType_t type, BenchOp op, int nsrcs, size_t bytes) {
   BenchBuffers& buffers = BenchBuffers::instance();
   device::kernels::ReduceArgs args;
   args.dst = buffers.destination();
@@ -35,8 +50,10 @@ void benchReduce(benchmark::State& state, device::kernels::Isa isa, device::kern
   args.nsrcs = nsrcs;
   args.count = bytes / typeSize(type);
   args.type = type;
-  args.op = op;
+  args.op = op.op;
   args.avgDivisor = static_cast<uint64_t>(nsrcs);
+  const uint64_t scalar = scalarOf(type);
+  if (op.preMultiplies) args.preMultiply = {&scalar, (uint64_t{1} << (nsrcs - 1)) - 1};
   args.rounding.kind = rounding;
   for (auto _ : state) {
     device::kernels::reduce(isa, args);
@@ -72,7 +89,7 @@ void registerBenchmarks(device::kernels::Isa isa, device::kernels::Rounding roun
     benchmark::RegisterBenchmark(referenceName(kMemcpy, bytes).c_str(), benchMemcpy, bytes);
   }
   for (trncclDataType_t type : kTypes)
-    for (trncclRedOp_t op : kOps)
+    for (const BenchOp& op : kOps)
       for (int nsrcs : kSourceCounts)
         for (size_t bytes : kBufferBytes)
           benchmark::RegisterBenchmark(reduceName(type, op, nsrcs, bytes).c_str(), benchReduce, isa, rounding, type, op,

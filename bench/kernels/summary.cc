@@ -97,13 +97,13 @@ void SummaryReporter::printReductions(std::ostream& out) const {
     for (size_t bytes : kBufferBytes) header.push_back("K=" + std::to_string(nsrcs) + " " + sizeLabel(bytes));
   printRow(out, "reduce", header);
   for (trncclDataType_t type : kTypes) {
-    for (trncclRedOp_t op : kOps) {
+    for (const BenchOp& op : kOps) {
       std::vector<std::string> cells;
       for (int nsrcs : kSourceCounts)
         for (size_t bytes : kBufferBytes)
           cells.push_back(cell(gigabytesPerSecond(reduceName(type, op, nsrcs, bytes)),
                                gigabytesPerSecond(referenceName(kStreamAdd, bytes))));
-      printRow(out, std::string(typeName(type)) + " " + opName(op), cells);
+      printRow(out, std::string(typeName(type)) + " " + op.name, cells);
     }
   }
 }
@@ -116,7 +116,7 @@ void SummaryReporter::printTargets(std::ostream& out) const {
     std::string line = "  " + padded(std::string(typeName(target.type)) + " sum", 16);
     for (size_t s = 0; s < std::size(kSourceCounts); ++s) {
       const int nsrcs = kSourceCounts[s];
-      const double gbps = gigabytesPerSecond(reduceName(target.type, trncclSum, nsrcs, largest));
+      const double gbps = gigabytesPerSecond(reduceName(target.type, kSum, nsrcs, largest));
       std::string verdict = "n/a";
       if (gbps >= 0 && stream > 0) {
         const double ratio = gbps / stream;

@@ -74,7 +74,8 @@ typedef enum {
   trncclMax = 2,
   trncclMin = 3,
   trncclAvg = 4,
-  trncclNumOps = 5
+  trncclNumOps = 5, /* trncclRedOpCreatePreMulSum's operators are numbered from here */
+  trncclMaxRedOp = 0x7fffffff
 } trncclRedOp_t;
 
 /* ---- Version, errors, simulated device memory -------------------------- */
@@ -226,6 +227,26 @@ TRNCCL_API trncclResult_t trncclReduceScatterV(const void* sendbuff, const size_
  * recvbuff. */
 TRNCCL_API trncclResult_t trncclPermute(const void* sendbuff, void* recvbuff, size_t count, trncclDataType_t datatype,
                                         int sendPeer, int recvPeer, trncclComm_t comm, trncclStream_t stream);
+
+/* PreMulSum (NCCL's ncclRedOpCreatePreMulSum): an operator of `comm` for
+ * `datatype` that multiplies each rank's input by `scalar` (one element of
+ * `datatype`) before the sum, usable with that datatype in trncclAllReduce,
+ * trncclReduce, trncclReduceScatter and trncclReduceScatterV (PyTorch's FSDP
+ * averages gradients this way). Each rank passes its own scalar. The product
+ * and the sum are as trncclSum's: in FP32 for fp16, bf16 and fp8 (one
+ * rounding per local reduction), wrapping for integers.
+ * trncclScalarHostImmediate: the value is copied now. trncclScalarDevice:
+ * `scalar` points at the value, read each time a collective using the
+ * operator runs; in trnccl "device" memory is host memory of the emulated
+ * device (trncclMemAlloc's, or any host memory), so it must stay valid, and
+ * not change while such a collective runs. The handle is numbered from
+ * trncclNumOps, per communicator (a destroyed one's number is reused), and
+ * may be destroyed once the last call that uses it has returned. */
+typedef enum { trncclScalarDevice = 0, trncclScalarHostImmediate = 1 } trncclScalarResidence_t;
+TRNCCL_API trncclResult_t trncclRedOpCreatePreMulSum(trncclRedOp_t* op, void* scalar, trncclDataType_t datatype,
+                                                     trncclScalarResidence_t residence, trncclComm_t comm);
+TRNCCL_API trncclResult_t trncclRedOpDestroy(trncclRedOp_t op, trncclComm_t comm);
+
 TRNCCL_API trncclResult_t trncclSend(const void* sendbuff, size_t count, trncclDataType_t datatype, int peer,
                                      trncclComm_t comm, trncclStream_t stream);
 TRNCCL_API trncclResult_t trncclRecv(void* recvbuff, size_t count, trncclDataType_t datatype, int peer,

@@ -15,11 +15,20 @@ Checked checkCall(trncclComm_t comm, trncclStream_t stream, trncclDataType_t dat
   runtime::Stream* s = streamOf(stream);
   if (!validType(datatype))
     throwInvalidArgument("datatype", "is " + std::to_string(static_cast<int>(datatype)) + ", not a trnccl data type");
-  return Checked{&c, s, typeSize(datatype)};
+  return Checked{&c, s, typeSize(datatype), comm, datatype, std::nullopt};
 }
 
-void checkOp(trncclRedOp_t op) {
-  if (!validOp(op)) throwInvalidArgument("op", "is " + std::to_string(static_cast<int>(op)) + ", not a trncclRedOp_t");
+void checkOp(Checked& c, trncclRedOp_t op) {
+  if (validOp(op)) return;
+  const std::optional<PreMulSumOp> preMulSum = c.handle->redOps.find(op);
+  if (!preMulSum)
+    throwInvalidArgument("op", "is " + std::to_string(static_cast<int>(op)) +
+                                   ", neither a built-in trncclRedOp_t nor an operator trncclRedOpCreatePreMulSum "
+                                   "made for this communicator");
+  if (preMulSum->datatype != c.datatype)
+    throwInvalidArgument("datatype", std::string("is ") + typeName(c.datatype) + ", but op " + std::to_string(op) +
+                                         " is a PreMulSum made for " + typeName(preMulSum->datatype));
+  c.preMul = preMulSum->scalar;
 }
 
 void checkRank(const char* argument, int value, int nranks) {
@@ -58,7 +67,8 @@ core::CollectiveCall callOf(const Checked& c, algo::Collective collective, size_
   call.args.nranks = c.comm->size();
   call.args.count = count;
   call.args.type = type;
-  call.args.op = op;
+  call.args.op = c.preMul ? trncclSum : op;
+  call.preMul = c.preMul;
   call.args.root = root;
   call.args.inPlace = inPlace;
   call.send = send;

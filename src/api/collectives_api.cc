@@ -21,7 +21,7 @@ extern "C" TRNCCL_API trncclResult_t trncclAllReduce(const void* sendbuff, void*
                                                      trncclStream_t stream) {
   return guarded("trncclAllReduce", comm, [&] {
     Checked c = checkCall(comm, stream, datatype);
-    checkOp(op);
+    checkOp(c, op);
     const size_t bytes = checkedBytes("count", count, c.elemBytes, 1);
     if (count == 0) return;
     checkBuffer("sendbuff", sendbuff);
@@ -53,7 +53,7 @@ extern "C" TRNCCL_API trncclResult_t trncclReduceScatter(const void* sendbuff, v
                                                          trncclStream_t stream) {
   return guarded("trncclReduceScatter", comm, [&] {
     Checked c = checkCall(comm, stream, datatype);
-    checkOp(op);
+    checkOp(c, op);
     const size_t total = checkedBytes("recvcount", recvcount, c.elemBytes, c.comm->size());
     if (recvcount == 0) return;
     checkBuffer("sendbuff", sendbuff);
@@ -87,7 +87,7 @@ extern "C" TRNCCL_API trncclResult_t trncclReduce(const void* sendbuff, void* re
                                                   trncclComm_t comm, trncclStream_t stream) {
   return guarded("trncclReduce", comm, [&] {
     Checked c = checkCall(comm, stream, datatype);
-    checkOp(op);
+    checkOp(c, op);
     checkRank("root", root, c.comm->size());
     const size_t bytes = checkedBytes("count", count, c.elemBytes, 1);
     if (count == 0) return;

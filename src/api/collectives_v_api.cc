@@ -157,7 +157,7 @@ extern "C" TRNCCL_API trncclResult_t trncclReduceScatterV(const void* sendbuff, 
                                                           trncclComm_t comm, trncclStream_t stream) {
   return guarded("trncclReduceScatterV", comm, [&] {
     Checked c = checkCall(comm, stream, datatype);
-    checkOp(op);
+    checkOp(c, op);
     const int n = c.comm->size(), r = c.comm->rank();
     // The result lands in this rank's block in place, so blocks must not overlap.
     const size_t end = checkBlocks("sendcounts", sendcounts, "displs", displs, n, c.elemBytes, true);

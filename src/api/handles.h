@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 
+#include "api/user_red_ops.h"
 #include "core/communicator.h"
 #include "runtime/stream.h"
 #include "trnccl/trnccl.h"
@@ -14,6 +15,7 @@ struct trncclComm {
   std::unique_ptr<trnccl::core::Communicator> impl;
   std::mutex errorMutex;
   std::string lastError;
+  trnccl::api::UserRedOps redOps;
 };
 
 struct trncclStream {

@@ -293,6 +293,7 @@ void Communicator::runCollective(const CollectiveCall& c) {
   call.tagBase = runtime::collectiveTagBase(c.sequence);
   call.what = algo::collectiveName(a.collective);
   call.sequence = c.sequence;
+  if (c.preMul) call.preMulScalar = c.preMul->address();
   op.running(schedule.algorithm);
   emulateLaunch(schedule);
   executor_.run(schedule, call);

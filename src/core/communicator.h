@@ -4,7 +4,9 @@
 // every rank's operations in the same order.
 #pragma once
 
+#include <array>
 #include <atomic>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -31,11 +33,20 @@
 
 namespace trnccl::core {
 
+// A PreMulSum's scalar (trncclRedOpCreatePreMulSum): its value, copied when
+// the call was issued, or where to read it when the collective runs.
+struct PreMulScalar {
+  const void* pointer = nullptr;  // trncclScalarDevice; null: `value` holds it
+  std::array<std::byte, 8> value{};
+  const void* address() const { return pointer != nullptr ? pointer : value.data(); }
+};
+
 struct CollectiveCall {
-  algo::CollectiveArgs args;
+  algo::CollectiveArgs args;  // a PreMulSum runs as args.op = trncclSum with preMul set
   const void* send = nullptr;
   void* recv = nullptr;
   uint64_t sequence = 0;
+  std::optional<PreMulScalar> preMul;
 };
 
 struct P2PCall {

@@ -78,9 +78,13 @@ class StepRunner {
     ctx_ = &ctx;
     elemBytes_ = typeSize(schedule.type);
     sliceElems_ = std::max<size_t>(1, ctx.sliceBytes / elemBytes_);
+    // A PreMulSum scales its input on the way out of kSend: a send or copy
+    // of it is a reduction of one scaled source.
+    reduces_ = step.reduce || (call.preMulScalar != nullptr && step.recvPeer < 0 && !step.srcs.empty() &&
+                               step.srcs[0].buffer == algo::kSend);
     // Both sides derive the slicing from the count alone, so they agree.
-    const bool staged = (step.recvPeer >= 0 && (step.reduce || step.dst.buffer == algo::kNone)) ||
-                        (step.sendPeer >= 0 && step.reduce && step.dst.buffer == algo::kNone);
+    const bool staged = (step.recvPeer >= 0 && (reduces_ || step.dst.buffer == algo::kNone)) ||
+                        (step.sendPeer >= 0 && reduces_ && step.dst.buffer == algo::kNone);
     if (step.count > sliceElems_ * kMaxSlicesPerStep) {
       if (staged) throwError(trncclInternalError, "a staged step is longer than 2^16 slices");
       sliceElems_ = (step.count + kMaxSlicesPerStep - 1) / kMaxSlicesPerStep;
@@ -177,7 +181,7 @@ class StepRunner {
 
   void postReceive(size_t slice) {
     Slot& slot = slots_[slice % window_];
-    const bool staged = step_->reduce || step_->dst.buffer == algo::kNone;
+    const bool staged = reduces_ || step_->dst.buffer == algo::kNone;
     slot.recv = Request{};
     slot.recv.peer = step_->recvPeer;
     slot.recv.tag = tag(step_->recvTag, slice);
@@ -197,7 +201,7 @@ class StepRunner {
                                          " sent " + std::to_string(slot.recv.transferred) + " bytes where " +
                                          std::to_string(bytes) + " were expected (do all ranks pass the same count?)");
     void* value = nullptr;
-    if (step_->reduce) {
+    if (reduces_) {
       value = hasDst ? at(step_->dst, slice) : slot.sendStage.get(stageBytes());
       reduce(slice, n, recv ? slot.recv.buffer : nullptr, value);
     } else if (recv) {
@@ -223,10 +227,16 @@ class StepRunner {
   // in-place destination aliases the kernel's first source, as it allows.
   void reduce(size_t slice, size_t n, const void* received, void* out) {
     const void* inputs[64];
-    const size_t k = step_->srcs.size() + (received ? 1 : 0);
+    // A step that reduces only to scale its input has that one source.
+    const size_t locals = step_->reduce ? step_->srcs.size() : 1;
+    const size_t k = locals + (received ? 1 : 0);
     if (k > std::size(inputs)) throwError(trncclInternalError, "a step reduces more than 64 sources");
     size_t i = 0;
-    for (const algo::Span& src : step_->srcs) inputs[i++] = at(src, slice);
+    uint64_t inputSources = 0;  // those read from kSend, for PreMulSum
+    for (; i < locals; ++i) {
+      if (step_->srcs[i].buffer == algo::kSend) inputSources |= uint64_t{1} << i;
+      inputs[i] = at(step_->srcs[i], slice);
+    }
     if (received) inputs[i++] = received;
     device::kernels::ReduceArgs args;
     args.dst = out;
@@ -237,6 +247,8 @@ class StepRunner {
     const bool average = schedule_->op == trncclAvg;
     args.op = average && !step_->final ? trncclSum : schedule_->op;
     args.avgDivisor = average ? static_cast<uint64_t>(schedule_->nranks) : 1;
+    args.preMultiply.scalar = call_->preMulScalar;
+    args.preMultiply.sources = call_->preMulScalar != nullptr ? inputSources : 0;
     args.rounding.kind = ctx_->rounding;
     args.rounding.seed = ctx_->seed;
     // Each reduction of the same elements (one per ring hop) draws fresh bits.
@@ -247,6 +259,7 @@ class StepRunner {
   }
 
   const Step* step_ = nullptr;
+  bool reduces_ = false;  // computes its value with the kernels
   size_t stepIndex_ = 0;
   const algo::Schedule* schedule_ = nullptr;
   const Call* call_ = nullptr;

@@ -52,6 +52,11 @@ struct Call {
   uint64_t tagBase = 0;   // high bits of every message tag of this call
   const char* what = "";  // "allreduce", for messages
   uint64_t sequence = 0;
+  // PreMulSum: every value read from kSend (the rank's input) is multiplied
+  // by this scalar of the schedule's type as it leaves it, in a reduction or
+  // on its own (a send or copy of input), so everything else holds scaled
+  // values. Null: values are taken as they are.
+  const void* preMulScalar = nullptr;
 };
 
 // Message tags: bits 63..40 name the call, 39..16 the step's tag, 15..0 the

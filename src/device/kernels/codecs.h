@@ -1,7 +1,8 @@
 // How each type meets the kernel's lanes in memory, kGroup vectors at a time:
 // load() decodes kGroup * kLanes elements, store() encodes them with the
 // rounding policy (element index `index` is the first one's, for stochastic
-// rounding). Every store writes NaN as the type's canonical NaN.
+// rounding), splat() puts one element's value in every lane (exactly).
+// Every store writes NaN as the type's canonical NaN.
 #pragma once
 
 #include <bit>
@@ -24,6 +25,7 @@ struct Fp32Codec {
   static constexpr bool kRounds = false;  // FP32 results are never rounded stochastically
 
   static void load(const std::byte* p, F* out) { out[0] = V::loadF(p); }
+  static F splat(const std::byte* p) { return V::splatF(simd::loadAs<float>(p)); }
   template <class Rounding>
   static void store(std::byte* p, const F* in, const Rounding&, uint64_t) {
     V::storeF(p, canonicalizeNaN<V>(in[0]));
@@ -53,6 +55,12 @@ struct NarrowCodec {
       if constexpr (kFormat == Format::E4m3 && !kHalfScaled)
         for (size_t g = 0; g < kGroup; ++g) out[g] = V::mul(out[g], V::splatF(256.0f));
     }
+  }
+
+  // The element's own value, not scaled (see kHalfScaled).
+  static F splat(const std::byte* p) {
+    const uint32_t code = kSize == 2 ? simd::loadAs<uint16_t>(p) : simd::loadAs<uint8_t>(p);
+    return V::splatF(decode(kFormat, code));
   }
 
   template <class Rounding>
@@ -137,9 +145,7 @@ struct NarrowCodec {
     F jammed[kGroup];
     for (size_t g = 0; g < kGroup; ++g) {
       const F scaled = kFormat == Format::E4m3 && !kHalfScaled ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
-      const auto bits = V::asU(scaled);
-      const auto exact = V::equal(V::bitAnd(bits, V::splatU(kJam - 1)), V::splatU(0));
-      jammed[g] = V::asF(V::select(exact, bits, V::bitOr(bits, V::splatU(kJam))));
+      jammed[g] = V::asF(V::orIfAny(V::asU(scaled), V::splatU(kJam - 1), V::splatU(kJam)));
     }
     return halfToFp8NearestEven<V, kFormat>(V::floatToHalfTowardZero(jammed));
   }
@@ -154,6 +160,7 @@ struct ElementCodec {
   static constexpr bool kRounds = false;
 
   static void load(const std::byte* p, F* out) { out[0] = L::load(p); }
+  static F splat(const std::byte* p) { return F{} + simd::loadAs<typename L::Element>(p); }
   template <class Rounding>
   static void store(std::byte* p, const F* in, const Rounding&, uint64_t) {
     F value = in[0];

@@ -53,6 +53,10 @@ void validate(const ReduceArgs& args) {
   if (!validOp(args.op)) throwInvalidArgument("op", "is not a trncclRedOp_t (" + std::to_string(args.op) + ")");
   if (args.nsrcs < 1) throwInvalidArgument("nsrcs", "must be at least 1 (is " + std::to_string(args.nsrcs) + ")");
   if (args.op == trncclAvg && args.avgDivisor == 0) throwInvalidArgument("avgDivisor", "is 0");
+  if (args.preMultiply.scalar != nullptr && args.op != trncclSum)
+    throwInvalidArgument("preMultiply", std::string("goes with op sum, not ") + opName(args.op));
+  if (args.nsrcs < 64 && (args.preMultiply.sources >> args.nsrcs) != 0)
+    throwInvalidArgument("preMultiply.sources", "names a source beyond nsrcs = " + std::to_string(args.nsrcs));
   if (args.count == 0) return;
   checkBuffer("dst", args.dst);
   checkBuffer("srcs", args.srcs);
@@ -79,7 +83,9 @@ void reduce(Isa isa, const ReduceArgs& args) {
   validate(args);
   const KernelTable& kernels = kernelsFor(isa);
   if (args.count == 0) return;
-  kernels.reduce[args.type][args.op](args, randomKey(args.rounding));
+  const bool preMultiplies = args.preMultiply.scalar != nullptr && args.preMultiply.sources != 0;
+  const ReduceKernel kernel = preMultiplies ? kernels.preMulSum[args.type] : kernels.reduce[args.type][args.op];
+  kernel(args, randomKey(args.rounding));
 }
 
 bool canConvert(trncclDataType_t from, trncclDataType_t to) {

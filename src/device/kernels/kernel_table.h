@@ -20,6 +20,7 @@ using ConvertKernel = void (*)(const ConvertArgs& args, const RandomKey& key);
 
 struct KernelTable {
   ReduceKernel reduce[trncclNumTypes][trncclNumOps] = {};
+  ReduceKernel preMulSum[trncclNumTypes] = {};
   // Between two different floating types; a same-type copy is not a kernel.
   ConvertKernel convert[trncclNumTypes][trncclNumTypes] = {};
 };

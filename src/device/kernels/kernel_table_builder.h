@@ -113,6 +113,7 @@ constexpr KernelTable makeKernelTable() {
     table.reduce[t][trncclMax] = reduceEntry<V, Max>(type);
     table.reduce[t][trncclMin] = reduceEntry<V, Min>(type);
     table.reduce[t][trncclAvg] = reduceEntry<V, Avg>(type);
+    table.preMulSum[t] = reduceEntry<V, PreMulSum>(type);
     for (int to = 0; to < trncclNumTypes; ++to)
       table.convert[t][to] = convertEntry<V>(type, static_cast<trncclDataType_t>(to));
   }

@@ -1,6 +1,6 @@
 // The kernel every reduction and float conversion runs, over lanes V and a
 // codec per side: per block of four vectors,
-//   acc = load(src0); acc = op(acc, load(srck)) for k = 1..K-1;
+//   acc = input(load(src0)); acc = op(acc, input(load(srck))) for k = 1..K-1;
 //   store(finish(acc)) with one rounding.
 // fp32, fp16, bf16 and fp8 use an ISA wrapper's FP32 lanes (accumulating in
 // FP32); integers and fp64 use generic vectors of their own type. A
@@ -40,9 +40,11 @@ void reduceBlock(SourceAt sourceAt, int nsrcs, std::byte* out, const Op& op, con
   typename V::F acc[kVectors], x[kVectors];
   const std::byte* first = sourceAt(0);
   for (size_t u = 0; u < kVectors; u += Src::kGroup) Src::load(first + u * kSrcStride, acc + u);
+  op.input(0, acc);
   for (int k = 1; k < nsrcs; ++k) {
     const std::byte* src = sourceAt(k);
     for (size_t u = 0; u < kVectors; u += Src::kGroup) Src::load(src + u * kSrcStride, x + u);
+    op.input(k, x);
     for (size_t u = 0; u < kVectors; ++u) acc[u] = op.combine(acc[u], x[u]);
   }
   for (size_t u = 0; u < kVectors; ++u) acc[u] = op.finish(acc[u]);
@@ -81,10 +83,20 @@ void runJob(const Job& job, const Op& op, const RoundingMode& mode, const Random
   runBlocks<V, Src, Dst>(job, op, RoundNearestEven{});
 }
 
+// The operator of a call: PreMulSum with its scalar in the lanes' type, a
+// built-in one with the avg divisor.
+template <class Op, class Codec>
+Op operatorOf(const ReduceArgs& args) {
+  if constexpr (Op::kPreMultiplies)
+    return Op(Codec::splat(static_cast<const std::byte*>(args.preMultiply.scalar)), args.preMultiply.sources);
+  else
+    return Op(args.avgDivisor);
+}
+
 template <class V, class Codec, class Op>
 void reduceKernel(const ReduceArgs& args, const RandomKey& key) {
   const Job job{static_cast<std::byte*>(args.dst), args.srcs, args.nsrcs, args.count, args.rounding.firstIndex};
-  runJob<V, Codec, Codec>(job, Op(args.avgDivisor), args.rounding, key);
+  runJob<V, Codec, Codec>(job, operatorOf<Op, Codec>(args), args.rounding, key);
 }
 
 template <class V, class Src, class Dst>

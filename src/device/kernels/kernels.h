@@ -10,6 +10,12 @@
 //    round once (round-to-nearest-even, or stochastic rounding); fp32 in FP32,
 //    fp64 in FP64. avg = sum / avgDivisor in the accumulation type, then round.
 //  - max/min propagate NaN (a NaN input gives a NaN result).
+//  - PreMulSum (op == trncclSum with preMultiply.scalar set): the sources
+//    whose bit is set in preMultiply.sources are multiplied by the scalar
+//    (one element of the call's type) before the sum. Each product is one
+//    operation of the accumulation type (FP32 for fp32, fp16, bf16 and fp8,
+//    rounded to FP32 as every FP32 operation is; FP64 for fp64; wrapping for
+//    integers), the sum runs in source order, and a narrow type rounds once.
 //  - FP8 follows the OCP 8-bit floating point specification; see formats.h for
 //    what overflow does.
 //  - Results are bit-identical on every ISA path.
@@ -34,6 +40,13 @@ struct RoundingMode {
   uint64_t firstIndex = 0;  // global index of element 0 of this call
 };
 
+// PreMulSum's scaling (NCCL's ncclRedOpCreatePreMulSum): the scalar is read
+// through the pointer when the kernel runs.
+struct PreMultiply {
+  const void* scalar = nullptr;  // one element of the call's type; NULL: plain sum
+  uint64_t sources = 0;          // bit k: source k is scaled
+};
+
 struct ReduceArgs {
   void* dst = nullptr;
   const void* const* srcs = nullptr;  // nsrcs pointers
@@ -42,6 +55,7 @@ struct ReduceArgs {
   trncclDataType_t type = trncclFloat32;
   trncclRedOp_t op = trncclSum;
   uint64_t avgDivisor = 1;  // op == trncclAvg: result = sum / avgDivisor
+  PreMultiply preMultiply;  // op == trncclSum only
   RoundingMode rounding;
 };
 

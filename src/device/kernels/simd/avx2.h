@@ -67,6 +67,7 @@ struct Avx2 {
   static M lessThan(U a, U b) { return _mm256_cmpgt_epi32(b, a); }
   static M equal(U a, U b) { return _mm256_cmpeq_epi32(a, b); }
   static U select(M m, U a, U b) { return _mm256_blendv_epi8(b, a, m); }
+  static U orIfAny(U a, U mask, U bit) { return select(equal(bitAnd(a, mask), splatU(0)), a, bitOr(a, bit)); }
   // Flipping the sign bits makes the signed compare unsigned.
   static M lessThanUnsigned(U a, U b) {
     const U flip = splatU(0x80000000u);

@@ -68,6 +68,7 @@ struct Avx512 {
   static M lessThan(U a, U b) { return _mm512_cmplt_epi32_mask(a, b); }
   static M equal(U a, U b) { return _mm512_cmpeq_epi32_mask(a, b); }
   static U select(M m, U a, U b) { return _mm512_mask_blend_epi32(m, b, a); }
+  static U orIfAny(U a, U mask, U bit) { return _mm512_mask_or_epi32(a, _mm512_test_epi32_mask(a, mask), a, bit); }
   static M lessThanUnsigned(U a, U b) { return _mm512_cmplt_epu32_mask(a, b); }
   static bool all(M m) { return m == 0xFFFF; }
   static bool all(M m, M n) { return (m & n) == 0xFFFF; }

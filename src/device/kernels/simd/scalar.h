@@ -5,7 +5,8 @@
 // What every ISA wrapper provides (this one, avx2.h, avx512.h):
 //  - kLanes lanes of FP32 (F), uint32 (U) and their masks (M): loads and
 //    stores (U from/to 16- and 8-bit elements), arithmetic, compares (signed
-//    and unsigned), selects, shifts (by constants and per lane), bit casts;
+//    and unsigned), selects, shifts (by constants and per lane), bit casts,
+//    orIfAny (a sticky bit);
 //  - kHalfLanes 16-bit lanes (H, masks MH) for FP8 codes on their way to and
 //    from fp16, with halfToFloat() filling kHalfLanes / kLanes F vectors
 //    (H is U's register type: bitAnd and bitOr serve both);
@@ -66,6 +67,8 @@ struct Scalar : ScalarLanes {
   static M lessThanUnsigned(U a, U b) { return a < b; }
   static M equal(U a, U b) { return a == b; }
   static U select(M m, U a, U b) { return m ? a : b; }
+  // a | bit where a & mask is nonzero (a sticky bit).
+  static U orIfAny(U a, U mask, U bit) { return (a & mask) != 0 ? a | bit : a; }
 
   static H loadI8ToH(const std::byte* p) { return static_cast<uint16_t>(loadAs<int8_t>(p)); }
   static void storeHAsU8(std::byte* p, H v) { storeAs(p, static_cast<uint8_t>(v)); }
