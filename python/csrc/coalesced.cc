@@ -2,6 +2,7 @@
 // into one group on one stream, so they complete as one Work.
 #include "group_call.h"
 #include "process_group_trnccl.h"
+#include "reduce_op.h"
 #include "tensor_args.h"
 
 namespace trnccl_torch {
@@ -16,7 +17,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::allreduce_coalesced(std::vect
     staged.emplace_back(t);
     types.push_back(dataTypeOf(t, "a tensor of tensors"));
   }
-  const trncclRedOp_t op = redOpOf(opts.reduceOp);
+  ReduceOpFor op(opts.reduceOp, comm_);
   std::vector<at::Tensor> buffers;
   for (const Staged& s : staged) buffers.push_back(s.buffer);
   return launch(
@@ -26,7 +27,7 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::allreduce_coalesced(std::vect
           trncclResult_t first = trncclSuccess;
           for (size_t i = 0; i < staged.size() && first == trncclSuccess; ++i) {
             void* buf = staged[i].buffer.data_ptr();
-            first = trncclAllReduce(buf, buf, count(staged[i].buffer), types[i], op, comm_, s);
+            first = trncclAllReduce(buf, buf, count(staged[i].buffer), types[i], op(staged[i].buffer), comm_, s);
           }
           return first;
         });

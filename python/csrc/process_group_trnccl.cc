@@ -7,6 +7,7 @@
 #include <string>
 
 #include "call_errors.h"
+#include "reduce_op.h"
 #include "tensor_args.h"
 
 namespace trnccl_torch {
@@ -321,12 +322,14 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::broadcast(std::vector<at::Ten
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::allreduce(std::vector<at::Tensor>& tensors,
                                                              const c10d::AllreduceOptions& opts) {
   if (tensors.size() == 1 && tensors[0].defined() && tensors[0].is_sparse()) return sparseAllreduce(tensors[0], opts);
-  return inPlace(c10d::OpType::ALLREDUCE, tensors, redOpOf(opts.reduceOp), 0);
+  ReduceOpFor op(opts.reduceOp, comm_);
+  return inPlace(c10d::OpType::ALLREDUCE, tensors, op(single(tensors, "tensors")), 0);
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::reduce(std::vector<at::Tensor>& tensors,
                                                           const c10d::ReduceOptions& opts) {
-  return inPlace(c10d::OpType::REDUCE, tensors, redOpOf(opts.reduceOp), static_cast<int>(opts.rootRank));
+  ReduceOpFor op(opts.reduceOp, comm_);
+  return inPlace(c10d::OpType::REDUCE, tensors, op(single(tensors, "tensors")), static_cast<int>(opts.rootRank));
 }
 
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::allgather(std::vector<std::vector<at::Tensor>>& outputs,
@@ -397,7 +400,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::reduce_scatter(std::vector<at
   if (std::all_of(counts.begin(), counts.end(), [&](size_t n) { return n == counts[0]; }))
     return reduceScatter(c10d::OpType::REDUCE_SCATTER, at::cat(flat), output, outputs, opts);
   // Uneven blocks (every rank passes the same sizes): trncclReduceScatterV.
-  const trncclRedOp_t op = redOpOf(opts.reduceOp);
+  ReduceOpFor opFor(opts.reduceOp, comm_);
+  const trncclRedOp_t op = opFor(output);
   return outOfPlace(c10d::OpType::REDUCE_SCATTER, "trncclReduceScatterV", at::cat(flat), output, outputs,
                     [&](const void* in, void* out, trncclDataType_t type, trncclStream_t s) {
                       return trncclReduceScatterV(in, counts.data(), displs.data(), out, count(output), type, op, comm_,
@@ -416,7 +420,8 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::reduceScatter(c10d::OpType ty
                                                                  at::Tensor& output, std::vector<at::Tensor> results,
                                                                  const c10d::ReduceScatterOptions& opts) {
   const size_t n = count(output);
-  const trncclRedOp_t op = redOpOf(opts.reduceOp);
+  ReduceOpFor opFor(opts.reduceOp, comm_);
+  const trncclRedOp_t op = opFor(output);
   return outOfPlace(type, "trncclReduceScatter", input, output, std::move(results),
                     [&](const void* in, void* out, trncclDataType_t dataType, trncclStream_t s) {
                       return trncclReduceScatter(in, out, n, dataType, op, comm_, s);

@@ -18,7 +18,7 @@ void ProcessGroupTrnccl::runNow(const char* name, const Call& call) {
 c10::intrusive_ptr<c10d::Work> ProcessGroupTrnccl::sparseAllreduce(at::Tensor& tensor,
                                                                    const c10d::AllreduceOptions& opts) {
   TORCH_CHECK(tensor.device().is_cpu(), "trnccl: tensor is on ", tensor.device(), "; trnccl takes CPU tensors");
-  TORCH_CHECK(redOpOf(opts.reduceOp) == trncclSum, "trnccl: a sparse tensor's all_reduce sums (ReduceOp.SUM)");
+  TORCH_CHECK(opts.reduceOp.op_ == c10d::ReduceOp::SUM, "trnccl: a sparse tensor's all_reduce sums (ReduceOp.SUM)");
   TORCH_CHECK(!coalescing_, "trnccl: a sparse tensor's all_reduce cannot join a coalesced batch");
   const at::Tensor input = tensor.coalesce();
   const at::Tensor indices = input._indices().contiguous();  // [sparse dims, nnz], int64

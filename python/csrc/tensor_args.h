@@ -3,7 +3,6 @@
 #pragma once
 
 #include <ATen/ATen.h>
-#include <torch/csrc/distributed/c10d/Types.hpp>
 
 #include <string>
 #include <vector>
@@ -35,24 +34,6 @@ inline trncclDataType_t dataTypeOf(const at::Tensor& t, const char* what) {
     default:
       TORCH_CHECK(false, "trnccl: ", what, " has dtype ", t.scalar_type(),
                   "; supported: float32, float64, float16, bfloat16, int8, uint8, int32, int64");
-  }
-}
-
-inline trncclRedOp_t redOpOf(const c10d::ReduceOp& op) {
-  switch (op.op_) {
-    case c10d::ReduceOp::SUM:
-      return trncclSum;
-    case c10d::ReduceOp::PRODUCT:
-      return trncclProd;
-    case c10d::ReduceOp::MIN:
-      return trncclMin;
-    case c10d::ReduceOp::MAX:
-      return trncclMax;
-    case c10d::ReduceOp::AVG:
-      return trncclAvg;
-    default:
-      TORCH_CHECK(false, "trnccl: reduce op ", static_cast<int>(op.op_),
-                  " is not supported (SUM, PRODUCT, MIN, MAX, AVG are)");
   }
 }
 

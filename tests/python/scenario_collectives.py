@@ -160,6 +160,27 @@ def check_send_recv(rank, world):
         expect_equal(got, rank_input(prev, dtype, 13), f"recv {dtype} from {prev}")
 
 
+def check_premul_sum(rank, world):
+    """PREMUL_SUM (FSDP's gradient scaling): each input times the factor, then
+    summed; the factor as a number and as a one-element tensor."""
+    n = 1000
+    for dtype in (torch.float32, torch.bfloat16, torch.float64, torch.int32):
+        for factor in (0.5, [torch.tensor([0.25], dtype=torch.float64)]):
+            value = factor if isinstance(factor, float) else factor[0].item()
+            if not dtype.is_floating_point:
+                factor, value = 2.0, 2.0
+            op = dist._make_nccl_premul_sum(factor)
+            xs = all_inputs(world, dtype, n)
+            expected = (xs.double() * value).sum(0).to(dtype)
+            t = xs[rank].clone()
+            dist.all_reduce(t, op=op)
+            expect_equal(t, expected, f"PREMUL_SUM all_reduce, {dtype}, factor {value}")
+            block = n // world
+            out = torch.empty(block, dtype=dtype)
+            dist.reduce_scatter_tensor(out, xs[rank][:block * world].clone(), op=op)
+            expect_equal(out, expected[rank * block:(rank + 1) * block], f"PREMUL_SUM reduce_scatter_tensor, {dtype}")
+
+
 def check_recv_any_source(rank, world):
     """Every other rank sends rank 0 two messages of one size; rank 0 receives
     them from any source, half with recv and half with irecv, and learns each
@@ -316,7 +337,7 @@ def collectives(rank, world):
     for check in (check_bad_arguments, check_all_reduce, check_all_gather, check_reduce_scatter, check_rooted,
                   check_all_to_all, check_all_to_all_uneven, check_send_recv, check_non_contiguous, check_async,
                   check_coalesced, check_sparse_all_reduce, check_gather_scatter, check_reduce_scatter_uneven,
-                  check_recv_any_source):
+                  check_recv_any_source, check_premul_sum):
         check(rank, world)
 
 
