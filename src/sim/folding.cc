@@ -1,5 +1,7 @@
 #include "sim/folding.h"
 
+#include <limits>
+
 #include "base/error.h"
 
 namespace trnccl::sim {
@@ -129,6 +131,33 @@ Prediction predictFolded(const algo::Algorithm& algorithm, const algo::Collectiv
   prediction.engine = Engine::Folded;
   prediction.linkBytes = std::move(linkBytes);
   return prediction;
+}
+
+FoldedPricing::FoldedPricing(const algo::Network& net, const Folding& folding)
+    : folded_(foldedNetwork(net, folding)), folding_(folding) {}
+
+Prediction FoldedPricing::price(const algo::Algorithm& algorithm, const algo::CollectiveArgs& args) {
+  const Key key{&algorithm, args.collective, args.count, args.type, args.op, args.root};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (const auto it = priced_.find(key); it != priced_.end()) return it->second;
+  }
+  algo::CollectiveArgs each = args;
+  each.maxStepElements = 0;  // as the tuner prices candidates
+  Prediction p = predictFolded(algorithm, each, *folded_, folding_);
+  std::lock_guard<std::mutex> lock(mutex_);
+  return priced_.emplace(key, std::move(p)).first->second;
+}
+
+algo::Tuner::Predictor FoldedPricing::predictor() {
+  return [this](const algo::Algorithm& a, const algo::CollectiveArgs& args) {
+    try {
+      return algo::Prediction(price(a, args));
+    } catch (const Error& e) {
+      if (e.code() != trncclInvalidArgument) throw;
+      return algo::Prediction{std::numeric_limits<double>::infinity(), ""};
+    }
+  };
 }
 
 }  // namespace trnccl::sim
