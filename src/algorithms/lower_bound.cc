@@ -1,6 +1,7 @@
 #include "algorithms/lower_bound.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -25,7 +26,7 @@ class CallLoads {
   explicit CallLoads(const Network& net) : net_(net) {}
 
   void add(int from, int to, double bytes) {
-    const Path path = net_.path(from, to);
+    const Path& path = pathOf(from, to);
     if (bytes > 0)
       for (int link : path.links) loads_[link].first += bytes;
     if (path.issueLink >= 0) loads_[path.issueLink].second += path.issueSec;
@@ -39,7 +40,14 @@ class CallLoads {
   }
 
  private:
+  const Path& pathOf(int from, int to) {
+    auto [it, fresh] = paths_.try_emplace((uint64_t{static_cast<uint32_t>(from)} << 32) | static_cast<uint32_t>(to));
+    if (fresh) it->second = net_.path(from, to);
+    return it->second;
+  }
+
   const Network& net_;
+  std::unordered_map<uint64_t, Path> paths_;                  // each asked for once
   std::unordered_map<int, std::pair<double, double>> loads_;  // bytes, issue seconds
 };
 
