@@ -106,14 +106,11 @@ Prediction simulate(const Machine& machine, const Call& call, FoldedPricing* pri
                           machine.network(), &machine.layout());
   algo::CollectiveArgs args = argsOf(machine, call);
   const algo::Algorithm* algorithm = &choose(tuner, args);
-  // Every rank's schedule, as every rank of a job would build it.
-  std::vector<algo::Schedule> all;
-  all.reserve(static_cast<size_t>(args.nranks));
-  size_t steps = 0;
-  for (int r = 0; r < args.nranks; ++r) {
-    all.push_back(algorithm->build(algo::argsOfRank(args, r)));
-    steps += all.back().stepCount();
-  }
+  // Every rank's schedule, as every rank of a job would build it, compacted
+  // one at a time.
+  CompactSchedules all;
+  for (int r = 0; r < args.nranks; ++r) all.add(algorithm->build(algo::argsOfRank(args, r)));
+  const size_t steps = all.stepCount();
   const Engine chosen = engine != Engine::Auto          ? engine
                         : steps <= kEventEngineMaxSteps ? Engine::EventDriven
                                                         : Engine::Analytical;
