@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -23,32 +22,45 @@ std::vector<int> boundingRanks(const CollectiveArgs& args) {
 // Per link, the bytes and the issuing of the messages added, over the whole call.
 class CallLoads {
  public:
-  explicit CallLoads(const Network& net) : net_(net) {}
+  explicit CallLoads(const Network& net)
+      : net_(net), loads_(static_cast<size_t>(std::max(net.linkCount(), 0))), recent_(16, {~uint64_t{0}, Path{}}) {}
 
   void add(int from, int to, double bytes) {
     const Path& path = pathOf(from, to);
     if (bytes > 0)
-      for (int link : path.links) loads_[link].first += bytes;
-    if (path.issueLink >= 0) loads_[path.issueLink].second += path.issueSec;
+      for (int link : path.links) load(link).first += bytes;
+    if (path.issueLink >= 0) load(path.issueLink).second += path.issueSec;
   }
 
   double busiestSeconds() const {
     double busiest = 0;
-    for (const auto& [link, load] : loads_)
-      busiest = std::max(busiest, linkBusySeconds(load.first, net_.linkBytesPerSec(link), load.second));
+    for (int link : touched_) {
+      const auto& [bytes, issue] = loads_[static_cast<size_t>(link)];
+      busiest = std::max(busiest, linkBusySeconds(bytes, net_.linkBytesPerSec(link), issue));
+    }
     return busiest;
   }
 
  private:
+  std::pair<double, double>& load(int link) {
+    auto& l = loads_.at(static_cast<size_t>(link));
+    if (l.first == 0 && l.second == 0) touched_.push_back(link);
+    return l;
+  }
+
+  // A ring asks for the same few pairs step after step, a mesh for each pair
+  // once: recent pairs are kept, not all.
   const Path& pathOf(int from, int to) {
-    auto [it, fresh] = paths_.try_emplace((uint64_t{static_cast<uint32_t>(from)} << 32) | static_cast<uint32_t>(to));
-    if (fresh) it->second = net_.path(from, to);
-    return it->second;
+    const uint64_t key = (uint64_t{static_cast<uint32_t>(from)} << 32) | static_cast<uint32_t>(to);
+    auto& [cached, path] = recent_[(key * 0x9E3779B97F4A7C15ull) >> 60];
+    if (cached != key) cached = key, path = net_.path(from, to);
+    return path;
   }
 
   const Network& net_;
-  std::unordered_map<uint64_t, Path> paths_;                  // each asked for once
-  std::unordered_map<int, std::pair<double, double>> loads_;  // bytes, issue seconds
+  std::vector<std::pair<double, double>> loads_;   // per link: bytes, issue seconds
+  std::vector<int> touched_;                       // the links loaded, each once
+  std::vector<std::pair<uint64_t, Path>> recent_;  // by the key's top 4 hash bits
 };
 
 }  // namespace
