@@ -151,7 +151,7 @@ FoldedPricing::FoldedPricing(const algo::Network& net, const Folding& folding)
     : folded_(foldedNetwork(net, folding)), folding_(folding) {}
 
 Prediction FoldedPricing::price(const algo::Algorithm& algorithm, const algo::CollectiveArgs& args) {
-  const Key key{&algorithm, args.collective, args.count, args.type, args.op, args.root};
+  const Key key{algorithm.name(), args.collective, args.count, args.type, args.op, args.root};
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (const auto it = priced_.find(key); it != priced_.end()) return it->second;

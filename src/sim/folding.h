@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -73,9 +74,9 @@ class FoldedPricing {
   algo::Tuner::Predictor predictor();
 
  private:
-  // algorithm, collective, count, type, op, root: what an even call's folded
-  // price depends on.
-  using Key = std::tuple<const algo::Algorithm*, algo::Collective, size_t, trncclDataType_t, trncclRedOp_t, int>;
+  // algorithm (by name: each call's tuner makes its own), collective,
+  // count, type, op, root: what an even call's folded price depends on.
+  using Key = std::tuple<std::string, algo::Collective, size_t, trncclDataType_t, trncclRedOp_t, int>;
   std::unique_ptr<algo::Network> folded_;
   Folding folding_;
   std::mutex mutex_;
