@@ -14,14 +14,32 @@ namespace {
 
 // The ranks of each instance: instances in id order, ranks in comm-rank order.
 // Instance ids are node numbers (small, not negative): bucketed by id in one
-// pass, as a 65,536-rank job builds this for every rank it simulates.
-std::vector<std::vector<int>> ranksByInstance(const RankLayout& layout) {
+// pass. A 262,144-rank job builds this for every rank it simulates, all on
+// one layout, so the last one is kept per thread: comparing the layout costs
+// a fraction of bucketing it again.
+const std::vector<std::vector<int>>& ranksByInstance(const RankLayout& layout) {
+  thread_local std::vector<int> seen;
+  thread_local std::vector<std::vector<int>> byId;
+  thread_local bool valid = false;
   const auto& ids = layout.instanceOf;
+  if (valid && seen == ids) return byId;
   const size_t idCount = ids.empty() ? 0 : static_cast<size_t>(*std::max_element(ids.begin(), ids.end())) + 1;
-  std::vector<std::vector<int>> byId(idCount);
+  byId.assign(idCount, {});
   for (size_t r = 0; r < ids.size(); ++r) byId.at(static_cast<size_t>(ids[r])).push_back(static_cast<int>(r));
   std::erase_if(byId, [](const std::vector<int>& ranks) { return ranks.empty(); });
+  seen = ids, valid = true;
   return byId;
+}
+
+// The place of `rank` in `instances` (ranksByInstance()): its instance and
+// its index there.
+std::pair<int, int> placeOf(const std::vector<std::vector<int>>& instances, const RankLayout& layout, int rank) {
+  const int id = layout.instanceOf.at(static_cast<size_t>(rank));
+  const auto instance = std::lower_bound(
+      instances.begin(), instances.end(), id,
+      [&](const std::vector<int>& ranks, int i) { return layout.instanceOf[static_cast<size_t>(ranks[0])] < i; });
+  const auto at = std::find(instance->begin(), instance->end(), rank);
+  return {static_cast<int>(instance - instances.begin()), static_cast<int>(at - instance->begin())};
 }
 
 // The all-reduce among the ranks with one local index: one rank per instance.
@@ -51,7 +69,7 @@ std::string Hierarchical::whyUnsupported(const CollectiveArgs& args) const {
   if (args.layout->instanceOf.size() != static_cast<size_t>(args.nranks))
     return name_ + ": the layout names the instances of " + std::to_string(args.layout->instanceOf.size()) +
            " ranks, not " + std::to_string(args.nranks);
-  const auto instances = ranksByInstance(*args.layout);
+  const auto& instances = ranksByInstance(*args.layout);
   if (instances.size() < 2) return name_ + " needs ranks on two instances or more";
   const size_t local = instances[0].size();
   for (const auto& ranks : instances)
@@ -67,13 +85,10 @@ std::string Hierarchical::whyUnsupported(const CollectiveArgs& args) const {
 
 Schedule Hierarchical::build(const CollectiveArgs& args) const {
   if (const std::string why = whyUnsupported(args); !why.empty()) throwError(trncclInternalError, why);
-  const auto instances = ranksByInstance(*args.layout);
+  const auto& instances = ranksByInstance(*args.layout);
   const int L = static_cast<int>(instances[0].size());
-  int instance = 0, local = 0;
-  for (int k = 0; k < static_cast<int>(instances.size()); ++k) {
-    const auto at = std::find(instances[k].begin(), instances[k].end(), args.rank);
-    if (at != instances[k].end()) instance = k, local = static_cast<int>(at - instances[k].begin());
-  }
+  const std::pair<int, int> place = placeOf(instances, *args.layout, args.rank);
+  const int instance = place.first, local = place.second;
   const size_t count = args.count;
   const size_t partBegin = blockBegin(count, L, local), partLength = blockSize(count, L, local);
 

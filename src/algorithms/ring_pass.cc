@@ -13,6 +13,15 @@ namespace trnccl::algo {
 int RingMembers::sendsTo() const { return ranks[mod(position + direction, size())]; }
 int RingMembers::receivesFrom() const { return ranks[mod(position - direction, size())]; }
 
+namespace {
+
+// Room for `more` steps, growing geometrically: a schedule may append many passes.
+void reserveFor(std::vector<Step>& steps, size_t more) {
+  if (steps.size() + more > steps.capacity()) steps.reserve(std::max(steps.size() + more, 2 * steps.capacity()));
+}
+
+}  // namespace
+
 std::vector<int> allRanks(int n) {
   std::vector<int> ranks(n);
   std::iota(ranks.begin(), ranks.end(), 0);
@@ -106,13 +115,17 @@ void RingPass::gatherRound(const Round& round, int firstStep, const PieceAt& out
 
 void RingPass::reduceScatter(const PieceAt& inputs, const PieceAt& result, bool final, TagRange tags,
                              std::vector<Step>& steps) const {
-  for (const Round& round : rounds(ring_.size(), tags)) reduceScatterRound(round, inputs, result, final, false, steps);
+  const std::vector<Round> all = rounds(ring_.size(), tags);
+  reserveFor(steps, all.size() * static_cast<size_t>(ring_.size()));
+  for (const Round& round : all) reduceScatterRound(round, inputs, result, final, false, steps);
 }
 
 void RingPass::allGather(const PieceAt& outputs, const PieceAt& ownInput, TagRange tags,
                          std::vector<Step>& steps) const {
   const int own = ring_.position;
-  for (const Round& round : rounds(ring_.size(), tags)) {
+  const std::vector<Round> all = rounds(ring_.size(), tags);
+  reserveFor(steps, all.size() * static_cast<size_t>(ring_.size()));
+  for (const Round& round : all) {
     Step first = primitive(round, 0, false, true);
     if (ownInput) {
       first.srcs = {part(ownInput, own, round)};
@@ -128,7 +141,9 @@ void RingPass::allGather(const PieceAt& outputs, const PieceAt& ownInput, TagRan
 
 void RingPass::allReduce(const PieceAt& inputs, const PieceAt& outputs, TagRange tags, std::vector<Step>& steps) const {
   const int n = ring_.size();
-  for (const Round& round : rounds(2 * n - 1, tags)) {
+  const std::vector<Round> all = rounds(2 * n - 1, tags);
+  reserveFor(steps, all.size() * static_cast<size_t>(2 * n - 1));
+  for (const Round& round : all) {
     reduceScatterRound(round, inputs, outputs, true, true, steps);
     gatherRound(round, n, outputs, steps);
   }

@@ -1,8 +1,10 @@
 #include "algorithms/tuner.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 
+#include "algorithms/lower_bound.h"
 #include "algorithms/neuron_profile.h"
 #include "algorithms/registry.h"
 #include "base/datatype.h"
@@ -30,12 +32,14 @@ std::string humanBytes(size_t bytes) {
 
 }  // namespace
 
-Tuner::Tuner(AlgorithmFilter filter, const Network& network, const RankLayout* layout, Predictor predictor)
+Tuner::Tuner(AlgorithmFilter filter, const Network& network, const RankLayout* layout, Predictor predictor,
+             Pruning pruning)
     : algorithms_(makeRegisteredAlgorithms()),
       filter_(std::move(filter)),
       network_(network),
       layout_(layout),
-      predictor_(std::move(predictor)) {}
+      predictor_(std::move(predictor)),
+      pruning_(pruning) {}
 
 Tuner::~Tuner() = default;
 
@@ -45,13 +49,47 @@ std::vector<std::string> Tuner::algorithmNames() {
   return names;
 }
 
-Prediction Tuner::predict(const Algorithm& algorithm, const CollectiveArgs& args) const {
-  CostModel model(network_);
+CollectiveArgs Tuner::priced(const CollectiveArgs& args) const {
   CollectiveArgs each = args;
   each.maxStepElements = 0;  // the model pipelines nothing: chunking only adds latency terms
   each.layout = layout_;
+  return each;
+}
+
+Prediction Tuner::predict(const Algorithm& algorithm, const CollectiveArgs& args) const {
+  CostModel model(network_);
+  const CollectiveArgs each = priced(args);
   for (int r = 0; r < args.nranks; ++r) model.add(algorithm.build(argsOfRank(each, r)));  // one rank at a time
   return model.prediction();
+}
+
+double Tuner::lowerBound(const Algorithm& algorithm, const CollectiveArgs& args) const {
+  return algo::lowerBound(algorithm, priced(args), network_);
+}
+
+const Algorithm* Tuner::fastest(const std::vector<const Algorithm*>& candidates, const CollectiveArgs& at) const {
+  struct Candidate {
+    const Algorithm* algorithm;
+    size_t preference;  // its place in candidates: the first of equal prices wins
+    double bound;
+  };
+  std::vector<Candidate> order;
+  for (size_t i = 0; i < candidates.size(); ++i)
+    order.push_back({candidates[i], i, pruning_ == Pruning::On ? lowerBound(*candidates[i], at) : 0.0});
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.bound < b.bound; });
+  const Candidate* best = nullptr;
+  double bestSeconds = 0;
+  for (const Candidate& c : order) {
+    // Sorted by bound: from here on none can price at or below the best. The
+    // margin absorbs the rounding of sums the bound and the price add up in
+    // different orders.
+    if (best != nullptr && c.bound > bestSeconds * (1 + 1e-9)) break;
+    const double seconds = (predictor_ ? predictor_(*c.algorithm, at) : predict(*c.algorithm, at)).seconds;
+    if (best == nullptr || seconds < bestSeconds || (seconds == bestSeconds && c.preference < best->preference))
+      best = &c, bestSeconds = seconds;
+  }
+  return best == nullptr ? nullptr : best->algorithm;
 }
 
 const Algorithm& Tuner::choose(const CollectiveArgs& args) const {
@@ -91,11 +129,7 @@ const Algorithm& Tuner::decide(const CollectiveArgs& args, int neuron) const {
   if (best == nullptr && candidates.size() == 1) {
     best = candidates[0];  // a forced algorithm wins without being priced
   } else if (best == nullptr) {
-    double bestSeconds = 0;
-    for (const Algorithm* a : candidates) {
-      const double seconds = (predictor_ ? predictor_(*a, at) : predict(*a, at)).seconds;
-      if (best == nullptr || seconds < bestSeconds) best = a, bestSeconds = seconds;
-    }
+    best = fastest(candidates, at);
   }
   if (best == nullptr)
     throwError(trncclInvalidUsage, std::string("no allowed algorithm can run ") + collectiveName(args.collective) +

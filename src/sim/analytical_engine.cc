@@ -16,8 +16,7 @@ uint64_t slotKey(size_t phase, size_t step, int link) {
 
 }  // namespace
 
-Prediction runAnalytical(const std::vector<algo::Schedule>& all, const algo::Network& net,
-                         const std::vector<double>& entrySec) {
+Prediction runAnalytical(const CompactSchedules& all, const algo::Network& net, const std::vector<double>& entrySec) {
   // Steps of one index (in one phase, over every channel and rank) run
   // together: the rank pairs they connect share each link they cross
   // equally. Every byte a link carries crosses it at its rate, whenever it
@@ -26,20 +25,20 @@ Prediction runAnalytical(const std::vector<algo::Schedule>& all, const algo::Net
   std::unordered_map<uint64_t, uint32_t> sharers;
   std::unordered_set<uint64_t> pairsSeen;
   size_t phases = 0;
-  for (const algo::Schedule& s : all) phases = std::max(phases, s.phases.size());
+  for (int r = 0; r < all.ranks(); ++r) phases = std::max(phases, all.phases(r));
   for (size_t p = 0; p < phases; ++p)
     for (size_t k = 0;; ++k) {
       bool any = false;
-      for (const algo::Schedule& s : all) {
-        if (p >= s.phases.size()) continue;
-        for (const algo::Channel& channel : s.phases[p].channels) {
-          if (k >= channel.steps.size()) continue;
+      for (int r = 0; r < all.ranks(); ++r) {
+        if (p >= all.phases(r)) continue;
+        for (size_t c = 0; c < all.channels(r, p); ++c) {
+          if (k >= all.channelLength(r, p, c)) continue;
           any = true;
-          const algo::Step& step = channel.steps[k];
+          const CompactStep& step = all.channelSteps(r, p, c)[k];
           if (step.sendPeer < 0) continue;
-          const uint64_t key = (static_cast<uint64_t>(s.rank) << 32) | static_cast<uint32_t>(step.sendPeer);
+          const uint64_t key = (static_cast<uint64_t>(r) << 32) | static_cast<uint32_t>(step.sendPeer);
           auto [it, fresh] = paths.try_emplace(key);
-          if (fresh) it->second = net.path(s.rank, step.sendPeer);
+          if (fresh) it->second = net.path(r, step.sendPeer);
           for (int l : it->second.links) {
             // A rank's messages to one peer queue behind each other (the
             // engines' per-peer order): a pair counts once per link.
@@ -70,6 +69,11 @@ Prediction runAnalytical(const std::vector<algo::Schedule>& all, const algo::Net
     chain.bound = "link " + net.linkName(worst);
   }
   return chain;
+}
+
+Prediction runAnalytical(const std::vector<algo::Schedule>& all, const algo::Network& net,
+                         const std::vector<double>& entrySec) {
+  return runAnalytical(compact(all), net, entrySec);
 }
 
 }  // namespace trnccl::sim

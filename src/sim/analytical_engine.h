@@ -28,6 +28,9 @@
 
 namespace trnccl::sim {
 
+Prediction runAnalytical(const CompactSchedules& allRanks, const algo::Network& net,
+                         const std::vector<double>& entrySec = {});
+// The same, compacting `allRanks` first.
 Prediction runAnalytical(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
                          const std::vector<double>& entrySec = {});
 

@@ -6,7 +6,6 @@
 #include <queue>
 #include <unordered_map>
 
-#include "base/datatype.h"
 #include "base/error.h"
 
 namespace trnccl::sim {
@@ -68,19 +67,19 @@ struct RankState {
 
 class EventSimulation {
  public:
-  EventSimulation(const std::vector<algo::Schedule>& all, const algo::Network& net, const std::vector<double>& entry,
+  EventSimulation(const CompactSchedules& all, const algo::Network& net, const std::vector<double>& entry,
                   Sharing sharing, const StaticRate* rate)
       : all_(all), net_(net), entry_(entry), sharing_(sharing), staticRate_(rate) {
     for (int l = 0; l < net.linkCount(); ++l) links_.push_back({net.linkBytesPerSec(l), 0, {}});
     prediction_.linkBytes.assign(links_.size(), 0);
     prediction_.linkIssueSeconds.assign(links_.size(), 0);
-    ranks_.resize(all.size());
-    entry_.resize(all.size(), 0);
+    ranks_.resize(static_cast<size_t>(all.ranks()));
+    entry_.resize(ranks_.size(), 0);
   }
 
   Prediction run() {
     // Ranks on time start before any event; late ones when they enter.
-    for (size_t r = 0; r < all_.size(); ++r) {
+    for (size_t r = 0; r < ranks_.size(); ++r) {
       if (entry_[r] > 0)
         push({entry_[r], EventKind::Start, static_cast<int>(r), 0});
       else
@@ -110,36 +109,35 @@ class EventSimulation {
   }
 
  private:
-  const algo::Step& stepOf(int rank, int channel) const {
+  const CompactStep& stepOf(int rank, int channel) const {
     const RankState& rs = ranks_[rank];
-    return all_[rank].phases[rs.phase].channels[channel].steps[rs.channels[channel].step];
+    return all_.channelSteps(rank, rs.phase, static_cast<size_t>(channel))[rs.channels[channel].step];
   }
 
   void startPhase(int rank, size_t phase) {
     RankState& rs = ranks_[rank];
-    const algo::Schedule& s = all_[rank];
     rs.phase = phase;
-    if (phase == s.phases.size()) {
+    if (phase == all_.phases(rank)) {
       finished_ = std::max(finished_, now_);
       return;
     }
-    const auto& channels = s.phases[phase].channels;
-    if (channels.empty()) return startPhase(rank, phase + 1);  // a phase this rank sits out
-    rs.channels.assign(channels.size(), {});
-    rs.channelsLeft = static_cast<int>(channels.size());
-    for (size_t c = 0; c < channels.size(); ++c) startStep(rank, static_cast<int>(c));
+    const size_t channels = all_.channels(rank, phase);
+    if (channels == 0) return startPhase(rank, phase + 1);  // a phase this rank sits out
+    rs.channels.assign(channels, {});
+    rs.channelsLeft = static_cast<int>(channels);
+    for (size_t c = 0; c < channels; ++c) startStep(rank, static_cast<int>(c));
   }
 
   // The channel's current step, or the channel's end.
   void startStep(int rank, int channel) {
     RankState& rs = ranks_[rank];
     ChannelState& cs = rs.channels[channel];
-    if (cs.step == all_[rank].phases[rs.phase].channels[channel].steps.size()) {
+    if (cs.step == all_.channelLength(rank, rs.phase, static_cast<size_t>(channel))) {
       cs.done = true;
       if (--rs.channelsLeft == 0) startPhase(rank, rs.phase + 1);
       return;
     }
-    const algo::Step& step = stepOf(rank, channel);
+    const CompactStep& step = stepOf(rank, channel);
     if (step.recvPeer < 0) return proceed(rank, channel);
     Message& m = messages_[messageKey(step.recvPeer, rank, step.recvTag)];
     if (m.arrival >= 0) {
@@ -151,12 +149,12 @@ class EventSimulation {
 
   // The step's input is here: reduce, then send (or move on).
   void proceed(int rank, int channel) {
-    const algo::Step& step = stepOf(rank, channel);
+    const CompactStep& step = stepOf(rank, channel);
     if (step.recvPeer >= 0) messages_.erase(messageKey(step.recvPeer, rank, step.recvTag));
     double reduce = 0;
     if (step.reduce) {
-      const size_t inputs = step.srcs.size() + (step.recvPeer >= 0 ? 1 : 0);
-      const double bytes = static_cast<double>(step.count * typeSize(all_[rank].type));
+      const size_t inputs = step.inputs;
+      const double bytes = static_cast<double>(step.bytes);
       reduce = static_cast<double>(std::max<size_t>(1, inputs - 1)) * bytes / net_.reduceBytesPerSec();
       ranks_[rank].reduceSeconds += reduce;
     }
@@ -168,7 +166,7 @@ class EventSimulation {
   }
 
   void send(int rank, int channel) {
-    const algo::Step& step = stepOf(rank, channel);
+    const CompactStep& step = stepOf(rank, channel);
     if (step.sendPeer >= 0) startFlow(rank, channel, step);
     advance(rank, channel);
   }
@@ -184,11 +182,11 @@ class EventSimulation {
     return it->second;
   }
 
-  void startFlow(int rank, int channel, const algo::Step& step) {
+  void startFlow(int rank, int channel, const CompactStep& step) {
     ++prediction_.transfers;
     const uint64_t key = messageKey(rank, step.sendPeer, step.sendTag);
     const algo::Path& path = pathOf(rank, step.sendPeer);
-    const double bytes = static_cast<double>(step.count * typeSize(all_[rank].type));
+    const double bytes = static_cast<double>(step.bytes);
     if (bytes == 0 || path.links.empty()) return arrive(key, issue(path) + path.latencySec);
     int id;
     if (freeFlows_.empty()) {
@@ -288,9 +286,9 @@ class EventSimulation {
   void push(const Event& e) { events_.push(e); }
 
   void checkAllFinished() const {
-    for (size_t r = 0; r < all_.size(); ++r) {
+    for (size_t r = 0; r < ranks_.size(); ++r) {
       const RankState& rs = ranks_[r];
-      if (rs.phase == all_[r].phases.size()) continue;
+      if (rs.phase == all_.phases(static_cast<int>(r))) continue;
       for (size_t c = 0; c < rs.channels.size(); ++c)
         if (!rs.channels[c].done)
           throwError(trncclInternalError, "simulation: rank " + std::to_string(r) + " never finished phase " +
@@ -322,7 +320,7 @@ class EventSimulation {
     return "straggler rank " + std::to_string(latest - entry_.begin());
   }
 
-  const std::vector<algo::Schedule>& all_;
+  const CompactSchedules& all_;
   const algo::Network& net_;
   std::vector<double> entry_;  // when each rank enters
   Sharing sharing_;
@@ -341,9 +339,14 @@ class EventSimulation {
 
 }  // namespace
 
+Prediction runEvents(const CompactSchedules& allRanks, const algo::Network& net, const std::vector<double>& entrySec,
+                     Sharing sharing, const StaticRate* staticRate) {
+  return EventSimulation(allRanks, net, entrySec, sharing, staticRate).run();
+}
+
 Prediction runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
                      const std::vector<double>& entrySec, Sharing sharing, const StaticRate* staticRate) {
-  return EventSimulation(allRanks, net, entrySec, sharing, staticRate).run();
+  return runEvents(compact(allRanks), net, entrySec, sharing, staticRate);
 }
 
 }  // namespace trnccl::sim

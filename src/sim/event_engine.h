@@ -26,6 +26,7 @@
 
 #include "algorithms/cost_model.h"
 #include "algorithms/schedule.h"
+#include "sim/compact_schedules.h"
 #include "sim/prediction.h"
 
 namespace trnccl::sim {
@@ -43,6 +44,10 @@ using StaticRate = std::function<double(int rank, size_t phase, size_t step, con
 // `entrySec`: when each rank enters the collective (empty, or missing ranks:
 // at 0). Throws Error(InternalError) on a schedule that can never finish (a
 // receive nobody sends), naming the rank and step.
+Prediction runEvents(const CompactSchedules& allRanks, const algo::Network& net,
+                     const std::vector<double>& entrySec = {}, Sharing sharing = Sharing::Fair,
+                     const StaticRate* staticRate = nullptr);
+// The same, compacting `allRanks` first.
 Prediction runEvents(const std::vector<algo::Schedule>& allRanks, const algo::Network& net,
                      const std::vector<double>& entrySec = {}, Sharing sharing = Sharing::Fair,
                      const StaticRate* staticRate = nullptr);

@@ -1,5 +1,12 @@
 #include "sim/folding.h"
 
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <utility>
+#include <vector>
+
 #include "base/error.h"
 
 namespace trnccl::sim {
@@ -47,27 +54,36 @@ std::unique_ptr<algo::Network> foldedNetwork(const algo::Network& net, const Fol
 
 namespace {
 
-// The folded network's routes, each asked for once.
+// The folded network's routes, each asked for once, as ids: two messages
+// cross the same folded links when their ids are equal.
 class Routes {
  public:
-  explicit Routes(const algo::Network& folded) : folded_(folded) {}
-  const std::vector<int>& links(int from, int to) {
-    auto [it, fresh] = cache_.try_emplace((uint64_t{static_cast<uint32_t>(from)} << 32) | static_cast<uint32_t>(to));
-    if (fresh) it->second = folded_.path(from, to).links;
+  explicit Routes(const algo::Network& folded) : folded_(folded) { recent_.fill({~uint64_t{0}, -1}); }
+  int id(int from, int to) {
+    const uint64_t key = (uint64_t{static_cast<uint32_t>(from)} << 32) | static_cast<uint32_t>(to);
+    // A ring asks for the same few pairs step after step.
+    auto& recent = recent_[(key * 0x9E3779B97F4A7C15ull) >> 60];
+    if (recent.first == key) return recent.second;
+    auto [it, fresh] = byPair_.try_emplace(key, 0);
+    if (fresh)
+      it->second = byLinks_.try_emplace(folded_.path(from, to).links, static_cast<int>(byLinks_.size())).first->second;
+    recent = {key, it->second};
     return it->second;
   }
 
  private:
   const algo::Network& folded_;
-  std::unordered_map<uint64_t, std::vector<int>> cache_;
+  std::unordered_map<uint64_t, int> byPair_;
+  std::map<std::vector<int>, int> byLinks_;
+  std::array<std::pair<uint64_t, int>, 16> recent_;  // key, id; by the key's top 4 hash bits
 };
 
 // Whether the messages of steps `x` of rank `a` and `y` of rank `b` cross the
 // same folded links.
 bool sameRoutes(const algo::Step& x, int a, const algo::Step& y, int b, Routes& routes) {
   if ((x.recvPeer < 0) != (y.recvPeer < 0) || (x.sendPeer < 0) != (y.sendPeer < 0)) return false;
-  if (x.recvPeer >= 0 && routes.links(x.recvPeer, a) != routes.links(y.recvPeer, b)) return false;
-  return x.sendPeer < 0 || routes.links(a, x.sendPeer) == routes.links(b, y.sendPeer);
+  if (x.recvPeer >= 0 && routes.id(x.recvPeer, a) != routes.id(y.recvPeer, b)) return false;
+  return x.sendPeer < 0 || routes.id(a, x.sendPeer) == routes.id(b, y.sendPeer);
 }
 
 bool countsAlike(size_t a, size_t b) { return a + 1 >= b && b + 1 >= a; }
@@ -129,6 +145,33 @@ Prediction predictFolded(const algo::Algorithm& algorithm, const algo::Collectiv
   prediction.engine = Engine::Folded;
   prediction.linkBytes = std::move(linkBytes);
   return prediction;
+}
+
+FoldedPricing::FoldedPricing(const algo::Network& net, const Folding& folding)
+    : folded_(foldedNetwork(net, folding)), folding_(folding) {}
+
+Prediction FoldedPricing::price(const algo::Algorithm& algorithm, const algo::CollectiveArgs& args) {
+  const Key key{algorithm.name(), args.collective, args.count, args.type, args.op, args.root};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (const auto it = priced_.find(key); it != priced_.end()) return it->second;
+  }
+  algo::CollectiveArgs each = args;
+  each.maxStepElements = 0;  // as the tuner prices candidates
+  Prediction p = predictFolded(algorithm, each, *folded_, folding_);
+  std::lock_guard<std::mutex> lock(mutex_);
+  return priced_.emplace(key, std::move(p)).first->second;
+}
+
+algo::Tuner::Predictor FoldedPricing::predictor() {
+  return [this](const algo::Algorithm& a, const algo::CollectiveArgs& args) {
+    try {
+      return algo::Prediction(price(a, args));
+    } catch (const Error& e) {
+      if (e.code() != trncclInvalidArgument) throw;
+      return algo::Prediction{std::numeric_limits<double>::infinity(), ""};
+    }
+  };
 }
 
 }  // namespace trnccl::sim

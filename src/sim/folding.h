@@ -15,13 +15,18 @@
 // a time: memory is one rank's schedule and the links' loads.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "algorithms/algorithm.h"
 #include "algorithms/cost_model.h"
+#include "algorithms/tuner.h"
 #include "sim/machine.h"
 #include "sim/prediction.h"
 
@@ -51,5 +56,31 @@ std::unique_ptr<algo::Network> foldedNetwork(const algo::Network& net, const Fol
 // two: its extra ranks are the first ones).
 Prediction predictFolded(const algo::Algorithm& algorithm, const algo::CollectiveArgs& args,
                          const algo::Network& folded, const Folding& folding);
+
+// The folded prices of one machine's calls, each algorithm and call priced
+// once: the tuner's candidates, and the rows of a sweep that name an
+// algorithm the tuner priced for "auto" (or the other way round). Thread-safe.
+class FoldedPricing {
+ public:
+  // `net` (the machine's network) must outlive this.
+  FoldedPricing(const algo::Network& net, const Folding& folding);
+
+  // predictFolded() of `args` as the tuner prices it (no step limit), and its
+  // errors.
+  Prediction price(const algo::Algorithm& algorithm, const algo::CollectiveArgs& args);
+  // For the tuner: price(), or an infinite time for a candidate that treats
+  // the instances unlike (it loses; if nothing else can run, pricing it says
+  // why). Never below Tuner::lowerBound(): folding only merges links.
+  algo::Tuner::Predictor predictor();
+
+ private:
+  // algorithm (by name: each call's tuner makes its own), collective,
+  // count, type, op, root: what an even call's folded price depends on.
+  using Key = std::tuple<std::string, algo::Collective, size_t, trncclDataType_t, trncclRedOp_t, int>;
+  std::unique_ptr<algo::Network> folded_;
+  Folding folding_;
+  std::mutex mutex_;
+  std::map<Key, Prediction> priced_;
+};
 
 }  // namespace trnccl::sim

@@ -1,7 +1,5 @@
 #include "sim/simulation.h"
 
-#include <limits>
-#include <map>
 #include <utility>
 
 #include "algorithms/algorithm_filter.h"
@@ -82,57 +80,37 @@ const algo::Algorithm& choose(const algo::Tuner& tuner, const algo::CollectiveAr
   }
 }
 
-Prediction simulateFolded(const Machine& machine, const Call& call, const Folding& folding) {
-  const std::unique_ptr<algo::Network> folded = foldedNetwork(machine.network(), folding);
-  // Each candidate priced once per count: the tuner prices at its bucket's
-  // first size, which is often the call's own, and the winner is not priced
-  // again below.
-  std::map<std::pair<const algo::Algorithm*, size_t>, Prediction> priced;
-  const auto price = [&](const algo::Algorithm& a, algo::CollectiveArgs args) -> Prediction& {
-    args.maxStepElements = 0;  // as the tuner prices candidates
-    auto it = priced.find({&a, args.count});
-    if (it == priced.end())
-      it = priced.emplace(std::pair{&a, args.count}, predictFolded(a, args, *folded, folding)).first;
-    return it->second;
-  };
-  // A candidate that treats instances unalike cannot be folded: it loses
-  // (and when nothing else can run, pricing it below says why).
-  const algo::Tuner::Predictor predictor = [&](const algo::Algorithm& a, const algo::CollectiveArgs& args) {
-    try {
-      return algo::Prediction(price(a, args));
-    } catch (const Error& e) {
-      if (e.code() != trncclInvalidArgument) throw;
-      return algo::Prediction{std::numeric_limits<double>::infinity(), ""};
-    }
-  };
+Prediction simulateFolded(const Machine& machine, const Call& call, FoldedPricing& pricing) {
   const algo::Tuner tuner(algo::AlgorithmFilter(call.algorithm, "--algo", algo::Tuner::algorithmNames()),
-                          machine.network(), &machine.layout(), predictor);
+                          machine.network(), &machine.layout(), pricing.predictor());
   const algo::CollectiveArgs args = argsOf(machine, call);
   const algo::Algorithm& algorithm = choose(tuner, args);
-  Prediction p = std::move(price(algorithm, args));
+  // Priced by the tuner already unless it was the only candidate.
+  Prediction p = pricing.price(algorithm, args);
   p.algorithm = algorithm.name();
   return p;
 }
 
 }  // namespace
 
-Prediction simulate(const Machine& machine, const Call& call) {
+Prediction simulate(const Machine& machine, const Call& call, FoldedPricing* pricing) {
   const std::optional<Folding> folding = foldingOf(machine);
   const Engine engine = engineFor(machine, call, folding.has_value());
   const std::vector<double> entry = entryTimes(call.stragglers, machine.ranks());
-  if (engine == Engine::Folded) return simulateFolded(machine, call, *folding);
+  if (engine == Engine::Folded) {
+    if (pricing != nullptr) return simulateFolded(machine, call, *pricing);
+    FoldedPricing own(machine.network(), *folding);
+    return simulateFolded(machine, call, own);
+  }
   const algo::Tuner tuner(algo::AlgorithmFilter(call.algorithm, "--algo", algo::Tuner::algorithmNames()),
                           machine.network(), &machine.layout());
   algo::CollectiveArgs args = argsOf(machine, call);
   const algo::Algorithm* algorithm = &choose(tuner, args);
-  // Every rank's schedule, as every rank of a job would build it.
-  std::vector<algo::Schedule> all;
-  all.reserve(static_cast<size_t>(args.nranks));
-  size_t steps = 0;
-  for (int r = 0; r < args.nranks; ++r) {
-    all.push_back(algorithm->build(algo::argsOfRank(args, r)));
-    steps += all.back().stepCount();
-  }
+  // Every rank's schedule, as every rank of a job would build it, compacted
+  // one at a time.
+  CompactSchedules all;
+  for (int r = 0; r < args.nranks; ++r) all.add(algorithm->build(algo::argsOfRank(args, r)));
+  const size_t steps = all.stepCount();
   const Engine chosen = engine != Engine::Auto          ? engine
                         : steps <= kEventEngineMaxSteps ? Engine::EventDriven
                                                         : Engine::Analytical;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "algorithms/schedule.h"
+#include "sim/folding.h"
 #include "sim/machine.h"
 #include "sim/prediction.h"
 #include "sim/stragglers.h"
@@ -42,7 +43,9 @@ inline constexpr int kFoldAboveRanks = 1024;
 // Throws Error(InvalidArgument) when the engine cannot take the machine
 // (more than kMaxRanks ranks unfolded; folding instances that differ, or
 // with stragglers), or the algorithm is unknown or cannot run the call on
-// this machine, or a straggler's rank is not on it (naming why).
-Prediction simulate(const Machine& machine, const Call& call);
+// this machine, or a straggler's rank is not on it (naming why). `pricing`
+// (may be null): the folded prices of `machine` kept between calls, so
+// that a sweep prices each algorithm and size once (FoldedPricing).
+Prediction simulate(const Machine& machine, const Call& call, FoldedPricing* pricing = nullptr);
 
 }  // namespace trnccl::sim

@@ -148,3 +148,25 @@ TEST_CASE("folding: --engine folded on a machine that does not fold names why", 
   CHECK_THROWS_WITH(sim::simulate(sim::Machine("trn1.32xlarge", {}), call),
                     Catch::Contains("--engine folded") && Catch::Contains("cannot be folded"));
 }
+
+TEST_CASE("folding: prices kept across a sweep's calls are each algorithm's and size's own", "[sim][folding]") {
+  const sim::Machine m("trn1.32xlarge:4", {});
+  const auto folding = sim::foldingOf(m);
+  REQUIRE(folding.has_value());
+  sim::FoldedPricing kept(m.network(), *folding);
+  // The rows of a sweep: each algorithm at two sizes, then auto, which prices
+  // every candidate again through the same prices.
+  for (const char* name : {"ring", "torus2d", "hierarchical", "auto"})
+    for (size_t count : {size_t{1} << 12, size_t{1} << 22}) {
+      sim::Call call;
+      call.count = count;
+      call.algorithm = name;
+      call.engine = sim::Engine::Folded;
+      const sim::Prediction shared = sim::simulate(m, call, &kept);
+      const sim::Prediction alone = sim::simulate(m, call);  // priced afresh
+      INFO(name << " " << count << " elements");
+      CHECK(shared.algorithm == alone.algorithm);
+      CHECK(shared.seconds == alone.seconds);
+      CHECK(shared.bound == alone.bound);
+    }
+}

@@ -4,7 +4,9 @@
 
 #include "base/error.h"
 #include "logic/datatypes.h"
+#include "sim/folding.h"
 #include "sim/machine.h"
+#include "sim/simulation.h"
 
 namespace trnccl::simtool {
 
@@ -15,6 +17,11 @@ std::vector<Row> sweep(const Options& o, std::vector<std::string>& skipped) {
   for (const Variant& v : o.variants) {
     const auto on = std::make_shared<const sim::Machine>(v.topology, v.knobs, o.ranks, o.rankOrder);
     const sim::Machine& machine = *on;
+    // Every row of this machine shares its folded prices: "auto" reuses the
+    // rows of the algorithms it picks among, at every size.
+    const std::optional<sim::Folding> folding = sim::foldingOf(machine);
+    std::optional<sim::FoldedPricing> pricing;
+    if (folding) pricing.emplace(machine.network(), *folding);
     for (const std::string& algorithm : o.algorithms)
       for (size_t bytes : o.sizes) {
         const perf::Layout layout = perf::layout_for(o.collective, bytes, typeBytes, machine.ranks());
@@ -29,7 +36,7 @@ std::vector<Row> sweep(const Options& o, std::vector<std::string>& skipped) {
         const size_t rowBytes = perf::row_bytes(layout, typeBytes);
         sim::Prediction prediction;
         try {
-          prediction = sim::simulate(machine, call);
+          prediction = sim::simulate(machine, call, pricing ? &*pricing : nullptr);
         } catch (const Error& e) {
           if (e.code() != trncclInvalidArgument) throw;  // a failure, not a row it cannot price
           if (!first) first = e;
