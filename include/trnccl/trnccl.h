@@ -91,6 +91,14 @@ TRNCCL_API const char* trncclGetLastError(trncclComm_t comm);
 TRNCCL_API trncclResult_t trncclMemAlloc(void** ptr, size_t size);
 TRNCCL_API trncclResult_t trncclMemFree(void* ptr);
 
+/* User-buffer registration (NCCL's ncclCommRegister): [buff, buff + size)
+ * stays allocated until trncclCommDeregister, so sends from it may be copied
+ * straight out of it by the peer instead of being staged (shared memory: one
+ * copy instead of two). Optional: unregistered buffers work in every call.
+ * *handle names the registration for trncclCommDeregister. */
+TRNCCL_API trncclResult_t trncclCommRegister(const trncclComm_t comm, void* buff, size_t size, void** handle);
+TRNCCL_API trncclResult_t trncclCommDeregister(const trncclComm_t comm, void* handle);
+
 /* ---- Communicators ------------------------------------------------------- */
 
 /* Configuration of a communicator. Initialise with TRNCCL_CONFIG_INITIALIZER;
@@ -244,8 +252,8 @@ TRNCCL_API trncclResult_t trncclGroupEnd(void);
  * matched as if they had never been made, so one rank may simulate alone.
  * Initialise simInfo with TRNCCL_SIM_INFO_INITIALIZER. */
 typedef struct {
-  size_t size;         /* sizeof(trncclSimInfo_t), set by the initializer */
-  unsigned int magic;  /* set by the initializer */
+  size_t size;        /* sizeof(trncclSimInfo_t), set by the initializer */
+  unsigned int magic; /* set by the initializer */
   unsigned int version;
   float estimatedTime; /* out: seconds (-1 until a simulation fills it) */
 } trncclSimInfo_t;

@@ -13,8 +13,9 @@
 // no separate index line (Open MPI's fast boxes and NCCL's LL flags work the
 // same way). A stamp is either that slot's previous one (not written yet) or
 // the expected one; anything else is a corrupt ring. The sender also stores
-// `head` (release) when it publishes: until the receiver has seen it move, it
-// does not touch the slots, which the sender commits lazily (segment.h). The
+// `head` (release) when it first publishes: until the receiver has seen it
+// move, it does not touch the slots, which the sender commits lazily
+// (segment.h); after that only the stamps move. The
 // receiver copies the slots out, then stores tail (release); the sender loads
 // tail (acquire) before reusing a slot. A sender that finds the ring full sets
 // `spaceWanted` and re-reads tail; the receiver stores tail and then reads
@@ -37,9 +38,14 @@ enum class SlotKind : uint32_t {
 };
 inline constexpr uint32_t kLastSlotKind = static_cast<uint32_t>(SlotKind::Nack);
 
+// SlotHeader::flags of an Rts: the buffer is registered (Request::registered),
+// so the receiver pulls it by single copy wherever it can, even where
+// TRNCCL_SHM_COPY=auto would stream it.
+inline constexpr uint32_t kRtsRegistered = 1;
+
 struct SlotHeader {
   SlotKind kind;
-  uint32_t reserved;
+  uint32_t flags;  // Rts: kRtsRegistered or 0; 0 otherwise
   uint64_t tag;
   uint64_t total;         // Eager, Rts: message bytes; Nack: capacity of the receive
   uint64_t offset;        // Eager, Data: where the chunk goes in the message

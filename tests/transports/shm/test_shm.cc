@@ -330,3 +330,45 @@ TEST_CASE("shm: a rank that closes while its FIFO to a peer is full still sends 
     }
   }));
 }
+
+TEST_CASE(
+    "shm: a send from a registered buffer of 16 KiB or more waits for its receive (single copy), "
+    "a smaller one goes eagerly, and all arrive intact",
+    "[shm]") {
+  const Launch how = GENERATE(Launch::Threads, Launch::Processes);
+  const std::string copyPath = GENERATE(std::string("auto"), std::string("fifo"));
+  CAPTURE(launchName(how), copyPath);
+  ScopedEnv copy("TRNCCL_SHM_COPY", copyPath);
+  const std::string jobKey = uniqueJobKey("shm-registered");
+  constexpr uint64_t kLimit = transport::shm::kRegisteredSingleCopyBytes;
+  requireAllOk(launch(how, 2, [&](int rank, TestOutOfBand& oob) {
+    auto t = transport::createShmTransport(optionsFor(oob, jobKey));
+    Tag tag = 0;
+    for (size_t bytes : {kLimit - 1, kLimit, size_t(40000), transport::shm::kEagerBytes,
+                         transport::shm::kEagerBytes + 1, size_t(4 << 20) + 1}) {
+      ++tag;
+      std::vector<std::byte> buffer(bytes);
+      Request request = makeRequest(1 - rank, tag, buffer.data(), bytes);
+      if (rank == 1) {
+        fillPattern(buffer.data(), bytes, 1, 0, tag);
+        request.registered = true;
+        t->isend(request);
+        for (int i = 0; i < 100; ++i) t->progress();
+        // Rank 0 posts its receive only after this barrier.
+        const bool eager = bytes <= transport::shm::kEagerBytes && (bytes < kLimit || copyPath == "fifo");
+        expect(request.done == eager, std::to_string(bytes) + "-byte registered send: done before its receive is " +
+                                          (request.done ? "true" : "false"));
+        oob.barrier();
+        drive(*t, {&request});
+      } else {
+        oob.barrier();
+        t->irecv(request);
+        drive(*t, {&request});
+        expect(request.transferred == bytes, "transferred " + std::to_string(request.transferred));
+        const std::string mismatch = patternMismatch(buffer.data(), bytes, 1, 0, tag);
+        expect(mismatch.empty(), mismatch);
+      }
+      oob.barrier();  // rank 1 keeps progressing until rank 0 has it all
+    }
+  }));
+}
