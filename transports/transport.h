@@ -31,11 +31,6 @@ struct Request {
   // Send: the rest of a message an earlier send to the same peer began (a
   // slice of it), which link emulation does not issue again.
   bool continues = false;
-  // Send: the buffer lies in memory the user registered with the communicator
-  // (trncclCommRegister), so it stays put and untouched until the send
-  // completes: a transport may have the peer copy it straight out instead of
-  // staging it (shm: a single copy where it would make two).
-  bool registered = false;
   // Set by the transport.
   bool done = false;
   size_t transferred = 0;     // receive: the size of the message that arrived

@@ -91,11 +91,11 @@ TRNCCL_API const char* trncclGetLastError(trncclComm_t comm);
 TRNCCL_API trncclResult_t trncclMemAlloc(void** ptr, size_t size);
 TRNCCL_API trncclResult_t trncclMemFree(void* ptr);
 
-/* User-buffer registration (NCCL's ncclCommRegister): [buff, buff + size)
- * stays allocated until trncclCommDeregister, so sends from it may be copied
- * straight out of it by the peer instead of being staged (shared memory: one
- * copy instead of two). Optional: unregistered buffers work in every call.
- * *handle names the registration for trncclCommDeregister. */
+/* User-buffer registration (NCCL's ncclCommRegister): the caller promises
+ * that [buff, buff + size) stays allocated until trncclCommDeregister.
+ * Optional: unregistered buffers work in every call, and no transport is
+ * faster with it yet (README). *handle names the registration for
+ * trncclCommDeregister. */
 TRNCCL_API trncclResult_t trncclCommRegister(const trncclComm_t comm, void* buff, size_t size, void** handle);
 TRNCCL_API trncclResult_t trncclCommDeregister(const trncclComm_t comm, void* handle);
 

@@ -1,8 +1,7 @@
-// User-buffer registration (NCCL 2.19's ncclCommRegister): a send from a
-// registered buffer may be copied straight out of it by the peer, where it
-// would otherwise be staged (shm: one copy instead of two through the FIFO).
-// Registration is a promise about the memory (it stays allocated until
-// deregistered), not a requirement: any buffer works in any call.
+// User-buffer registration (NCCL 2.19's ncclCommRegister): a promise that the
+// memory stays allocated until deregistered, not a requirement (any buffer
+// works in any call). The communicator keeps the registrations
+// (runtime/registered_buffers.h says why no transport uses them yet).
 #include <cstdint>
 #include <string>
 

@@ -61,7 +61,6 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   context_.oversubscribed = census.oversubscribed();
   context_.timeout = config_.timeout;
   context_.stop = &stop_;
-  context_.registered = &registered_;
   context_.rounding =
       config_.stochasticRounding ? device::kernels::Rounding::Stochastic : device::kernels::Rounding::NearestEven;
   context_.seed = config_.seed;

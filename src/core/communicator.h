@@ -26,6 +26,7 @@
 #include "core/transport_set.h"
 #include "device/device.h"
 #include "runtime/executor.h"
+#include "runtime/registered_buffers.h"
 #include "runtime/stream.h"
 #include "transports/transport.h"
 

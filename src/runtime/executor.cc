@@ -216,7 +216,6 @@ class StepRunner {
       slot.send.buffer = value;
       slot.send.bytes = bytes;
       slot.send.continues = slice > 0;  // the step's message is issued once
-      slot.send.registered = ctx_->registered != nullptr && ctx_->registered->contains(value, bytes);
       if (ctx_->trace) slot.sendPosted = readTicks();
       ctx_->transportOf[step_->sendPeer]->isend(slot.send);
     }

@@ -20,7 +20,6 @@
 #include "device/device.h"
 #include "device/kernels/kernels.h"
 #include "runtime/flight_recorder.h"
-#include "runtime/registered_buffers.h"
 #include "runtime/trace_writer.h"
 #include "transports/transport.h"
 
@@ -42,9 +41,8 @@ struct ExecutorContext {
   const std::atomic<trncclResult_t>* stop = nullptr;
   device::kernels::Rounding rounding = device::kernels::Rounding::NearestEven;
   uint64_t seed = 0;
-  const RegisteredBuffers* registered = nullptr;  // trncclCommRegister's buffers; null: none
-  FlightRecorder* recorder = nullptr;             // told which peer and step a blocked call waits on; null: off
-  TraceBuffer* trace = nullptr;                   // TRNCCL_TRACE: steps and transfers; null: off
+  FlightRecorder* recorder = nullptr;  // told which peer and step a blocked call waits on; null: off
+  TraceBuffer* trace = nullptr;        // TRNCCL_TRACE: steps and transfers; null: off
 };
 
 // One call: its buffers (indexed by algo::Buffer) and its identity.

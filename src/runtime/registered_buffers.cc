@@ -20,15 +20,6 @@ bool RegisteredBuffers::remove(const void* handle) {
   return true;
 }
 
-bool RegisteredBuffers::contains(const void* p, size_t bytes) const {
-  if (count() == 0) return false;
-  const char* begin = static_cast<const char*>(p);
-  std::lock_guard lock(mutex_);
-  return std::any_of(regions_.begin(), regions_.end(), [&](const auto& r) {
-    return begin >= r->base && bytes <= r->bytes && static_cast<size_t>(begin - r->base) <= r->bytes - bytes;
-  });
-}
-
 size_t RegisteredBuffers::bytes() const {
   std::lock_guard lock(mutex_);
   size_t total = 0;

@@ -1,10 +1,9 @@
-// The user buffers registered with a communicator (trncclCommRegister): the
-// executor marks a send from one of them, and the transport may then let the
-// peer read it in place instead of staging a copy (transport::Request::registered).
-//
-// Registering and deregistering may happen on any thread while operations run
-// on another; lookups take a lock only while something is registered, so a
-// communicator without registrations pays one relaxed load per send.
+// The user buffers registered with a communicator (trncclCommRegister),
+// kept so that deregistration can check its handle. No transport reads them
+// yet: on the development host a single copy out of a registered buffer lost
+// to the FIFO's two cache-resident copies at every size where it changed the
+// path (a peer thread's memcpy after an announcement's round trip, 16-64 KiB:
+// 1.0-2x slower; a peer process's process_vm_readv: 3-5x slower); see README.
 #pragma once
 
 #include <atomic>
@@ -22,8 +21,6 @@ class RegisteredBuffers {
   // False if `handle` is not a live registration of this set; never
   // dereferences it.
   bool remove(const void* handle);
-  // True if [p, p + bytes) lies inside one registered buffer.
-  bool contains(const void* p, size_t bytes) const;
   size_t count() const { return count_.load(std::memory_order_relaxed); }
   size_t bytes() const;  // registered in all
 

@@ -45,10 +45,6 @@ inline constexpr uint64_t kDefaultFifoBytes = 8 * kSlotBytes;
 inline constexpr uint64_t kEagerBytes = 64 * 1024;
 // An eager message travels in one slot, so a receiver takes it whole.
 static_assert(kEagerBytes <= kSlotBytes);
-// The smallest send from a registered buffer that goes by single copy instead
-// of eagerly through the FIFO (below it, the announcement's round trip costs
-// more than the copy it saves).
-inline constexpr uint64_t kRegisteredSingleCopyBytes = 16 * 1024;
 // A single-copy pull moves at most this much per progress() call, so one large
 // message does not stall everything else.
 inline constexpr size_t kPullChunkBytes = 4 * 1024 * 1024;

@@ -38,14 +38,9 @@ enum class SlotKind : uint32_t {
 };
 inline constexpr uint32_t kLastSlotKind = static_cast<uint32_t>(SlotKind::Nack);
 
-// SlotHeader::flags of an Rts: the buffer is registered (Request::registered),
-// so the receiver pulls it by single copy wherever it can, even where
-// TRNCCL_SHM_COPY=auto would stream it.
-inline constexpr uint32_t kRtsRegistered = 1;
-
 struct SlotHeader {
   SlotKind kind;
-  uint32_t flags;  // Rts: kRtsRegistered or 0; 0 otherwise
+  uint32_t reserved;
   uint64_t tag;
   uint64_t total;         // Eager, Rts: message bytes; Nack: capacity of the receive
   uint64_t offset;        // Eager, Data: where the chunk goes in the message

@@ -69,17 +69,14 @@ void ShmTransport::onEager(Peer& peer, const SlotHeader& slot, const std::byte* 
 }
 
 void ShmTransport::onAnnouncement(Peer& peer, const SlotHeader& slot) {
-  if (slot.flags & ~kRtsRegistered) protocolError(peer, "an announcement with flags " + std::to_string(slot.flags));
   if (!IncomingAnnouncements::valid(slot.announcement))
     protocolError(peer, "an announcement in slot " + std::to_string(static_cast<uint32_t>(slot.announcement)) +
                             " (there are " + std::to_string(kAnnouncementSlots) + ")");
   checkNew(peer, slot.tag);
-  const auto message = peer.incoming
-                           .emplace(slot.tag, Incoming{.address = slot.address,
-                                                       .announcement = slot.announcement,
-                                                       .total = slot.total,
-                                                       .registered = slot.flags == kRtsRegistered})
-                           .first;
+  const auto message =
+      peer.incoming
+          .emplace(slot.tag, Incoming{.address = slot.address, .announcement = slot.announcement, .total = slot.total})
+          .first;
   if (Request* receive = takePosted(peer, slot.tag)) match(peer, message, *receive);
 }
 
@@ -169,7 +166,7 @@ void ShmTransport::match(Peer& peer, IncomingMap::iterator message, Request& rec
     peer.incoming.erase(message);
     return;
   }
-  const bool singleCopy = singleCopyFrom(peer, m.registered) && !IncomingAnnouncements::streamOnly(m.announcement);
+  const bool singleCopy = singleCopyFrom(peer) && !IncomingAnnouncements::streamOnly(m.announcement);
   TRNCCL_TRACE("shm: rank %d: %llu-byte message from %s: %s", rank_, static_cast<unsigned long long>(m.total),
                describe(peer.link.rank, tag).c_str(), singleCopy ? "single copy" : "streamed");
   if (singleCopy) {
@@ -206,14 +203,13 @@ void ShmTransport::repost(Peer& peer, Request& receive) {
     peer.posted.push_back(&receive);
 }
 
-bool ShmTransport::singleCopyFrom(const Peer& peer, bool registered) const {
+bool ShmTransport::singleCopyFrom(const Peer& peer) const {
   const PeerProcess& process = peer.link.process;
   switch (config_.copy) {
     case CopyPath::Fifo:
       return false;
     case CopyPath::Auto:
-      if (!registered) return process.isThisProcess();
-      [[fallthrough]];  // the user asked for single copy by registering
+      return process.isThisProcess();
     case CopyPath::Cma:
       return process.isThisProcess() || (process.addressable() && !singleCopyRefused_);
   }

@@ -56,8 +56,8 @@ void ShmTransport::flush(Peer& peer) {
       auto [waiting, fresh] = peer.awaitingReply.try_emplace(send.tag, AnnouncedSend{&send, 0});
       if (fresh) {
         waiting->second.announcement = peer.link.announcementsToPeer.announce();
-        fifo.write({SlotKind::Rts, send.registered ? kRtsRegistered : 0, send.tag, send.bytes, 0, 0,
-                    reinterpret_cast<uint64_t>(send.buffer), waiting->second.announcement},
+        fifo.write({SlotKind::Rts, 0, send.tag, send.bytes, 0, 0, reinterpret_cast<uint64_t>(send.buffer),
+                    waiting->second.announcement},
                    nullptr);
       } else {
         fail(trncclInvalidUsage, "rank " + std::to_string(rank_) + " sent a second message to " +

@@ -48,10 +48,7 @@ void ShmTransport::isend(Request& request) {
   Peer& peer = peerOf(request, "send");
   request.done = false;
   request.transferred = 0;
-  const bool announce =
-      request.bytes > 0 &&
-      (config_.copy == CopyPath::Cma || request.bytes > kEagerBytes ||
-       (request.registered && config_.copy != CopyPath::Fifo && request.bytes >= kRegisteredSingleCopyBytes));
+  const bool announce = request.bytes > 0 && (config_.copy == CopyPath::Cma || request.bytes > kEagerBytes);
   const Outgoing send{&request, announce ? SlotKind::Rts : SlotKind::Eager};
   if (pacer_) [[unlikely]]
     return hold(peer, send);

@@ -124,7 +124,6 @@ struct Incoming {
   uint64_t address = 0;             // where the bytes wait in the sender's buffer
   AnnouncementId announcement = 0;  // whether they still do
   uint64_t total = 0;
-  bool registered = false;  // kRtsRegistered
   uint64_t arrived = 0;
   Request* receive = nullptr;  // Receiving
 };
@@ -220,9 +219,7 @@ class ShmTransport final : public Transport {
   void match(Peer& peer, IncomingMap::iterator message, Request& receive);
   bool isWithdrawn(const Peer& peer, const Incoming& message) const;
   void repost(Peer& peer, Request& receive);
-  // Whether a message from `peer` (`registered`: from a registered buffer) is
-  // pulled by single copy rather than streamed.
-  bool singleCopyFrom(const Peer& peer, bool registered) const;
+  bool singleCopyFrom(const Peer& peer) const;
   void advancePulls();
   bool advance(Pull& pull);
   // Sending.
