@@ -108,21 +108,30 @@ void call_mpi(const CallSpec& c, MPI_Datatype type, const void* send, void* recv
 
 }  // namespace
 
-std::optional<double> mpi_peer_seconds(const CallSpec& call, const void* send, void* recv, int warmup, int iters) {
+std::optional<double> mpi_peer_seconds(const CallSpec& call, const void* send, void* recv, int warmup, int iters,
+                                       bool perCallMedian) {
   const std::optional<MPI_Datatype> type = mpi_type(call.type);
   if (!type || call.layout.send_count > static_cast<size_t>(INT_MAX)) return std::nullopt;
   for (int i = 0; i < warmup; ++i) call_mpi(call, *type, send, recv);
   MPI_Barrier(MPI_COMM_WORLD);
-  std::vector<double> seconds(static_cast<size_t>(iters));
-  for (double& s : seconds) {
+  double seconds = 0;
+  if (perCallMedian) {
+    std::vector<double> each(static_cast<size_t>(iters));
+    for (double& s : each) {
+      const auto start = std::chrono::steady_clock::now();
+      call_mpi(call, *type, send, recv);
+      s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    const auto middle = each.begin() + static_cast<std::ptrdiff_t>(each.size() / 2);
+    std::nth_element(each.begin(), middle, each.end());
+    seconds = *middle;
+  } else {
     const auto start = std::chrono::steady_clock::now();
-    call_mpi(call, *type, send, recv);
-    s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (int i = 0; i < iters; ++i) call_mpi(call, *type, send, recv);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / iters;
   }
-  const auto middle = seconds.begin() + static_cast<std::ptrdiff_t>(seconds.size() / 2);
-  std::nth_element(seconds.begin(), middle, seconds.end());
   double slowest = 0;
-  MPI_Allreduce(&*middle, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return slowest;
 }
 

@@ -26,6 +26,10 @@ class RankBench {
         // Every size's input and output fit in max_bytes (counts round down).
         send_(std::max<size_t>(setup.options.max_bytes, 1)),
         recv_(std::max<size_t>(setup.options.max_bytes, 1)),
+        send_registration_(setup.comm, send_.data(), std::max<size_t>(setup.options.max_bytes, 1),
+                           setup.options.register_buffers),
+        recv_registration_(setup.comm, recv_.data(), std::max<size_t>(setup.options.max_bytes, 1),
+                           setup.options.register_buffers),
         stream_(setup.options.blocking) {}
 
   uint64_t run() {
@@ -69,8 +73,8 @@ class RankBench {
             std::nullopt};
     describe_algorithm(call, row);
     if (s_.options.mpi_peer) {
-      const std::optional<double> seconds =
-          mpi_peer_seconds(call, send_.data(), recv_.data(), s_.options.warmup_iters, s_.options.iters);
+      const std::optional<double> seconds = mpi_peer_seconds(call, send_.data(), recv_.data(), s_.options.warmup_iters,
+                                                             s_.options.iters, s_.options.per_call_median);
       if (seconds) {
         const double time_us = *seconds * 1e6;
         const double busbw = bandwidth(collective, call.layout, element_size, s_.nranks, *seconds).busbw;
@@ -159,6 +163,7 @@ class RankBench {
   const RankSetup& s_;
   DeviceBuffer send_;
   DeviceBuffer recv_;
+  Registration send_registration_, recv_registration_;
   Stream stream_;
 };
 

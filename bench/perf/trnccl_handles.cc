@@ -12,6 +12,14 @@ DeviceBuffer::DeviceBuffer(size_t bytes) {
 
 DeviceBuffer::~DeviceBuffer() { trncclMemFree(data_); }
 
+Registration::Registration(trncclComm_t comm, void* buffer, size_t bytes, bool enabled) : comm_(comm) {
+  if (enabled) check_trnccl(trncclCommRegister(comm, buffer, bytes, &handle_), "trncclCommRegister", comm);
+}
+
+Registration::~Registration() {
+  if (handle_ != nullptr) trncclCommDeregister(comm_, handle_);
+}
+
 Stream::Stream(bool blocking) {
   if (!blocking) check_trnccl(trncclStreamCreate(&stream_), "trncclStreamCreate", nullptr);
 }

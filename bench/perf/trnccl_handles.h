@@ -20,6 +20,20 @@ class DeviceBuffer {
   std::byte* data_ = nullptr;
 };
 
+// A buffer registered with the communicator for the rank's lifetime
+// (trncclCommRegister; -R 1), or nothing (-R 0).
+class Registration {
+ public:
+  Registration(trncclComm_t comm, void* buffer, size_t bytes, bool enabled);
+  ~Registration();
+  Registration(const Registration&) = delete;
+  Registration& operator=(const Registration&) = delete;
+
+ private:
+  trncclComm_t comm_;
+  void* handle_ = nullptr;
+};
+
 // The stream a rank issues its calls on: a trnccl stream, or NULL for
 // blocking calls (-z 1).
 class Stream {

@@ -92,6 +92,14 @@ TRNCCL_API const char* trncclGetLastError(trncclComm_t comm);
 TRNCCL_API trncclResult_t trncclMemAlloc(void** ptr, size_t size);
 TRNCCL_API trncclResult_t trncclMemFree(void* ptr);
 
+/* User-buffer registration (NCCL's ncclCommRegister): the caller promises
+ * that [buff, buff + size) stays allocated until trncclCommDeregister.
+ * Optional: unregistered buffers work in every call, and no transport is
+ * faster with it yet (README). *handle names the registration for
+ * trncclCommDeregister. */
+TRNCCL_API trncclResult_t trncclCommRegister(const trncclComm_t comm, void* buff, size_t size, void** handle);
+TRNCCL_API trncclResult_t trncclCommDeregister(const trncclComm_t comm, void* handle);
+
 /* ---- Communicators ------------------------------------------------------- */
 
 /* Configuration of a communicator. Initialise with TRNCCL_CONFIG_INITIALIZER;
@@ -273,8 +281,8 @@ TRNCCL_API trncclResult_t trncclGroupEnd(void);
  * matched as if they had never been made, so one rank may simulate alone.
  * Initialise simInfo with TRNCCL_SIM_INFO_INITIALIZER. */
 typedef struct {
-  size_t size;         /* sizeof(trncclSimInfo_t), set by the initializer */
-  unsigned int magic;  /* set by the initializer */
+  size_t size;        /* sizeof(trncclSimInfo_t), set by the initializer */
+  unsigned int magic; /* set by the initializer */
   unsigned int version;
   float estimatedTime; /* out: seconds (-1 until a simulation fills it) */
 } trncclSimInfo_t;

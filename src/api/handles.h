@@ -34,6 +34,7 @@ void retireComm(trncclComm_t comm, int callerHolds);
 // A C entry point's hold on a live communicator handle for the length of the
 // call, so that a destroy or abort from another thread cannot free it under
 // the call. A handle that is not live is not held.
+struct CommSlot;
 class CommHold {
  public:
   explicit CommHold(trncclComm_t comm);
@@ -42,7 +43,7 @@ class CommHold {
   CommHold& operator=(const CommHold&) = delete;
 
  private:
-  trncclComm_t comm_ = nullptr;
+  CommSlot* slot_ = nullptr;
 };
 // The communicator behind `comm`, which must be live (throws InvalidArgument
 // naming `argument`).

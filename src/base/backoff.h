@@ -19,7 +19,8 @@ inline void cpuRelax() {
 
 class Backoff {
  public:
-  static constexpr uint32_t kSpins = 200;
+  static constexpr uint32_t kSpins = 200;  // rounds of kPausesPerSpin pauses
+  static constexpr uint32_t kPausesPerSpin = 8;
   static constexpr uint32_t kYields = 50;
 
   Backoff() = default;
@@ -27,12 +28,15 @@ class Backoff {
   // so go straight to yielding (as Open MPI does when oversubscribed).
   explicit Backoff(bool oversubscribed)
       : spins_(oversubscribed ? 0 : kSpins), yields_(oversubscribed ? 4 * kYields : kYields) {}
+  // `spins` rounds of `pausesPerSpin` pauses, then `yields` yields, then block.
+  Backoff(uint32_t spins, uint32_t pausesPerSpin, uint32_t yields)
+      : spins_(spins), yields_(yields), pausesPerSpin_(pausesPerSpin) {}
 
   // `block(maxWait)` sleeps until woken or maxWait passes.
   template <class Block>
   void pause(Block&& block) {
     if (rounds_ < spins_) {
-      for (int i = 0; i < 8; ++i) cpuRelax();
+      for (uint32_t i = 0; i < pausesPerSpin_; ++i) cpuRelax();
     } else if (rounds_ < spins_ + yields_) {
       sched_yield();
     } else {
@@ -53,6 +57,7 @@ class Backoff {
   static constexpr int64_t kMaxBlockUs = 20000;
   uint32_t spins_ = kSpins;
   uint32_t yields_ = kYields;
+  uint32_t pausesPerSpin_ = kPausesPerSpin;
   uint32_t rounds_ = 0;
   int64_t blockUs_ = kMinBlockUs;
 };

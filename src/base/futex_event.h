@@ -35,10 +35,14 @@ class FutexEvent {
     }
   }
 
+  // One fence and a load when nobody sleeps (every call's turn ends here).
   void notify() {
+    // Pairs with the sleeper's increment: either it sees the new state in
+    // ready(), or we see it counted and change the epoch it sleeps on.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_relaxed) == 0) return;
     epoch_.fetch_add(1, std::memory_order_release);
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the sleeper's increment
-    if (sleepers_.load(std::memory_order_relaxed) > 0) futexWakeAll(epoch_);
+    futexWakeAll(epoch_);
   }
 
  private:

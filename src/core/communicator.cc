@@ -235,8 +235,8 @@ void Communicator::inTurn(uint64_t ticket, Body&& body) {
   struct FinishTurn {
     Communicator& comm;
     ~FinishTurn() {
+      comm.running_.store(0, std::memory_order_release);  // turns never overlap: it was 1
       comm.turns_.finishTurn();
-      comm.running_.fetch_sub(1);
       comm.pendingChanged_.notify();
     }
   } finish{*this};
@@ -376,22 +376,22 @@ void Communicator::leave() {
 
 void Communicator::fail(trncclResult_t code, const std::string& message) {
   std::lock_guard<std::mutex> lock(errorMutex_);
-  if (asyncError_ == trncclSuccess) asyncError_ = code, asyncMessage_ = message;
+  if (asyncError_.load(std::memory_order_relaxed) != trncclSuccess) return;
+  asyncMessage_ = message;
+  asyncError_.store(code, std::memory_order_release);
 }
 
-trncclResult_t Communicator::asyncError() const {
-  std::lock_guard<std::mutex> lock(errorMutex_);
-  return asyncError_;
-}
+trncclResult_t Communicator::asyncError() const { return asyncError_.load(std::memory_order_acquire); }
 
 void Communicator::checkUsable() const {
   if (aborted()) throwError(trncclInvalidUsage, "the communicator was aborted");
   if (revoked()) throwError(trncclRemoteError, "the communicator was revoked (trncclCommRevoke): shrink or destroy it");
   if (suspended_)
     throwError(trncclInvalidUsage, "the communicator is suspended (trncclCommSuspend): call trncclCommResume first");
+  const trncclResult_t failed = asyncError();
+  if (failed == trncclSuccess) return;
   std::lock_guard<std::mutex> lock(errorMutex_);
-  if (asyncError_ != trncclSuccess)
-    throwError(asyncError_, "the communicator failed earlier (" + asyncMessage_ + "); destroy or abort it");
+  throwError(failed, "the communicator failed earlier (" + asyncMessage_ + "); destroy or abort it");
 }
 
 }  // namespace trnccl::core

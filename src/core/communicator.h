@@ -28,6 +28,7 @@
 #include "core/transport_set.h"
 #include "device/device.h"
 #include "runtime/executor.h"
+#include "runtime/registered_buffers.h"
 #include "runtime/stream.h"
 #include "transports/transport.h"
 
@@ -85,6 +86,8 @@ class Communicator {
   const Config& config() const { return config_; }
   Bootstrap& bootstrap() { return *bootstrap_; }
   const Placement& placement() const { return *placement_; }
+  // The user buffers registered with trncclCommRegister.
+  runtime::RegisteredBuffers& registeredBuffers() { return registered_; }
   // Thread-safe.
   AlgorithmInfo algorithmFor(algo::Collective collective, size_t count, trncclDataType_t type) const;
   // What carries the bytes: "shm", "shm + ofi (tcp;ofi_rxm, 1 rail)"; "none" for one rank.
@@ -178,6 +181,7 @@ class Communicator {
   device::Device device_;
   std::unique_ptr<Placement> placement_;  // set once the ranks' hosts are known
   std::unique_ptr<algo::Tuner> tuner_;
+  runtime::RegisteredBuffers registered_;  // trncclCommRegister
   runtime::ExecutorContext context_;
   runtime::Executor executor_;
   CallChecker callChecker_;  // TRNCCL_CHECK
@@ -196,11 +200,11 @@ class Communicator {
   std::atomic<int> pending_{0};  // prepared closures not yet destroyed
   FutexEvent pendingChanged_;
 
-  std::atomic<int> running_{0};  // operations in their turn now
-  std::mutex leaveMutex_;        // a revoke and a failing operation may both leave
-  mutable std::mutex errorMutex_;
-  trncclResult_t asyncError_ = trncclSuccess;
-  std::string asyncMessage_;
+  std::atomic<int> running_{0};    // operations in their turn now
+  std::mutex leaveMutex_;          // a revoke and a failing operation may both leave
+  mutable std::mutex errorMutex_;  // guards asyncMessage_; every call reads asyncError_ without it
+  std::atomic<trncclResult_t> asyncError_{trncclSuccess};
+  std::string asyncMessage_;  // set before asyncError_
 
   // Made first in the constructor, destroyed first: its records point to
   // algorithm names the tuner owns.

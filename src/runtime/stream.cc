@@ -100,7 +100,8 @@ bool TurnTaker::waitTurn(uint64_t ticket, const std::function<bool()>& giveUp) {
 }
 
 void TurnTaker::finishTurn() {
-  serving_.fetch_add(1, std::memory_order_release);
+  // Only the turn's holder moves serving_ on: a store, not a read-modify-write.
+  serving_.store(serving_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   changed_.notify();
 }
 

@@ -57,7 +57,10 @@ void FifoWriter::write(const SlotHeader& header, const void* payload) {
 
 bool FifoWriter::publish() {
   if (head_ == published_) return false;
-  std::atomic_ref<uint64_t>(headWord(ring_)).store(head_, std::memory_order_release);
+  // The reader looks at head only until it first moves (the stamps say the
+  // rest), and its line also holds spaceWanted, which the reader reads after
+  // every drain: storing it again would bounce the line on every message.
+  if (published_ == 0) std::atomic_ref<uint64_t>(headWord(ring_)).store(head_, std::memory_order_release);
   published_ = head_;
   return true;
 }

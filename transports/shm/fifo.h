@@ -13,8 +13,9 @@
 // no separate index line (Open MPI's fast boxes and NCCL's LL flags work the
 // same way). A stamp is either that slot's previous one (not written yet) or
 // the expected one; anything else is a corrupt ring. The sender also stores
-// `head` (release) when it publishes: until the receiver has seen it move, it
-// does not touch the slots, which the sender commits lazily (segment.h). The
+// `head` (release) when it first publishes: until the receiver has seen it
+// move, it does not touch the slots, which the sender commits lazily
+// (segment.h); after that only the stamps move. The
 // receiver copies the slots out, then stores tail (release); the sender loads
 // tail (acquire) before reusing a slot. A sender that finds the ring full sets
 // `spaceWanted` and re-reads tail; the receiver stores tail and then reads

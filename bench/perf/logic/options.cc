@@ -26,7 +26,7 @@ struct Flag {
   void (*apply)(Options&, std::string_view flag, std::string_view value);
 };
 
-constexpr std::array<Flag, 16> kFlags{{
+constexpr std::array<Flag, 17> kFlags{{
     {'t', "nthreads", "<ranks>", "ranks as threads of this process, without mpirun (default 1)",
      [](Options& o, std::string_view f, std::string_view v) { o.threads = parseInt(f, v, 1, 1024); }},
     {'b', "minbytes", "<size>", "smallest message, bytes with an optional K, M or G suffix (default 32M)",
@@ -68,6 +68,9 @@ constexpr std::array<Flag, 16> kFlags{{
      }},
     {'m', "mpi_peer", "<0/1>", "1: also time Open MPI's equivalent call per size (under mpirun only; default 0)",
      [](Options& o, std::string_view f, std::string_view v) { o.mpi_peer = parseInt(f, v, 0, 1) == 1; }},
+    {'R', "local_register", "<0/1>",
+     "1: register the send and receive buffers with the communicator (trncclCommRegister; default 0)",
+     [](Options& o, std::string_view f, std::string_view v) { o.register_buffers = parseInt(f, v, 0, 1) == 1; }},
     {'h', "help", "", "print this help", [](Options& o, std::string_view, std::string_view) { o.help = true; }},
 }};
 

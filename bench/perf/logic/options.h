@@ -32,6 +32,7 @@ struct Options {
   std::string json_path;  // empty: no JSON file
   std::string algorithm;  // empty: TRNCCL_ALGO as the environment has it
   bool mpi_peer = false;
+  bool register_buffers = false;  // -R 1: trncclCommRegister the send and receive buffers
   bool help = false;
   TableStyle style = TableStyle::nccl_tests;
   // nccom-test's measurement: out of place only, each call timed on its own
