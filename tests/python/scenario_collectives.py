@@ -165,10 +165,9 @@ def check_premul_sum(rank, world):
     summed; the factor as a number and as a one-element tensor."""
     n = 1000
     for dtype in (torch.float32, torch.bfloat16, torch.float64, torch.int32):
-        for factor in (0.5, [torch.tensor([0.25], dtype=torch.float64)]):
-            value = factor if isinstance(factor, float) else factor[0].item()
-            if not dtype.is_floating_point:
-                factor, value = 2.0, 2.0
+        # Factors exact in every dtype tested (integers scale by whole numbers).
+        number, in_tensor = (0.5, 0.25) if dtype.is_floating_point else (2.0, 3.0)
+        for value, factor in ((number, number), (in_tensor, [torch.tensor([in_tensor], dtype=torch.float64)])):
             op = dist._make_nccl_premul_sum(factor)
             xs = all_inputs(world, dtype, n)
             expected = (xs.double() * value).sum(0).to(dtype)
