@@ -72,6 +72,16 @@ struct MemoryUse {
   uint64_t hostBytes = 0;        // the transport's own heap buffers
   uint64_t registeredBytes = 0;  // memory registered with a NIC (FI_MR_LOCAL)
   int peersWithBuffers = 0;      // peers whose per-peer buffers exist
+  uint64_t mappedPeerBytes = 0;  // peers' registered memory mapped to read in place
+};
+
+// Memory whose pages a peer process on this host can map: a file (memfd)
+// mapped at `base` from its offset 0. trncclCommRegister of trncclMemAlloc
+// memory hands it to the transports.
+struct SharedRegion {
+  const void* base = nullptr;
+  size_t bytes = 0;
+  int fd = -1;
 };
 
 struct Options {
@@ -99,6 +109,12 @@ class Transport {
   // no receive posted for it yet (MPI_Iprobe for one source and tag): what
   // the last progress() took in. False for a rank that is not a peer.
   virtual bool arrived(int peer, Tag tag) const = 0;
+  // Registration (trncclCommRegister): sends from inside `region` may be
+  // read in place by peers that can map it. Counted: each register needs its
+  // deregister. A transport that cannot use it ignores it. Never called while
+  // progress() runs.
+  virtual void registerRegion(const SharedRegion& region) { (void)region; }
+  virtual void deregisterRegion(const void* base) { (void)base; }
 
   // Advance everything posted; completed requests get done = true. Throws
   // trnccl::Error on failure, naming the peer (a peer that died: trncclRemoteError;

@@ -1,7 +1,7 @@
 // User-buffer registration (NCCL 2.19's ncclCommRegister): a promise that the
 // memory stays allocated until deregistered, not a requirement (any buffer
-// works in any call). The communicator keeps the registrations
-// (runtime/registered_buffers.h says why no transport uses them yet).
+// works in any call). Registered trncclMemAlloc memory is read in place by
+// peer processes on the host (transports/shm/shared_files.h).
 #include <cstdint>
 #include <string>
 
@@ -20,7 +20,7 @@ extern "C" TRNCCL_API trncclResult_t trncclCommRegister(const trncclComm_t comm,
     if (reinterpret_cast<uintptr_t>(buff) > UINTPTR_MAX - size)
       throwInvalidArgument("size", "= " + std::to_string(size) + " runs past the end of the address space from buff");
     if (handle == nullptr) throwInvalidArgument("handle", "is NULL");
-    *handle = c.registeredBuffers().add(buff, size);
+    *handle = c.registerBuffer(buff, size);
   });
 }
 
@@ -28,7 +28,7 @@ extern "C" TRNCCL_API trncclResult_t trncclCommDeregister(const trncclComm_t com
   return guarded("trncclCommDeregister", comm, [&] {
     trnccl::core::Communicator& c = trnccl::api::liveComm(comm);  // also after a failure: to clean up
     if (handle == nullptr) throwInvalidArgument("handle", "is NULL");
-    if (!c.registeredBuffers().remove(handle))
+    if (!c.deregisterBuffer(handle))
       throwInvalidArgument("handle",
                            "is not a registration of this communicator (deregistered already, or never made)");
   });

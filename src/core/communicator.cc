@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "core/host_census.h"
 #include "device/kernels/kernels.h"
+#include "device/memory.h"
 #include "topology/host.h"
 
 namespace trnccl::core {
@@ -166,6 +167,29 @@ int Communicator::probe() {
   });
   if (found >= 0) probeFrom_ = (found + 1) % nranks_;
   return found;
+}
+
+void* Communicator::registerBuffer(const void* buff, size_t size) {
+  const std::optional<device::Allocation> allocation = device::find(buff, size);
+  if (allocation) {
+    inTurn(turns_.take(), [&] {
+      for (transport::Transport* transport : transports_->all())
+        transport->registerRegion({allocation->base, allocation->size, allocation->fd});
+    });
+  }
+  return registered_.add(buff, size, allocation ? allocation->base : nullptr);
+}
+
+bool Communicator::deregisterBuffer(const void* handle) {
+  const std::optional<const void*> shared = registered_.remove(handle);
+  if (!shared) return false;
+  // A failed communicator's transports are gone with it, or about to be.
+  if (*shared != nullptr && !aborted() && asyncError() == trncclSuccess) {
+    inTurn(turns_.take(), [&] {
+      for (transport::Transport* transport : transports_->all()) transport->deregisterRegion(*shared);
+    });
+  }
+  return true;
 }
 
 void Communicator::suspend(bool freeMemory) {

@@ -87,7 +87,12 @@ class Communicator {
   Bootstrap& bootstrap() { return *bootstrap_; }
   const Placement& placement() const { return *placement_; }
   // The user buffers registered with trncclCommRegister.
-  runtime::RegisteredBuffers& registeredBuffers() { return registered_; }
+  // trncclCommRegister: returns the handle. A buffer in trncclMemAlloc
+  // memory is also handed to the transports (in the next turn), which may
+  // let peers read it in place.
+  void* registerBuffer(const void* buff, size_t size);
+  // trncclCommDeregister: false if `handle` is no live registration.
+  bool deregisterBuffer(const void* handle);
   // Thread-safe.
   AlgorithmInfo algorithmFor(algo::Collective collective, size_t count, trncclDataType_t type) const;
   // What carries the bytes: "shm", "shm + ofi (tcp;ofi_rxm, 1 rail)"; "none" for one rank.

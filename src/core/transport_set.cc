@@ -74,6 +74,7 @@ transport::MemoryUse TransportSet::memoryUse() const {
     total.hostBytes += use.hostBytes;
     total.registeredBytes += use.registeredBytes;
     total.peersWithBuffers += use.peersWithBuffers;
+    total.mappedPeerBytes += use.mappedPeerBytes;
   }
   return total;
 }

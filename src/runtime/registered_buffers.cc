@@ -4,20 +4,21 @@
 
 namespace trnccl::runtime {
 
-void* RegisteredBuffers::add(const void* base, size_t bytes) {
+void* RegisteredBuffers::add(const void* base, size_t bytes, const void* shared) {
   std::lock_guard lock(mutex_);
-  regions_.push_back(std::make_unique<Region>(Region{static_cast<const char*>(base), bytes}));
+  regions_.push_back(std::make_unique<Region>(Region{static_cast<const char*>(base), bytes, shared}));
   count_.store(regions_.size(), std::memory_order_relaxed);
   return regions_.back().get();
 }
 
-bool RegisteredBuffers::remove(const void* handle) {
+std::optional<const void*> RegisteredBuffers::remove(const void* handle) {
   std::lock_guard lock(mutex_);
   auto it = std::find_if(regions_.begin(), regions_.end(), [&](const auto& r) { return r.get() == handle; });
-  if (it == regions_.end()) return false;
+  if (it == regions_.end()) return std::nullopt;
+  const void* shared = (*it)->shared;
   regions_.erase(it);
   count_.store(regions_.size(), std::memory_order_relaxed);
-  return true;
+  return shared;
 }
 
 size_t RegisteredBuffers::bytes() const {

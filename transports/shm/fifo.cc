@@ -14,6 +14,8 @@ namespace {
 uint64_t& headWord(std::byte* ring) { return *reinterpret_cast<uint64_t*>(ring); }
 uint32_t& spaceWantedWord(std::byte* ring) { return *reinterpret_cast<uint32_t*>(ring + 8); }
 uint64_t& tailWord(std::byte* ring) { return *reinterpret_cast<uint64_t*>(ring + 64); }
+uint64_t& deliveredMessagesWord(std::byte* ring) { return *reinterpret_cast<uint64_t*>(ring + 72); }
+uint64_t& deliveredBytesWord(std::byte* ring) { return *reinterpret_cast<uint64_t*>(ring + 80); }
 
 std::byte* slotAt(std::byte* ring, const FifoGeometry& g, uint64_t index) {
   return ring + FifoGeometry::kControlBytes + (index % g.slots) * g.slotStride();
@@ -63,6 +65,13 @@ bool FifoWriter::publish() {
   if (published_ == 0) std::atomic_ref<uint64_t>(headWord(ring_)).store(head_, std::memory_order_release);
   published_ = head_;
   return true;
+}
+
+Deliveries FifoWriter::deliveries() const {
+  // Messages first: the receiver stores bytes first, so the bytes read are
+  // never behind the messages read.
+  return {std::atomic_ref<uint64_t>(deliveredMessagesWord(ring_)).load(std::memory_order_acquire),
+          std::atomic_ref<uint64_t>(deliveredBytesWord(ring_)).load(std::memory_order_acquire)};
 }
 
 FifoReader::FifoReader(std::byte* ring, FifoGeometry geometry, int peer)
@@ -117,6 +126,14 @@ bool FifoReader::release() {
   if (spaceWanted.load(std::memory_order_seq_cst) == 0) return false;
   spaceWanted.store(0, std::memory_order_seq_cst);
   return true;
+}
+
+void FifoReader::delivered(uint64_t bytes) {
+  ++delivered_.messages;
+  delivered_.bytes += bytes;
+  // Bytes before messages: the sender reads them in the opposite order.
+  std::atomic_ref<uint64_t>(deliveredBytesWord(ring_)).store(delivered_.bytes, std::memory_order_release);
+  std::atomic_ref<uint64_t>(deliveredMessagesWord(ring_)).store(delivered_.messages, std::memory_order_release);
 }
 
 }  // namespace trnccl::transport::shm

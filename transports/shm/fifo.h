@@ -21,6 +21,10 @@
 // `spaceWanted` and re-reads tail; the receiver stores tail and then reads
 // `spaceWanted` (all seq_cst), so one of them sees the other and the receiver
 // rings the sender's doorbell.
+//
+// The tail line also carries the receiver's count of the eager messages it
+// has delivered (Deliveries), which the sender reads to bound how far it runs
+// ahead (eager_window.h). Only the receiver writes that line.
 #pragma once
 
 #include <cstddef>
@@ -40,14 +44,21 @@ inline constexpr uint32_t kLastSlotKind = static_cast<uint32_t>(SlotKind::Nack);
 
 struct SlotHeader {
   SlotKind kind;
-  uint32_t reserved;
+  uint32_t file;  // Rts: 1 + the sender's descriptor of the registered file holding the message; 0: none
   uint64_t tag;
   uint64_t total;         // Eager, Rts: message bytes; Nack: capacity of the receive
-  uint64_t offset;        // Eager, Data: where the chunk goes in the message
+  uint64_t offset;        // Eager, Data: where the chunk goes in the message; Rts with a file: its inode
   uint64_t bytes;         // Eager, Data: payload bytes in this slot
-  uint64_t address;       // Rts: the message, in the sender's address space
+  uint64_t address;       // Rts: the message, in the sender's address space (with a file: offset in it)
   uint64_t announcement;  // Rts and its replies: which one (announcement.h)
   uint64_t stamp = 0;     // set by the writer, last: see above
+};
+
+// Eager messages (and their bytes) a receiver has taken out of its FIFO and
+// early pool for good: delivered into receives, refused, or dropped.
+struct Deliveries {
+  uint64_t messages = 0;
+  uint64_t bytes = 0;
 };
 
 struct FifoGeometry {
@@ -75,6 +86,9 @@ class FifoWriter {
   void write(const SlotHeader& header, const void* payload);
   // Stores head; true if anything was written since the last publish().
   bool publish();
+  // The receiver's Deliveries as last stored (unvalidated: the caller checks
+  // them against what it sent).
+  Deliveries deliveries() const;
 
  private:
   std::byte* ring_ = nullptr;
@@ -103,6 +117,8 @@ class FifoReader {
   void consume() { ++tail_; }
   // Hand consumed slots back; true if the sender asked to be told.
   bool release();
+  // Counts one eager message of `bytes` as delivered, for the sender to see.
+  void delivered(uint64_t bytes);
 
  private:
   bool started() const;
@@ -114,6 +130,7 @@ class FifoReader {
   uint64_t tail_ = 0;      // next slot to read
   uint64_t released_ = 0;  // tail as last stored in shared memory
   bool started_ = false;   // the sender has published: its slots are committed
+  Deliveries delivered_;
 };
 
 }  // namespace trnccl::transport::shm

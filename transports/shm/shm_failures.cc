@@ -56,6 +56,7 @@ MemoryUse ShmTransport::memoryUse() const {
   use.sharedBytes = connections_.ownReservedBytes + committedBytes_;
   use.peersWithBuffers = static_cast<int>(
       std::count_if(peers_.begin(), peers_.end(), [](const Peer& p) { return p.link.toPeerCommitted; }));
+  for (const Peer& peer : peers_) use.mappedPeerBytes += peer.files.mappedBytes();
   return use;
 }
 

@@ -52,6 +52,7 @@ void ShmTransport::onEager(Peer& peer, const SlotHeader& slot, const std::byte* 
                             std::to_string(slot.bytes) + " bytes at offset " + std::to_string(slot.offset));
   checkNew(peer, slot.tag);
   if (Request* receive = takePosted(peer, slot.tag)) {
+    peer.link.fromPeer.delivered(slot.total);
     if (slot.total > receive->bytes) return tooSmall(peer, slot.tag, slot.total, *receive);
     if (slot.total > 0) std::memcpy(receive->buffer, payload, slot.total);
     return complete(*receive, slot.total);
@@ -75,7 +76,10 @@ void ShmTransport::onAnnouncement(Peer& peer, const SlotHeader& slot) {
   checkNew(peer, slot.tag);
   const auto message =
       peer.incoming
-          .emplace(slot.tag, Incoming{.address = slot.address, .announcement = slot.announcement, .total = slot.total})
+          .emplace(slot.tag, Incoming{.address = slot.file != 0 ? 0 : slot.address,
+                                      .file = {slot.file, slot.offset, slot.file != 0 ? slot.address : 0},
+                                      .announcement = slot.announcement,
+                                      .total = slot.total})
           .first;
   if (Request* receive = takePosted(peer, slot.tag)) match(peer, message, *receive);
 }
@@ -142,6 +146,7 @@ Request* ShmTransport::takePosted(Peer& peer, Tag tag) {
 
 void ShmTransport::takeEarly(Peer& peer, size_t index, Request& receive) {
   const EarlyMessage& early = peer.early[index];
+  peer.link.fromPeer.delivered(early.total);
   if (early.total > receive.bytes) {
     tooSmall(peer, early.tag, early.total, receive);
   } else {
@@ -166,11 +171,17 @@ void ShmTransport::match(Peer& peer, IncomingMap::iterator message, Request& rec
     peer.incoming.erase(message);
     return;
   }
-  const bool singleCopy = singleCopyFrom(peer) && !IncomingAnnouncements::streamOnly(m.announcement);
+  // A message in a registered file is read out of our mapping of it, or
+  // streamed where that cannot be mapped: its Rts carries no address.
+  const std::byte* mapped = m.file && !IncomingAnnouncements::streamOnly(m.announcement)
+                                ? peer.files.find(peer.link.process.pid(), m.file, m.total, pulls_.empty())
+                                : nullptr;
+  const bool singleCopy =
+      m.file ? mapped != nullptr : singleCopyFrom(peer) && !IncomingAnnouncements::streamOnly(m.announcement);
   TRNCCL_TRACE("shm: rank %d: %llu-byte message from %s: %s", rank_, static_cast<unsigned long long>(m.total),
                describe(peer.link.rank, tag).c_str(), singleCopy ? "single copy" : "streamed");
   if (singleCopy) {
-    pulls_.push_back({&peer, &receive, tag, m.address, m.announcement, m.total});
+    pulls_.push_back({&peer, &receive, tag, m.address, mapped, m.announcement, m.total});
     peer.incoming.erase(message);
     return;
   }
@@ -234,8 +245,12 @@ bool ShmTransport::advance(Pull& pull) {
     return true;
   }
   const uint64_t bytes = std::min<uint64_t>(kPullChunkBytes, pull.total - pull.offset);
-  const int err = peer.link.process.copyFrom(static_cast<std::byte*>(pull.receive->buffer) + pull.offset,
-                                             pull.address + pull.offset, bytes);
+  std::byte* into = static_cast<std::byte*>(pull.receive->buffer) + pull.offset;
+  int err = 0;
+  if (pull.mapped != nullptr)
+    std::memcpy(into, pull.mapped + pull.offset, bytes);
+  else
+    err = peer.link.process.copyFrom(into, pull.address + pull.offset, bytes);
   if (err == 0) pull.offset += bytes;
   // After a failed copy the buffer is never read again either (a refused
   // read has it streamed, which a Cts tells the sender once it is Done).
@@ -258,6 +273,7 @@ bool ShmTransport::advance(Pull& pull) {
     Incoming& m = peer.incoming[pull.tag];
     m = Incoming{.state = Incoming::State::Receiving,
                  .address = pull.address,
+                 .file = {},
                  .announcement = pull.announcement,
                  .total = pull.total,
                  .arrived = 0,

@@ -52,12 +52,17 @@ void ShmTransport::flush(Peer& peer) {
   while (peer.replies.empty() && !peer.outbox.empty() && fifo.hasSpace()) {
     Outgoing& out = peer.outbox.front();
     Request& send = *out.request;
+    if (out.kind == SlotKind::Eager && send.bytes > 0 && !peer.eagerWindow.admits(send.bytes, fifo, peer.link.rank))
+      out.kind = SlotKind::Rts;
     if (out.kind == SlotKind::Rts) {
       auto [waiting, fresh] = peer.awaitingReply.try_emplace(send.tag, AnnouncedSend{&send, 0});
       if (fresh) {
         waiting->second.announcement = peer.link.announcementsToPeer.announce();
-        fifo.write({SlotKind::Rts, 0, send.tag, send.bytes, 0, 0, reinterpret_cast<uint64_t>(send.buffer),
-                    waiting->second.announcement},
+        // A thread of our process reads the buffer itself; a process may map its file.
+        const FileRef file =
+            peer.link.process.isThisProcess() ? FileRef{} : registeredFiles_.find(send.buffer, send.bytes);
+        fifo.write({SlotKind::Rts, file.fd, send.tag, send.bytes, file.inode, 0,
+                    file ? file.offset : reinterpret_cast<uint64_t>(send.buffer), waiting->second.announcement},
                    nullptr);
       } else {
         fail(trncclInvalidUsage, "rank " + std::to_string(rank_) + " sent a second message to " +
@@ -68,6 +73,7 @@ void ShmTransport::flush(Peer& peer) {
     }
     const uint64_t bytes = std::min(connections_.fifo.slotBytes, send.bytes - out.offset);
     const SlotKind kind = out.kind == SlotKind::Eager && out.offset == 0 ? SlotKind::Eager : SlotKind::Data;
+    if (kind == SlotKind::Eager) peer.eagerWindow.sent(send.bytes);
     fifo.write({kind, 0, send.tag, send.bytes, out.offset, bytes, 0, 0},
                static_cast<const std::byte*>(send.buffer) + out.offset);
     out.offset += bytes;

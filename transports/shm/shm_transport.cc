@@ -123,7 +123,7 @@ void ShmTransport::cancelAll() {
     for (const auto& [tag, send] : peer.awaitingReply) withdraw(peer, send.announcement);
     peer.awaitingReply.clear();
     peer.posted.clear();
-    peer.earlyCount = 0;
+    for (; peer.earlyCount > 0; --peer.earlyCount) peer.link.fromPeer.delivered(peer.early[peer.earlyCount - 1].total);
     // A message part-way through the FIFO still sends its remaining chunks:
     // swallow them instead of mistaking them for a new message.
     for (auto entry = peer.incoming.begin(); entry != peer.incoming.end();) {

@@ -8,7 +8,9 @@
 //     A writes Eager(tag, total, the whole message) into one slot, at once
 //     from isend() when nothing is queued before it; the send is complete
 //     once it is in the FIFO. B copies it into the posted receive, or into a
-//     buffer of its `early` pool until one is posted. Neither side allocates,
+//     buffer of its `early` pool until one is posted. A sends eager only while
+//     few of its eager messages wait undelivered at B (eager_window.h);
+//     beyond that it announces them. Neither side allocates,
 //     hashes or locks on this path once warm: receives wait in a short
 //     per-peer list, and small queues keep their storage (ring_queue.h).
 //   announced (larger, or every non-empty message with TRNCCL_SHM_COPY=cma):
@@ -18,7 +20,8 @@
 //     B has a receive for it (one too small: Nack to A, InvalidUsage on both
 //     sides), B picks the path (config.h: CopyPath):
 //       single copy: B reads A's buffer itself (memcpy when A is a thread of
-//         B's process, process_vm_readv otherwise), moving the word Announced
+//         B's process, or out of B's mapping of A's registered file when the
+//         Rts names one (shared_files.h), process_vm_readv otherwise), moving the word Announced
 //         -> Reading before each chunk and back after it (Done after the
 //         last), then writes Fin(tag) to A, which completes the send;
 //       two copies: B moves the word Announced -> Done and writes Cts(tag) to
@@ -88,9 +91,11 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "transports/shm/config.h"
+#include "transports/shm/eager_window.h"
 #include "transports/shm/link_pacing.h"
 #include "transports/shm/ring_queue.h"
 #include "transports/shm/setup.h"
+#include "transports/shm/shared_files.h"
 
 namespace trnccl::transport::shm {
 
@@ -122,6 +127,7 @@ struct Incoming {
   enum class State { Unexpected, Receiving, Discarding };
   State state = State::Unexpected;
   uint64_t address = 0;             // where the bytes wait in the sender's buffer
+  FileRef file;                     // or in its registered file (shared_files.h)
   AnnouncementId announcement = 0;  // whether they still do
   uint64_t total = 0;
   uint64_t arrived = 0;
@@ -149,6 +155,7 @@ struct Peer {
   RingQueue<Reply> replies;
   RingQueue<PacedSend> paced;  // before `outbox`, in due order
   RingQueue<Outgoing> outbox;
+  EagerWindow eagerWindow;                               // how far our eager sends may run ahead of the peer
   std::unordered_map<Tag, AnnouncedSend> awaitingReply;  // announced sends
   // Receives nothing has arrived for: a handful at a time (the executor's
   // window), so a list beats a hash map.
@@ -157,6 +164,7 @@ struct Peer {
   std::vector<EarlyMessage> early;  // [0, earlyCount) hold messages; the rest are spare buffers
   size_t earlyCount = 0;
   uint64_t largestEarly = 0;  // bytes
+  PeerFiles files;            // its registered files we have mapped
   std::string gone;           // why requests with this peer can no longer complete
   bool broken = false;        // it corrupted shared memory: never read it again
 };
@@ -167,6 +175,7 @@ struct Pull {
   Request* receive;
   Tag tag;
   uint64_t address;
+  const std::byte* mapped;  // the message in our mapping of the sender's file; null: read `address`
   AnnouncementId announcement;
   uint64_t total;
   uint64_t offset = 0;
@@ -190,6 +199,8 @@ class ShmTransport final : public Transport {
   void isend(Request& request) override;
   void irecv(Request& request) override;
   bool arrived(int peer, Tag tag) const override;
+  void registerRegion(const SharedRegion& region) override { registeredFiles_.add(region); }
+  void deregisterRegion(const void* base) override { registeredFiles_.remove(base); }
   void progress() override;
   void wait(std::chrono::microseconds maxWait) override;
   void interrupt() override;
@@ -250,6 +261,7 @@ class ShmTransport final : public Transport {
   std::unique_ptr<LinkPacer> pacer_;  // null unless links are emulated
   uint64_t nextDueNs_ = kNoneDue;     // the earliest held send's due time
   std::vector<Pull> pulls_;
+  RegisteredFiles registeredFiles_;
   std::vector<Request*> withdrawnReceives_;  // their pulls found the message withdrawn
   std::exception_ptr pendingError_;          // the first failure, thrown by the next progress()
   bool singleCopyRefused_ = false;

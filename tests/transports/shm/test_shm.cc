@@ -6,11 +6,14 @@
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stddef.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <thread>
 
@@ -18,6 +21,8 @@
 #include "tests/transports/launch.h"
 #include "transports/shm/announcement.h"
 #include "transports/shm/config.h"
+#include "transports/shm/eager_window.h"
+#include "transports/shm/fifo.h"
 #include "transports/shm/layout.h"
 #include "transports/shm/segment.h"
 #include "transports/shm/shm_transport.h"
@@ -328,5 +333,161 @@ TEST_CASE("shm: a rank that closes while its FIFO to a peer is full still sends 
         expect(mismatch.empty(), mismatch);
       }
     }
+  }));
+}
+
+TEST_CASE("shm: a sender runs no further than the eager window ahead of receives not yet posted", "[shm]") {
+  using transport::shm::EagerWindow;
+  const Launch how = GENERATE(Launch::Threads, Launch::Processes);
+  const size_t bytes = GENERATE(size_t{1000}, size_t{40000});
+  CAPTURE(launchName(how), bytes);
+  // Whatever the window admits goes eager (complete once written); the rest
+  // is announced and completes only once its receive is posted.
+  const auto expectedEager =
+      static_cast<int>(std::min<uint64_t>(EagerWindow::kWindowMessages, EagerWindow::kWindowBytes / bytes));
+  constexpr int kMessages = 40;
+  // Rank 1 tells rank 0 that every message has arrived, across processes too.
+  void* shared = mmap(nullptr, sizeof(std::atomic<int>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(shared != MAP_FAILED);
+  auto* arrivedRound = new (shared) std::atomic<int>(0);
+  const std::string jobKey = uniqueJobKey("shm-eager-window");
+  requireAllOk(launch(how, 2, [&](int rank, TestOutOfBand& oob) {
+    auto t = transport::createShmTransport(optionsFor(oob, jobKey));
+    // Two rounds: the second sees the same window, so the first's messages
+    // were counted as delivered.
+    for (int round = 1; round <= 2; ++round) {
+      std::vector<std::vector<std::byte>> buffers(kMessages, std::vector<std::byte>(bytes));
+      std::vector<Request> requests(kMessages);
+      std::vector<Request*> all;
+      const auto tagOf = [&](int i) { return static_cast<Tag>(round * (kMessages + 1) + i); };
+      for (int i = 0; i < kMessages; ++i) {
+        requests[i] = makeRequest(1 - rank, tagOf(i), buffers[i].data(), bytes);
+        all.push_back(&requests[i]);
+      }
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      int completedEarly = 0;
+      if (rank == 0) {
+        for (int i = 0; i < kMessages; ++i) {
+          fillPattern(buffers[i].data(), bytes, 0, 1, tagOf(i));
+          t->isend(requests[i]);
+        }
+        while (arrivedRound->load() < round) {
+          expect(std::chrono::steady_clock::now() < deadline, "rank 1 never saw every message arrive");
+          t->progress();
+          std::this_thread::yield();
+        }
+        completedEarly =
+            static_cast<int>(std::count_if(requests.begin(), requests.end(), [](const Request& r) { return r.done; }));
+      } else {
+        auto allArrived = [&] {
+          for (int i = 0; i < kMessages; ++i)
+            if (!t->arrived(0, tagOf(i))) return false;
+          return true;
+        };
+        while (!allArrived()) {
+          expect(std::chrono::steady_clock::now() < deadline, "not every message arrived");
+          t->progress();
+          std::this_thread::yield();
+        }
+        arrivedRound->store(round);
+      }
+      oob.barrier();  // no receive is posted before this
+      if (rank == 0)
+        expect(completedEarly == expectedEager, "round " + std::to_string(round) + ": " +
+                                                    std::to_string(completedEarly) +
+                                                    " sends completed before their receives, where the window "
+                                                    "admits " +
+                                                    std::to_string(expectedEager));
+      if (rank == 1)
+        for (int i = kMessages - 1; i >= 0; --i) t->irecv(requests[i]);
+      drive(*t, all);
+      // Rank 1 progresses until rank 0 has every reply (a single copy's Fin
+      // completes the send), and rank 0 says so.
+      std::byte byte{};
+      Request sendsDone = makeRequest(1 - rank, tagOf(kMessages), &byte, 1);
+      rank == 0 ? t->isend(sendsDone) : t->irecv(sendsDone);
+      drive(*t, {&sendsDone});
+      if (rank == 1) {
+        for (int i = 0; i < kMessages; ++i) {
+          const std::string mismatch = patternMismatch(buffers[i].data(), bytes, 0, 1, tagOf(i));
+          expect(mismatch.empty(), mismatch);
+        }
+      }
+    }
+  }));
+  munmap(shared, sizeof(std::atomic<int>));
+}
+
+namespace {
+
+// A memfd of `bytes`, mapped shared (at `at` if given, replacing what is there), as trncclMemAlloc makes one.
+std::pair<std::byte*, int> sharedFile(size_t bytes, void* at = nullptr) {
+  const int fd = memfd_create("test-registered", MFD_CLOEXEC);
+  expect(fd >= 0 && ftruncate(fd, static_cast<off_t>(bytes)) == 0, "memfd");
+  void* base = mmap(at, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | (at != nullptr ? MAP_FIXED : 0), fd, 0);
+  expect(base != MAP_FAILED, "mmap of the memfd");
+  return {static_cast<std::byte*>(base), fd};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "shm: a peer process reads a send from registered memory in place, and never through a descriptor the memory "
+    "was freed from",
+    "[shm]") {
+  const std::string jobKey = uniqueJobKey("shm-registered");
+  constexpr size_t kFileBytes = 4 << 20;
+  constexpr size_t kMessage = (1 << 20) + 3;  // announced: above the eager limit
+  constexpr size_t kOffset = 4096 + 5;
+  requireAllOk(launch(Launch::Processes, 2, [&](int rank, TestOutOfBand& oob) {
+    auto t = transport::createShmTransport(optionsFor(oob, jobKey));
+    std::vector<std::byte> received(kMessage);
+    auto receive = [&](Tag tag) {
+      Request r = makeRequest(0, tag, received.data(), kMessage);
+      t->irecv(r);
+      drive(*t, {&r});
+      const std::string mismatch = patternMismatch(received.data(), kMessage, 0, 1, tag);
+      expect(mismatch.empty(), "tag " + std::to_string(tag) + ": " + mismatch);
+    };
+    if (rank == 1) {
+      receive(1);
+      expect(t->memoryUse().mappedPeerBytes == kFileBytes,
+             "rank 1 mapped " + std::to_string(t->memoryUse().mappedPeerBytes) +
+                 " bytes of rank 0's registered memory, not its " + std::to_string(kFileBytes) + "-byte file");
+      receive(2);  // through the mapping it keeps, were rank 0 to name the freed file
+      // Progresses until rank 0's sends are complete (a single copy's Fin).
+      std::byte byte{};
+      Request sendsDone = makeRequest(0, 3, &byte, 1);
+      t->irecv(sendsDone);
+      drive(*t, {&sendsDone});
+      return;
+    }
+    auto [base, fd] = sharedFile(kFileBytes);
+    t->registerRegion({base, kFileBytes, fd});
+    auto send = [&](Tag tag) {
+      fillPattern(base + kOffset, kMessage, 0, 1, tag);
+      Request r = makeRequest(1, tag, base + kOffset, kMessage);
+      t->isend(r);
+      drive(*t, {&r});
+    };
+    send(1);
+    // Freed while registered, and the same address and descriptor reused for
+    // a new file: rank 0 must not name the registered file any more.
+    munmap(base, kFileBytes);
+    close(fd);
+    auto [again, fdAgain] = sharedFile(kFileBytes, base);
+    if (fdAgain != fd) {
+      expect(dup2(fdAgain, fd) == fd, "dup2");
+      close(fdAgain);
+    }
+    expect(again == base, "the new file is mapped where the old one was");
+    send(2);
+    t->deregisterRegion(base);
+    std::byte byte{};
+    Request sendsDone = makeRequest(1, 3, &byte, 1);
+    t->isend(sendsDone);
+    drive(*t, {&sendsDone});
+    munmap(base, kFileBytes);
+    close(fd);
   }));
 }

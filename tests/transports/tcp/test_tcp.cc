@@ -464,7 +464,10 @@ TEST_CASE(
   CAPTURE(sockets);
   ScopedEnv socketCount("TRNCCL_TCP_SOCKETS_PER_PEER", std::to_string(sockets));
   const std::string jobKey = uniqueJobKey("tcp-hol");
-  constexpr size_t kHuge = size_t{64} << 20, kMedium = size_t{1} << 20, kSmall = 8;
+  // The small message may wait behind what the kernel already buffers on its
+  // connection (several MiB each way on loopback), never behind the rest of
+  // the huge one: huge enough that the two cannot be confused.
+  constexpr size_t kHuge = size_t{256} << 20, kMedium = size_t{1} << 20, kSmall = 8;
   constexpr Tag kHugeTag = 1, kSmallTag = 2, kFirstMediumTag = 10;
   constexpr int kMediums = 4;
   requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
