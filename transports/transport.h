@@ -31,6 +31,11 @@ struct Request {
   // Send: the rest of a message an earlier send to the same peer began (a
   // slice of it), which link emulation does not issue again.
   bool continues = false;
+  // Send: the buffer is the caller's input (its send buffer, out of place),
+  // which nothing writes while the call runs, so a transport may let the
+  // peer read it in place. Intermediate results are not: a peer reading
+  // them in place measured slower than having them streamed.
+  bool userInput = false;
   // Set by the transport.
   bool done = false;
   size_t transferred = 0;     // receive: the size of the message that arrived

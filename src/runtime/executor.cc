@@ -201,6 +201,7 @@ class StepRunner {
                                          " sent " + std::to_string(slot.recv.transferred) + " bytes where " +
                                          std::to_string(bytes) + " were expected (do all ranks pass the same count?)");
     void* value = nullptr;
+    bool userInput = false;
     if (reduces_) {
       value = hasDst ? at(step_->dst, slice) : slot.sendStage.get(stageBytes());
       reduce(slice, n, recv ? slot.recv.buffer : nullptr, value);
@@ -209,6 +210,7 @@ class StepRunner {
       if (hasDst && value != at(step_->dst, slice)) ctx_->device->dma().copy(at(step_->dst, slice), value, bytes);
     } else {
       value = at(step_->srcs.at(0), slice);
+      userInput = step_->srcs[0].buffer == algo::kSend && call_->buffers[algo::kSend] != call_->buffers[algo::kRecv];
       if (hasDst) ctx_->device->dma().copy(at(step_->dst, slice), value, bytes);
     }
     if (step_->sendPeer >= 0) {
@@ -218,6 +220,7 @@ class StepRunner {
       slot.send.buffer = value;
       slot.send.bytes = bytes;
       slot.send.continues = slice > 0;  // the step's message is issued once
+      slot.send.userInput = userInput;
       if (ctx_->trace) slot.sendPosted = readTicks();
       ctx_->transportOf[step_->sendPeer]->isend(slot.send);
     }

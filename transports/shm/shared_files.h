@@ -1,7 +1,8 @@
 // Registered memory that peer processes read in place.
 //
 // trncclMemAlloc memory is a memfd (src/device/memory.h). Once registered
-// (trncclCommRegister), an announced send from inside it names the file and
+// (trncclCommRegister), an announced send of a user's input
+// (transport.h: Request::userInput) from inside it names the file and
 // the offset instead of its address (fifo.h: Rts), and a receiver in another
 // process maps that file read-only, once, through /proc/<pid>/fd, and copies
 // the message out with one memcpy: no staging copy through the FIFO and no

@@ -58,9 +58,11 @@ void ShmTransport::flush(Peer& peer) {
       auto [waiting, fresh] = peer.awaitingReply.try_emplace(send.tag, AnnouncedSend{&send, 0});
       if (fresh) {
         waiting->second.announcement = peer.link.announcementsToPeer.announce();
-        // A thread of our process reads the buffer itself; a process may map its file.
-        const FileRef file =
-            peer.link.process.isThisProcess() ? FileRef{} : registeredFiles_.find(send.buffer, send.bytes);
+        // A thread of our process reads the buffer itself; a process may map
+        // the file of a registered user input.
+        const FileRef file = send.userInput && !peer.link.process.isThisProcess()
+                                 ? registeredFiles_.find(send.buffer, send.bytes)
+                                 : FileRef{};
         fifo.write({SlotKind::Rts, file.fd, send.tag, send.bytes, file.inode, 0,
                     file ? file.offset : reinterpret_cast<uint64_t>(send.buffer), waiting->second.announcement},
                    nullptr);

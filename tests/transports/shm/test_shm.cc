@@ -467,6 +467,7 @@ TEST_CASE(
     auto send = [&](Tag tag) {
       fillPattern(base + kOffset, kMessage, 0, 1, tag);
       Request r = makeRequest(1, tag, base + kOffset, kMessage);
+      r.userInput = true;
       t->isend(r);
       drive(*t, {&r});
     };
