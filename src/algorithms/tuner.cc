@@ -59,7 +59,7 @@ CollectiveArgs Tuner::priced(const CollectiveArgs& args) const {
 Prediction Tuner::predict(const Algorithm& algorithm, const CollectiveArgs& args) const {
   CostModel model(network_);
   const CollectiveArgs each = priced(args);
-  for (int r = 0; r < args.nranks; ++r) model.add(algorithm.build(argsOfRank(each, r)));  // one rank at a time
+  for (int r = 0; r < args.nranks; ++r) model.add(*algorithm.steps(argsOfRank(each, r)));  // one rank at a time
   return model.prediction();
 }
 
