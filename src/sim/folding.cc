@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -15,7 +17,8 @@ namespace {
 class FoldedNetwork : public algo::Network {
  public:
   FoldedNetwork(const algo::Network& net, const Folding& folding) : net_(net), folding_(folding) {}
-  int linkCount() const override { return net_.linkCount(); }
+  // Its routes name instance 0's links only, which the fabric numbers first.
+  int linkCount() const override { return folding_.linksPerInstance; }
   double linkBytesPerSec(int link) const override { return net_.linkBytesPerSec(link); }
   const std::string& linkName(int link) const override { return net_.linkName(link); }
   algo::Path path(int fromRank, int toRank) const override {
@@ -54,13 +57,54 @@ std::unique_ptr<algo::Network> foldedNetwork(const algo::Network& net, const Fol
 
 namespace {
 
-// The folded network's routes, each asked for once, as ids: two messages
-// cross the same folded links when their ids are equal.
+// Where a message goes, as the folded network routes it: a folded route
+// depends only on where its two ranks sit within their instances and
+// whether they share one (the instances are alike and the fabric numbers
+// its links instance by instance, as foldingOf() checks). So a 65,536-rank
+// job has 2 x 32 x 32 folded routes, not one per pair of ranks.
+struct Placed {
+  int from, to;  // ranks of instance 0, and `to` of instance 1 when the two differ
+  uint64_t key() const { return (uint64_t{static_cast<uint32_t>(from)} << 32) | static_cast<uint32_t>(to); }
+};
+
+Placed placed(int from, int to, const Folding& folding) {
+  const int perInstance = folding.ranksPerInstance;
+  const bool apart = from / perInstance != to / perInstance;
+  return Placed{from % perInstance, to % perInstance + (apart ? perInstance : 0)};
+}
+
+// The folded network, each route asked for once per placed pair. Not
+// thread-safe: one pricing's own.
+class PlacedRoutes : public algo::Network {
+ public:
+  PlacedRoutes(const algo::Network& folded, const Folding& folding) : folded_(folded), folding_(folding) {}
+  int linkCount() const override { return folded_.linkCount(); }
+  double linkBytesPerSec(int link) const override { return folded_.linkBytesPerSec(link); }
+  const std::string& linkName(int link) const override { return folded_.linkName(link); }
+  algo::Path path(int fromRank, int toRank) const override {
+    const Placed at = placed(fromRank, toRank, folding_);
+    auto [it, fresh] = paths_.try_emplace(at.key());
+    if (fresh) it->second = folded_.path(at.from, at.to);
+    return it->second;
+  }
+  double reduceBytesPerSec() const override { return folded_.reduceBytesPerSec(); }
+  double launchSec() const override { return folded_.launchSec(); }
+
+ private:
+  const algo::Network& folded_;
+  Folding folding_;
+  mutable std::unordered_map<uint64_t, algo::Path> paths_;
+};
+
+// The folded network's routes, each asked for once per placed pair, as
+// ids: two messages cross the same folded links when their ids are equal.
 class Routes {
  public:
-  explicit Routes(const algo::Network& folded) : folded_(folded) { recent_.fill({~uint64_t{0}, -1}); }
+  Routes(const algo::Network& folded, const Folding& folding) : folded_(folded), folding_(folding) {
+    recent_.fill({~uint64_t{0}, -1});
+  }
   int id(int from, int to) {
-    const uint64_t key = (uint64_t{static_cast<uint32_t>(from)} << 32) | static_cast<uint32_t>(to);
+    const uint64_t key = placed(from, to, folding_).key();
     // A ring asks for the same few pairs step after step.
     auto& recent = recent_[(key * 0x9E3779B97F4A7C15ull) >> 60];
     if (recent.first == key) return recent.second;
@@ -84,6 +128,7 @@ class Routes {
 
  private:
   const algo::Network& folded_;
+  Folding folding_;
   std::unordered_map<uint64_t, int> byPair_;
   std::map<std::vector<int>, int> byLinks_;
   std::array<std::pair<uint64_t, int>, 16> recent_;  // key, id; by the key's top 4 hash bits
@@ -142,8 +187,9 @@ std::vector<int> probedInstances(int instances) {
 
 Prediction predictFolded(const algo::Algorithm& algorithm, const algo::CollectiveArgs& args,
                          const algo::Network& folded, const Folding& folding) {
-  algo::CostModel model(folded);
-  Routes routes(folded);
+  const PlacedRoutes placedRoutes(folded, folding);
+  algo::CostModel model(placedRoutes);
+  Routes routes(placedRoutes, folding);
   const std::vector<int> probes = probedInstances(folding.instances);
   algo::Step x, y;  // reused: the steps are generated one at a time, never held
   for (int r = 0; r < folding.ranksPerInstance; ++r) {

@@ -114,7 +114,7 @@ Route Fabric::route(CoreLocation from, CoreLocation to) const {
   Route r;
   r.links.reserve(8);  // one allocation for most routes
   appendDma(from.node, from.chip, r.links);
-  if (modelsDma(t)) r.issueLink = r.links.front(), r.issueSec = links_[r.issueLink].messageSec;
+  if (modelsDma(t)) r.issueLink = r.links.front(), r.issueSec = instanceLink(r.issueLink).messageSec;
   if (from.node == to.node && from.chip == to.chip) {
     r.links.push_back(nodeBase(from.node) + onChipOffset(t, from.chip));
   } else if (from.node == to.node) {
@@ -132,8 +132,9 @@ Route Fabric::route(CoreLocation from, CoreLocation to) const {
   }
   r.bytesPerSec = std::numeric_limits<double>::infinity();
   for (int i : r.links) {
-    r.latencySec += links_[i].latencySec;
-    r.bytesPerSec = std::min(r.bytesPerSec, links_[i].bytesPerSec);
+    const DirectedLink& link = instanceLink(i);
+    r.latencySec += link.latencySec;
+    r.bytesPerSec = std::min(r.bytesPerSec, link.bytesPerSec);
   }
   return r;
 }

@@ -73,6 +73,10 @@ class Fabric {
   // Appends chip `chip`'s DMA link, where DMA engines are modelled.
   void appendDma(int node, int chip, std::vector<int>& links) const;
   int nodeBase(int node) const { return node * linksPerNode_; }
+  // Link i as instance 0 has it: every instance's links are alike, and
+  // instance 0's stay in the processor's caches while a big job's whole
+  // link table does not.
+  const DirectedLink& instanceLink(int i) const { return links_[static_cast<size_t>(i % linksPerNode_)]; }
 
   Topology topology_;
   ChipGraph graph_;
