@@ -13,10 +13,11 @@ namespace {
 
 // The ranks whose schedules are built: a root or an end of a chain may
 // receive nothing, so one rank alone may bound nothing.
-std::vector<int> boundingRanks(const CollectiveArgs& args) {
+std::vector<int> boundingRanks(const CollectiveArgs& args, BoundRanks which) {
   std::vector<int> ranks{0};
   for (int r : {args.root, args.nranks - 1})
-    if (r > 0 && r < args.nranks && std::find(ranks.begin(), ranks.end(), r) == ranks.end()) ranks.push_back(r);
+    if (which == BoundRanks::Bounding)
+      if (r > 0 && r < args.nranks && std::find(ranks.begin(), ranks.end(), r) == ranks.end()) ranks.push_back(r);
   return ranks;
 }
 
@@ -67,8 +68,8 @@ class CallLoads {
 
 }  // namespace
 
-double lowerBound(const Algorithm& algorithm, const CollectiveArgs& args, const Network& net) {
-  const std::vector<int> ranks = boundingRanks(args);
+double lowerBound(const Algorithm& algorithm, const CollectiveArgs& args, const Network& net, BoundRanks which) {
+  const std::vector<int> ranks = boundingRanks(args, which);
   const auto bounding = [&](int r) { return std::find(ranks.begin(), ranks.end(), r) != ranks.end(); };
   CostModel model(net);
   CallLoads loads(net);
