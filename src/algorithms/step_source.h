@@ -9,9 +9,7 @@
 #pragma once
 
 #include <cstddef>
-#include <memory>
 #include <optional>
-#include <utility>
 
 #include "algorithms/schedule.h"
 
@@ -29,8 +27,8 @@ class StepSource {
  public:
   virtual ~StepSource() = default;
 
-  // The schedule's fields (collective, rank, type, ...). Its phases are not
-  // the steps' source: a generator's are empty.
+  // The schedule's fields (collective, rank, type, ...). Read the steps
+  // through the calls below: a generator's header has no phases.
   virtual const Schedule& header() const = 0;
   virtual size_t phases() const = 0;
   virtual size_t channels(size_t phase) const = 0;

@@ -1,5 +1,6 @@
-// The engines read compacted schedules: every step must keep what the
-// engines read of the Schedule it came from.
+// The engines read compacted steps, or steps generated as they read them
+// (ring, bidir_ring): every step must keep what the engines read of the
+// Schedule build() gives.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
