@@ -44,6 +44,10 @@ size_t agreedCount(const CollectiveArgs& args) {
   }
 }
 
+std::unique_ptr<StepSource> Algorithm::steps(const CollectiveArgs& args) const {
+  return std::make_unique<ScheduleSource>(build(args));
+}
+
 Schedule singleChannelSchedule(const CollectiveArgs& args, const char* algorithm) {
   Schedule s;
   s.collective = args.collective;

@@ -11,6 +11,7 @@
 
 #include "algorithms/layout.h"
 #include "algorithms/schedule.h"
+#include "algorithms/step_source.h"
 
 namespace trnccl::algo {
 
@@ -74,12 +75,23 @@ class Algorithm {
   // Empty when the algorithm can run this call; otherwise why not.
   virtual std::string whyUnsupported(const CollectiveArgs& args) const = 0;
   virtual Schedule build(const CollectiveArgs& args) const = 0;
+  // The same schedule step by step (step_source.h): by default build()'s,
+  // read from memory; an algorithm that generates its steps lazily
+  // overrides it and materialises build() from it.
+  virtual std::unique_ptr<StepSource> steps(const CollectiveArgs& args) const;
 };
 
 // Element range [begin, end) of block `i` when `count` elements are split into
 // `n` nearly equal blocks (sizes differ by at most one).
-inline size_t blockBegin(size_t count, int n, int i) { return count / n * i + std::min<size_t>(i, count % n); }
-inline size_t blockSize(size_t count, int n, int i) { return count / n + (static_cast<size_t>(i) < count % n ? 1 : 0); }
+// EvenSplit divides once, for code that asks for block after block.
+struct EvenSplit {
+  EvenSplit(size_t count, int n) : base(count / n), extra(count % n) {}
+  size_t begin(int i) const { return base * i + std::min<size_t>(i, extra); }
+  size_t size(int i) const { return base + (static_cast<size_t>(i) < extra ? 1 : 0); }
+  size_t base, extra;
+};
+inline size_t blockBegin(size_t count, int n, int i) { return EvenSplit(count, n).begin(i); }
+inline size_t blockSize(size_t count, int n, int i) { return EvenSplit(count, n).size(i); }
 inline int mod(int a, int n) { return ((a % n) + n) % n; }
 
 // A schedule with its header filled from args and one phase of one channel.

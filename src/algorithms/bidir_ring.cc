@@ -18,14 +18,18 @@ std::string BidirRing::whyUnsupported(const CollectiveArgs& args) const {
 
 Schedule BidirRing::build(const CollectiveArgs& args) const {
   if (args.nranks == 1) return localCopySchedule(args, name());
-  Schedule s = singleChannelSchedule(args, name());
-  s.phases[0].channels.resize(2);
+  return materialise(*steps(args));
+}
+
+std::unique_ptr<StepSource> BidirRing::steps(const CollectiveArgs& args) const {
+  if (args.nranks == 1) return Algorithm::steps(args);
   // Half h of the data (of the buffer, or of every rank's block) goes around
   // in direction +1 for h = 0 and -1 for h = 1.
+  std::vector<RingCollective> rings;
   for (int h = 0; h < 2; ++h)
-    appendRingCollective(args, blockBegin(args.count, 2, h), blockSize(args.count, 2, h), h == 0 ? 1 : -1,
-                         TagRange::slot(h), s.phases[0].channels[h].steps);
-  return s;
+    rings.push_back(ringCollective(args, blockBegin(args.count, 2, h), blockSize(args.count, 2, h), h == 0 ? 1 : -1,
+                                   TagRange::slot(h)));
+  return std::make_unique<RingChannels>(args, name(), std::move(rings));
 }
 
 TRNCCL_REGISTER_ALGORITHMS(bidir_ring, {Reach::AnyRanks, make<BidirRing>})

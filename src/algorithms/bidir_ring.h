@@ -13,6 +13,7 @@ class BidirRing : public Algorithm {
   const char* name() const override { return "bidir_ring"; }
   std::string whyUnsupported(const CollectiveArgs& args) const override;
   Schedule build(const CollectiveArgs& args) const override;
+  std::unique_ptr<StepSource> steps(const CollectiveArgs& args) const override;
 };
 
 }  // namespace trnccl::algo

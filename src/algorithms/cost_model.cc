@@ -32,8 +32,11 @@ class Routes {
 
   const Route& between(int from, int to) {
     const uint64_t key = (uint64_t{static_cast<uint32_t>(from)} << 32) | static_cast<uint32_t>(to);
+    // A ring's channel asks for the same pair step after step.
+    if (key == lastKey_) return routes_[lastIndex_];
     const auto [it, added] = index_.try_emplace(key, routes_.size());
     if (added) routes_.push_back(resolve(from, to));
+    lastKey_ = key, lastIndex_ = it->second;
     return routes_[it->second];
   }
   const int* links(const Route& route) const { return links_.data() + route.firstLink; }
@@ -65,6 +68,8 @@ class Routes {
   std::unordered_map<uint64_t, size_t> index_;
   std::vector<Route> routes_;
   std::vector<int> links_;
+  uint64_t lastKey_ = ~uint64_t{0};
+  size_t lastIndex_ = 0;
 };
 
 // The three terms of one rank-channel's step chain.
@@ -183,28 +188,41 @@ struct CostModel::State {
   Routes routes;
   std::vector<Chain> longest;
   std::vector<LinkLoads> loads;
+  Step step;  // the step being added, reused
 };
 
 CostModel::CostModel(const Network& net) : state_(std::make_unique<State>(net)) {}
 CostModel::~CostModel() = default;
 
-void CostModel::add(const Schedule& s) {
+void CostModel::add(const Schedule& s) { add(ScheduleSource(&s)); }
+
+void CostModel::add(const StepSource& source) {
   State& st = *state_;
-  while (st.longest.size() < s.phases.size()) {
+  const size_t phases = source.phases();
+  while (st.longest.size() < phases) {
     st.longest.emplace_back();
     st.loads.emplace_back(st.linkSecondsPerByte);
   }
-  const double elementBytes = static_cast<double>(typeSize(s.type));
-  for (size_t phase = 0; phase < s.phases.size(); ++phase)
-    for (const Channel& channel : s.phases[phase].channels) {
+  const int rank = source.header().rank;
+  const double elementBytes = static_cast<double>(typeSize(source.header().type));
+  Step& step = st.step;
+  for (size_t phase = 0; phase < phases; ++phase)
+    for (size_t channel = 0; channel < source.channels(phase); ++channel) {
       Chain chain;
-      for (const Step& step : channel.steps) {
-        const double bytes = static_cast<double>(step.count) * elementBytes;
+      const size_t length = source.length(phase, channel);
+      // A run of steps that price alike adds up as its steps would: every
+      // term is linear in the bytes, or the same for each step.
+      for (size_t k = 0; k < length;) {
+        const StepRun run = source.run(phase, channel, k, step);
+        k += run.steps;
+        const double steps = static_cast<double>(run.steps);
+        const double bytes = static_cast<double>(run.totalCount) * elementBytes;
         if (step.recvPeer >= 0) {
-          const Route& route = st.routes.between(step.recvPeer, s.rank);
-          chain.latency += route.latency;
-          chain.transfer += bytes * route.secondsPerByte + route.issueSeconds;
-          st.loads[phase].add(st.routes.links(route), route.linkCount, bytes, route.issueLink, route.issueSeconds);
+          const Route& route = st.routes.between(step.recvPeer, rank);
+          chain.latency += steps * route.latency;
+          chain.transfer += bytes * route.secondsPerByte + steps * route.issueSeconds;
+          st.loads[phase].add(st.routes.links(route), route.linkCount, bytes, route.issueLink,
+                              steps * route.issueSeconds);
         }
         if (step.reduce) {
           const size_t inputs = step.srcs.size() + (step.recvPeer >= 0 ? 1 : 0);

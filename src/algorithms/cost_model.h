@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "algorithms/schedule.h"
+#include "algorithms/step_source.h"
 
 namespace trnccl::algo {
 
@@ -88,6 +89,8 @@ class CostModel {
   CostModel& operator=(const CostModel&) = delete;
 
   void add(const Schedule& rank);
+  // The same, step by step (no step is held).
+  void add(const StepSource& rank);
   // Of the ranks added so far.
   Prediction prediction() const;
   // Per link of the network, the bytes of the messages the ranks added so

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -12,10 +13,11 @@ namespace {
 
 // The ranks whose schedules are built: a root or an end of a chain may
 // receive nothing, so one rank alone may bound nothing.
-std::vector<int> boundingRanks(const CollectiveArgs& args) {
+std::vector<int> boundingRanks(const CollectiveArgs& args, BoundRanks which) {
   std::vector<int> ranks{0};
   for (int r : {args.root, args.nranks - 1})
-    if (r > 0 && r < args.nranks && std::find(ranks.begin(), ranks.end(), r) == ranks.end()) ranks.push_back(r);
+    if (which == BoundRanks::Bounding)
+      if (r > 0 && r < args.nranks && std::find(ranks.begin(), ranks.end(), r) == ranks.end()) ranks.push_back(r);
   return ranks;
 }
 
@@ -25,11 +27,12 @@ class CallLoads {
   explicit CallLoads(const Network& net)
       : net_(net), loads_(static_cast<size_t>(std::max(net.linkCount(), 0))), recent_(16, {~uint64_t{0}, Path{}}) {}
 
-  void add(int from, int to, double bytes) {
+  // `messages` messages of `bytes` in all.
+  void add(int from, int to, double bytes, double messages) {
     const Path& path = pathOf(from, to);
     if (bytes > 0)
       for (int link : path.links) load(link).first += bytes;
-    if (path.issueLink >= 0) load(path.issueLink).second += path.issueSec;
+    if (path.issueLink >= 0) load(path.issueLink).second += messages * path.issueSec;
   }
 
   double busiestSeconds() const {
@@ -65,22 +68,26 @@ class CallLoads {
 
 }  // namespace
 
-double lowerBound(const Algorithm& algorithm, const CollectiveArgs& args, const Network& net) {
-  const std::vector<int> ranks = boundingRanks(args);
+double lowerBound(const Algorithm& algorithm, const CollectiveArgs& args, const Network& net, BoundRanks which) {
+  const std::vector<int> ranks = boundingRanks(args, which);
   const auto bounding = [&](int r) { return std::find(ranks.begin(), ranks.end(), r) != ranks.end(); };
   CostModel model(net);
   CallLoads loads(net);
+  Step step;  // reused: the ranks' steps are generated a run at a time
   for (int r : ranks) {
-    const Schedule s = algorithm.build(argsOfRank(args, r));
-    model.add(s);
-    const double elementBytes = static_cast<double>(typeSize(s.type));
-    for (const Phase& phase : s.phases)
-      for (const Channel& channel : phase.channels)
-        for (const Step& step : channel.steps) {
-          const double bytes = static_cast<double>(step.count) * elementBytes;
-          if (step.recvPeer >= 0) loads.add(step.recvPeer, r, bytes);
+    const std::unique_ptr<StepSource> source = algorithm.steps(argsOfRank(args, r));
+    model.add(*source);
+    const double elementBytes = static_cast<double>(typeSize(source->header().type));
+    for (size_t p = 0; p < source->phases(); ++p)
+      for (size_t c = 0; c < source->channels(p); ++c)
+        for (size_t k = 0; k < source->length(p, c);) {
+          const StepRun run = source->run(p, c, k, step);
+          k += run.steps;
+          const double bytes = static_cast<double>(run.totalCount) * elementBytes;
+          const double messages = static_cast<double>(run.steps);
+          if (step.recvPeer >= 0) loads.add(step.recvPeer, r, bytes, messages);
           // A message between two bounding ranks is counted by its receiver.
-          if (step.sendPeer >= 0 && !bounding(step.sendPeer)) loads.add(r, step.sendPeer, bytes);
+          if (step.sendPeer >= 0 && !bounding(step.sendPeer)) loads.add(r, step.sendPeer, bytes, messages);
         }
   }
   const double busiest = loads.busiestSeconds();

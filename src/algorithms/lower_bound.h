@@ -15,6 +15,10 @@ namespace trnccl::algo {
 //  - the busiest link over the whole call, from the messages those ranks
 //    receive and send (each once), plus the launch: the model's sum over
 //    phases of each phase's busiest link is at least any link's total.
-double lowerBound(const Algorithm& algorithm, const CollectiveArgs& args, const Network& net);
+// `ranks` First: the same from rank 0's steps alone, a weaker bound at a
+// fraction of the cost, which rules out the clearly slower candidates first.
+enum class BoundRanks { First, Bounding };
+double lowerBound(const Algorithm& algorithm, const CollectiveArgs& args, const Network& net,
+                  BoundRanks ranks = BoundRanks::Bounding);
 
 }  // namespace trnccl::algo

@@ -13,8 +13,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <utility>
 #include <vector>
 
+#include "algorithms/algorithm.h"
 #include "algorithms/schedule.h"
 
 namespace trnccl::algo {
@@ -33,8 +36,17 @@ struct RingMembers {
 std::vector<int> allRanks(int n);
 
 struct RingBlocks {
+  RingBlocks(int pieces, std::function<size_t(int block)> length, std::optional<EvenSplit> split = std::nullopt)
+      : pieces(pieces), length(std::move(length)), split(split) {}
+
   int pieces = 1;
   std::function<size_t(int block)> length;  // elements in each piece of the block
+  // Set when block b is split->size(b) elements: sums of blocks then take
+  // no loop (RingPass::run).
+  std::optional<EvenSplit> split;
+
+  // Blocks of `split`, one piece each.
+  static RingBlocks even(EvenSplit split);
 };
 
 // Where piece `piece` of block `block` starts.
@@ -59,6 +71,28 @@ class RingPass {
   // Throws Error(InternalError) for a ring of fewer than two members.
   RingPass(RingMembers ring, RingBlocks blocks, size_t maxStepElements);
 
+  // One pass's work, as the appending calls below take it: `inputs` are
+  // reduce-scatter's and all-reduce's inputs and all-gather's ownInput,
+  // `outputs` reduce-scatter's result and the others' outputs.
+  enum class Kind { ReduceScatter, AllGather, AllReduce };
+  struct Job {
+    Kind kind = Kind::AllReduce;
+    PieceAt inputs, outputs;
+    bool final = true;
+    TagRange tags;
+  };
+  // The pass step by step: job's steps number steps(job) (which throws
+  // Error(InvalidUsage) when they need more tags than job.tags holds), and
+  // step(job, i, out) writes step i, computed from i alone.
+  size_t steps(const Job& job) const;
+  void step(const Job& job, size_t i, Step& out) const;
+  // Step i into `out`, and the steps from i that price alike with it
+  // (StepRun): a round's receiving reduce-scatter steps, or its forwarding
+  // all-gather ones, when the blocks are an even split moved in one chunk.
+  StepRun run(const Job& job, size_t i, Step& out) const;
+  // Every step of job, appended.
+  void append(const Job& job, std::vector<Step>& steps) const;
+
   // Reduce-scatter: this rank's contribution to block b is at inputs(b, piece);
   // its own block, reduced over all members, goes to result(own block, piece).
   // `final`: this is the last reduction of these elements (avg divides).
@@ -74,20 +108,24 @@ class RingPass {
 
  private:
   struct Round;
-  std::vector<Round> rounds(int stepsPerRound, TagRange tags) const;
+  int stepsPerRound(Kind kind) const;
+  Round round(const Job& job, size_t i) const;
   int blockReducedAt(int k) const;   // the block reduce-scatter step k works on
   int blockGatheredAt(int j) const;  // the block all-gather step j receives
-  Span part(const PieceAt& at, int block, const Round& round) const;
-  size_t partLength(int block, const Round& round) const;
-  Step primitive(const Round& round, int k, bool recv, bool send) const;
-  void reduceScatterRound(const Round& round, const PieceAt& inputs, const PieceAt& result, bool final, bool sendResult,
-                          std::vector<Step>& steps) const;
-  void gatherRound(const Round& round, int firstStep, const PieceAt& outputs, std::vector<Step>& steps) const;
+  int wrap(int i) const;
+  size_t blocksTotal(int first, int count) const;
+  struct Part;
+  Part partOf(int block, const Round& round) const;
+  Span at(const PieceAt& pieces, const Part& part, const Round& round) const;
+  void primitive(const Round& round, int k, bool recv, bool send, Step& out) const;
+  void reduceScatterStep(const Round& round, int k, const Job& job, bool sendResult, Step& out) const;
+  void gatherStep(const Round& round, int j, int firstStep, const PieceAt& outputs, Step& out) const;
 
   RingMembers ring_;
   RingBlocks blocks_;
   size_t chunk_ = 0;           // elements of each piece one round moves
   size_t chunksPerPiece_ = 0;  // rounds per piece
+  int sendsTo_ = -1, receivesFrom_ = -1;
 };
 
 }  // namespace trnccl::algo

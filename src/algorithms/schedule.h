@@ -73,6 +73,16 @@ struct Step {
   size_t count = 0;      // elements
   uint32_t recvTag = 0;  // a message's tag: the sender's sendTag is the receiver's recvTag
   uint32_t sendTag = 0;
+
+  bool operator==(const Step&) const = default;
+  // Back to a default step, keeping the sources' capacity: a step reused
+  // for step after step allocates nothing.
+  void clear() {
+    std::vector<Span> keep = std::move(srcs);
+    keep.clear();
+    *this = Step{};
+    srcs = std::move(keep);
+  }
 };
 
 struct Channel {

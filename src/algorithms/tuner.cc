@@ -59,12 +59,12 @@ CollectiveArgs Tuner::priced(const CollectiveArgs& args) const {
 Prediction Tuner::predict(const Algorithm& algorithm, const CollectiveArgs& args) const {
   CostModel model(network_);
   const CollectiveArgs each = priced(args);
-  for (int r = 0; r < args.nranks; ++r) model.add(algorithm.build(argsOfRank(each, r)));  // one rank at a time
+  for (int r = 0; r < args.nranks; ++r) model.add(*algorithm.steps(argsOfRank(each, r)));  // one rank at a time
   return model.prediction();
 }
 
-double Tuner::lowerBound(const Algorithm& algorithm, const CollectiveArgs& args) const {
-  return algo::lowerBound(algorithm, priced(args), network_);
+double Tuner::lowerBound(const Algorithm& algorithm, const CollectiveArgs& args, BoundRanks ranks) const {
+  return algo::lowerBound(algorithm, priced(args), network_, ranks);
 }
 
 const Algorithm* Tuner::fastest(const std::vector<const Algorithm*>& candidates, const CollectiveArgs& at) const {
@@ -75,16 +75,20 @@ const Algorithm* Tuner::fastest(const std::vector<const Algorithm*>& candidates,
   };
   std::vector<Candidate> order;
   for (size_t i = 0; i < candidates.size(); ++i)
-    order.push_back({candidates[i], i, pruning_ == Pruning::On ? lowerBound(*candidates[i], at) : 0.0});
+    order.push_back(
+        {candidates[i], i, pruning_ == Pruning::On ? lowerBound(*candidates[i], at, BoundRanks::First) : 0.0});
   std::stable_sort(order.begin(), order.end(),
                    [](const Candidate& a, const Candidate& b) { return a.bound < b.bound; });
   const Candidate* best = nullptr;
   double bestSeconds = 0;
+  // The margin absorbs the rounding of sums a bound and a price add up in
+  // different orders.
+  const auto above = [&](double bound) { return best != nullptr && bound > bestSeconds * (1 + 1e-9); };
   for (const Candidate& c : order) {
-    // Sorted by bound: from here on none can price at or below the best. The
-    // margin absorbs the rounding of sums the bound and the price add up in
-    // different orders.
-    if (best != nullptr && c.bound > bestSeconds * (1 + 1e-9)) break;
+    // Sorted by rank 0's bound: from here on none can price at or below the best.
+    if (above(c.bound)) break;
+    // The bound from more ranks may still rule this one out.
+    if (best != nullptr && pruning_ == Pruning::On && above(lowerBound(*c.algorithm, at))) continue;
     const double seconds = (predictor_ ? predictor_(*c.algorithm, at) : predict(*c.algorithm, at)).seconds;
     if (best == nullptr || seconds < bestSeconds || (seconds == bestSeconds && c.preference < best->preference))
       best = &c, bestSeconds = seconds;

@@ -3,9 +3,9 @@
 // (cost_model.h) predicts fastest on this communicator's network. The
 // prediction is made from the candidates' schedules for every rank, so it is
 // about exactly what would run. Candidates are priced cheapest lower bound
-// first (lower_bound.h: three ranks' schedules, not every rank's), and one whose
-// bound exceeds the best price so far is never priced, which cannot change the
-// choice. With "neuron" (neuron_profile.h) Neuron's
+// first (lower_bound.h: rank 0's schedule, not every rank's), and one whose
+// bound, or whose bound from three ranks, exceeds the best price so far is
+// never priced, which cannot change the choice. With "neuron" (neuron_profile.h) Neuron's
 // documented choice wins instead. Decisions are cached per collective, type
 // and power-of-two size bucket (split where a Neuron range ends inside
 // one); every rank computes the same ones.
@@ -22,6 +22,7 @@
 #include "algorithms/algorithm.h"
 #include "algorithms/algorithm_filter.h"
 #include "algorithms/cost_model.h"
+#include "algorithms/lower_bound.h"
 
 namespace trnccl::algo {
 
@@ -50,7 +51,8 @@ class Tuner {
   // The cost model's prediction for running `args` with `algorithm`.
   Prediction predict(const Algorithm& algorithm, const CollectiveArgs& args) const;
   // algo::lowerBound() (lower_bound.h) on this tuner's network.
-  double lowerBound(const Algorithm& algorithm, const CollectiveArgs& args) const;
+  double lowerBound(const Algorithm& algorithm, const CollectiveArgs& args,
+                    BoundRanks ranks = BoundRanks::Bounding) const;
   // The choice per size range on `nranks` ranks, e.g.
   // "allreduce: 4 B-32 KiB mesh, 64 KiB-1 GiB torus2d".
   std::string describe(Collective collective, trncclDataType_t type, int nranks) const;

@@ -34,7 +34,7 @@ Prediction runAnalytical(const CompactSchedules& all, const algo::Network& net, 
         for (size_t c = 0; c < all.channels(r, p); ++c) {
           if (k >= all.channelLength(r, p, c)) continue;
           any = true;
-          const CompactStep& step = all.channelSteps(r, p, c)[k];
+          const CompactStep step = all.step(r, p, c, k);
           if (step.sendPeer < 0) continue;
           const uint64_t key = (static_cast<uint64_t>(r) << 32) | static_cast<uint32_t>(step.sendPeer);
           auto [it, fresh] = paths.try_emplace(key);

@@ -1,14 +1,18 @@
-// Every rank's schedule of one call, reduced to what the event and
-// analytical engines read: 24 bytes a step instead of a Step and its
-// sources, so a 4,096-rank ring of 8,190 steps a rank fits in well under a
-// gigabyte. Built one rank's Schedule at a time, each dropped once added.
+// Every rank's steps of one call, as the event and analytical engines read
+// them: 24 bytes a step (CompactStep). A rank whose algorithm generates its
+// steps (algo::StepSource) keeps only its generator: each step is generated
+// when an engine reads it, so a 4,096-rank ring's engines hold the steps in
+// flight, not 8,190 a rank. A rank whose steps come built is compacted, one
+// Schedule at a time, each dropped once added.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "algorithms/schedule.h"
+#include "algorithms/step_source.h"
 
 namespace trnccl::sim {
 
@@ -22,33 +26,38 @@ struct CompactStep {
 
 class CompactSchedules {
  public:
-  // Rank `ranks()`'s schedule: add them in rank order.
+  // Rank `ranks()`'s steps: add them in rank order.
   void add(const algo::Schedule& schedule);
+  void add(std::unique_ptr<algo::StepSource> source);
 
   int ranks() const { return static_cast<int>(ranks_.size()); }
   size_t stepCount() const { return steps_; }
   size_t phases(int rank) const { return ranks_[rank].phases.size(); }
   size_t channels(int rank, size_t phase) const { return ranks_[rank].phases[phase]; }
-  // The steps of one channel: channelSteps(...)[k], k < channelLength(...).
-  const CompactStep* channelSteps(int rank, size_t phase, size_t channel) const {
-    return ranks_[rank].steps.data() + ranks_[rank].channelStart[firstChannel(rank, phase) + channel];
-  }
   size_t channelLength(int rank, size_t phase, size_t channel) const {
     const size_t c = firstChannel(rank, phase) + channel;
     return ranks_[rank].channelStart[c + 1] - ranks_[rank].channelStart[c];
   }
+  // Step k < channelLength(...) of one channel. Not thread-safe: a generated
+  // step passes through one scratch Step.
+  CompactStep step(int rank, size_t phase, size_t channel, size_t k) const;
 
  private:
   struct Rank {
-    std::vector<size_t> phases;        // channels per phase
-    std::vector<size_t> phaseChannel;  // the index of each phase's first channel
-    std::vector<size_t> channelStart;  // into steps, one more than there are channels
-    std::vector<CompactStep> steps;
+    std::vector<size_t> phases;                // channels per phase
+    std::vector<size_t> phaseChannel;          // the index of each phase's first channel
+    std::vector<size_t> channelStart;          // step numbers, one more than there are channels
+    std::vector<CompactStep> steps;            // built ranks' steps
+    std::unique_ptr<algo::StepSource> source;  // or the generator of a rank's steps
+    uint64_t elementBytes = 0;
   };
+  // The shape of `source`'s steps, into a new rank.
+  Rank& addShape(const algo::StepSource& source);
   size_t firstChannel(int rank, size_t phase) const { return ranks_[rank].phaseChannel[phase]; }
 
   std::vector<Rank> ranks_;
   size_t steps_ = 0;
+  mutable algo::Step scratch_;
 };
 
 // Every schedule of `all`, compacted.

@@ -56,6 +56,7 @@ struct Event {
 struct ChannelState {
   size_t step = 0;
   bool done = false;
+  CompactStep current;  // step `step`, read once from the schedules
 };
 
 struct RankState {
@@ -111,7 +112,7 @@ class EventSimulation {
  private:
   const CompactStep& stepOf(int rank, int channel) const {
     const RankState& rs = ranks_[rank];
-    return all_.channelSteps(rank, rs.phase, static_cast<size_t>(channel))[rs.channels[channel].step];
+    return rs.channels[channel].current;
   }
 
   void startPhase(int rank, size_t phase) {
@@ -137,6 +138,7 @@ class EventSimulation {
       if (--rs.channelsLeft == 0) startPhase(rank, rs.phase + 1);
       return;
     }
+    cs.current = all_.step(rank, rs.phase, static_cast<size_t>(channel), cs.step);
     const CompactStep& step = stepOf(rank, channel);
     if (step.recvPeer < 0) return proceed(rank, channel);
     Message& m = messages_[messageKey(step.recvPeer, rank, step.recvTag)];

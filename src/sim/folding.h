@@ -10,9 +10,10 @@
 // instance 0's ranks alone, with every route's links moved onto instance 0's
 // copies of them, is the cost model over all ranks: a message into instance
 // 0 from instance i crosses instance i's NIC out link, which stands for
-// instance 0's own outgoing traffic through that NIC. Built schedules: four
+// instance 0's own outgoing traffic through that NIC. Steps read: four
 // instances' (three to check the algorithm treats them alike), one rank's at
-// a time: memory is one rank's schedule and the links' loads.
+// a time, generated step by step where the algorithm can (algo::StepSource):
+// memory is one rank's steps at most, and the links' loads.
 #pragma once
 
 #include <map>

@@ -106,10 +106,10 @@ Prediction simulate(const Machine& machine, const Call& call, FoldedPricing* pri
                           machine.network(), &machine.layout());
   algo::CollectiveArgs args = argsOf(machine, call);
   const algo::Algorithm* algorithm = &choose(tuner, args);
-  // Every rank's schedule, as every rank of a job would build it, compacted
-  // one at a time.
+  // Every rank's steps, as every rank of a job would build them: generated
+  // as the engine reads them, or built and compacted one rank at a time.
   CompactSchedules all;
-  for (int r = 0; r < args.nranks; ++r) all.add(algorithm->build(algo::argsOfRank(args, r)));
+  for (int r = 0; r < args.nranks; ++r) all.add(algorithm->steps(algo::argsOfRank(args, r)));
   const size_t steps = all.stepCount();
   const Engine chosen = engine != Engine::Auto          ? engine
                         : steps <= kEventEngineMaxSteps ? Engine::EventDriven

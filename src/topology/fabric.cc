@@ -43,6 +43,11 @@ Fabric::Fabric(const Topology& t)
       if (hops[t.nics[n].chip] == nearest) nearestNics_[chip].push_back(static_cast<int>(n));
     }
   }
+  // Every instance routes alike between its chips: a 65,536-rank job asks
+  // for millions of routes over the same few chip pairs.
+  chipHops_.reserve(static_cast<size_t>(t.chips) * t.chips);
+  for (int from = 0; from < t.chips; ++from)
+    for (int to = 0; to < t.chips; ++to) chipHops_.push_back(chipHops(from, to));
   links_.reserve(static_cast<size_t>(linksPerNode_) * t.nodes);
   for (int node = 0; node < t.nodes; ++node) {
     for (const Link& l : t.links) {
@@ -83,12 +88,18 @@ std::vector<int> Fabric::chipPath(int from, int to) const {
   return chips;
 }
 
-void Fabric::appendChipPath(int node, int from, int to, std::vector<int>& links) const {
+std::vector<int> Fabric::chipHops(int from, int to) const {
+  std::vector<int> hops;
   for (int chip : chipPath(from, to)) {
-    links.push_back(nodeBase(node) + directedByChips_.at({from, chip}));
-    if (chip != to) appendDma(node, chip, links);
+    hops.push_back(directedByChips_.at({from, chip}));
+    if (chip != to && modelsDma(topology_)) hops.push_back(dmaOffset(topology_, chip));
     from = chip;
   }
+  return hops;
+}
+
+void Fabric::appendChipPath(int node, int from, int to, std::vector<int>& links) const {
+  for (int hop : chipHops_[static_cast<size_t>(from * topology_.chips + to)]) links.push_back(nodeBase(node) + hop);
 }
 
 void Fabric::appendDma(int node, int chip, std::vector<int>& links) const {
@@ -101,8 +112,9 @@ Route Fabric::route(CoreLocation from, CoreLocation to) const {
   if (from == to) throwError(trncclInvalidArgument, "route: from and to are the same NeuronCore");
   const Topology& t = topology_;
   Route r;
+  r.links.reserve(8);  // one allocation for most routes
   appendDma(from.node, from.chip, r.links);
-  if (modelsDma(t)) r.issueLink = r.links.front(), r.issueSec = links_[r.issueLink].messageSec;
+  if (modelsDma(t)) r.issueLink = r.links.front(), r.issueSec = instanceLink(r.issueLink).messageSec;
   if (from.node == to.node && from.chip == to.chip) {
     r.links.push_back(nodeBase(from.node) + onChipOffset(t, from.chip));
   } else if (from.node == to.node) {
@@ -120,8 +132,9 @@ Route Fabric::route(CoreLocation from, CoreLocation to) const {
   }
   r.bytesPerSec = std::numeric_limits<double>::infinity();
   for (int i : r.links) {
-    r.latencySec += links_[i].latencySec;
-    r.bytesPerSec = std::min(r.bytesPerSec, links_[i].bytesPerSec);
+    const DirectedLink& link = instanceLink(i);
+    r.latencySec += link.latencySec;
+    r.bytesPerSec = std::min(r.bytesPerSec, link.bytesPerSec);
   }
   return r;
 }

@@ -64,17 +64,25 @@ class Fabric {
   void checkLocation(CoreLocation where) const;
   // The chips a route from chip `from` to chip `to` visits after `from`.
   std::vector<int> chipPath(int from, int to) const;
-  // Appends the NeuronLink hops from chip `from` to chip `to` of `node`, with
-  // the DMA forwarding of every chip in between.
+  // The links, as offsets within an instance's, from chip `from` to chip
+  // `to`: the NeuronLink hops, with the DMA forwarding of every chip in
+  // between.
+  std::vector<int> chipHops(int from, int to) const;
+  // Appends chipHops(from, to) of instance `node`.
   void appendChipPath(int node, int from, int to, std::vector<int>& links) const;
   // Appends chip `chip`'s DMA link, where DMA engines are modelled.
   void appendDma(int node, int chip, std::vector<int>& links) const;
   int nodeBase(int node) const { return node * linksPerNode_; }
+  // Link i as instance 0 has it: every instance's links are alike, and
+  // instance 0's stay in the processor's caches while a big job's whole
+  // link table does not.
+  const DirectedLink& instanceLink(int i) const { return links_[static_cast<size_t>(i % linksPerNode_)]; }
 
   Topology topology_;
   ChipGraph graph_;
   std::map<std::pair<int, int>, int> directedByChips_;  // (from chip, to chip) -> offset within a node
   std::vector<std::vector<int>> nearestNics_;           // per chip
+  std::vector<std::vector<int>> chipHops_;              // chipHops(from, to) at from * chips + to
   int linksPerNode_;
   std::vector<DirectedLink> links_;
 };

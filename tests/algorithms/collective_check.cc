@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <memory>
 #include <sstream>
+#include <string>
 
 #include "uneven_calls.h"
 
@@ -102,6 +104,60 @@ namespace {
 
 bool isNew(Collective c) { return c >= Collective::Gather; }
 
+// Whether the run the source reports from step k of a channel (StepRun)
+// holds what the cost model takes from it: steps with step k's peers,
+// reduction and number of sources, counts within its bounds summing to its
+// total; `want` are the channel's built steps.
+bool runPricesAlike(const algo::StepSource& source, size_t p, size_t c, size_t k, const std::vector<algo::Step>& want) {
+  algo::Step first;
+  const algo::StepRun run = source.run(p, c, k, first);
+  if (!(first == want[k]) || run.steps < 1 || k + run.steps > want.size()) return false;
+  size_t total = 0;
+  for (size_t j = k; j < k + run.steps; ++j) {
+    const algo::Step& s = want[j];
+    if (s.recvPeer != first.recvPeer || s.sendPeer != first.sendPeer || s.reduce != first.reduce ||
+        s.srcs.size() != first.srcs.size() || s.count < run.minCount || s.count > run.maxCount)
+      return false;
+    total += s.count;
+  }
+  return total == run.totalCount;
+}
+
+// The algorithm's lazy path: rank `args.rank`'s steps read one by one from
+// its StepSource, last step first (a source computes each step from its
+// index alone), into a Schedule; REQUIREs every step to equal the built
+// path's (build()), so the interpreter's verdict on one holds for both, and
+// every run of alike steps it reports to hold (runPricesAlike).
+algo::Schedule stepsReadBackwards(const algo::Algorithm& algorithm, const algo::CollectiveArgs& args,
+                                  const algo::Schedule& built) {
+  const std::unique_ptr<algo::StepSource> source = algorithm.steps(args);
+  algo::Schedule read = source->header();
+  REQUIRE(read.rank == built.rank);
+  REQUIRE(read.nranks == built.nranks);
+  REQUIRE(read.count == built.count);
+  REQUIRE(read.scratchElements == built.scratchElements);
+  REQUIRE(std::string(read.algorithm) == built.algorithm);
+  REQUIRE(source->phases() == built.phases.size());
+  read.phases.assign(source->phases(), {});
+  for (size_t p = 0; p < read.phases.size(); ++p) {
+    REQUIRE(source->channels(p) == built.phases[p].channels.size());
+    read.phases[p].channels.resize(source->channels(p));
+    for (size_t c = 0; c < read.phases[p].channels.size(); ++c) {
+      const std::vector<algo::Step>& want = built.phases[p].channels[c].steps;
+      REQUIRE(source->length(p, c) == want.size());
+      std::vector<algo::Step>& steps = read.phases[p].channels[c].steps;
+      steps.resize(want.size());
+      for (size_t k = steps.size(); k-- > 0;) {
+        source->step(p, c, k, steps[k]);
+        INFO("phase " << p << " channel " << c << " step " << k);
+        REQUIRE(steps[k] == want[k]);
+        REQUIRE(runPricesAlike(*source, p, c, k, want));
+      }
+    }
+  }
+  return read;
+}
+
 }  // namespace
 
 void checkCollective(const algo::Algorithm& algorithm, algo::CollectiveArgs args, const Rules& rules) {
@@ -115,12 +171,13 @@ void checkRanks(const algo::Algorithm& algorithm, const std::vector<algo::Collec
   const int n = args.nranks;
   std::vector<algo::Schedule> schedules;
   std::vector<RankBuffers> buffers;
+  INFO(describe(args, algorithm.name()));
   for (int r = 0; r < n; ++r) {
-    schedules.push_back(algorithm.build(ranks[r]));
+    INFO("rank " << r);
+    schedules.push_back(stepsReadBackwards(algorithm, ranks[r], algorithm.build(ranks[r])));
     buffers.push_back(isNew(args.collective) ? makeNewBuffers(ranks, r)
                                              : makeBuffers(args.collective, args.count, n, r, args.inPlace));
   }
-  INFO(describe(args, algorithm.name()));
   const InterpreterResult result = interpret(schedules, buffers);
   INFO(result.error);
   REQUIRE(result.ok);

@@ -43,8 +43,10 @@ struct Rules {
   bool boundedSteps = false;  // no message is longer than args.maxStepElements (when set)
 };
 
-// Builds every rank's schedule for args (args.rank is ignored) and REQUIREs
-// the checks above.
+// Builds every rank's schedule for args (args.rank is ignored) and reads it
+// again step by step from the algorithm's StepSource (the simulator's lazy
+// path), REQUIREs the two to be equal step by step, and REQUIREs the checks
+// above of the steps read.
 void checkCollective(const algo::Algorithm& algorithm, algo::CollectiveArgs args, const Rules& rules = {});
 // The same for a call whose ranks' arguments differ: ranks[r] is rank r's.
 void checkRanks(const algo::Algorithm& algorithm, const std::vector<algo::CollectiveArgs>& ranks,
