@@ -79,8 +79,8 @@ struct Plan {
 
 class Runner {
  public:
-  Runner(trncclComm_t comm, int rank, int nranks, trncclStream_t stream, int maxReports)
-      : comm_(comm), rank_(rank), n_(nranks), stream_(stream), reportsLeft_(maxReports) {}
+  Runner(trncclComm_t comm, int rank, int nranks, trncclStream_t stream, int maxReports, bool registerBuffers)
+      : comm_(comm), rank_(rank), n_(nranks), stream_(stream), reportsLeft_(maxReports), register_(registerBuffers) {}
 
   // 0: passed; 1: wrong result; -1: a call failed.
   int run(const Case& c) {
@@ -110,7 +110,16 @@ class Runner {
     for (int b = 0; b < nbuf; ++b)
       for (size_t j = 0; j < elems[b]; ++j) before[b].push_back(loadBits(c.type, bufs[b]->data(), j));
 
+    std::vector<void*> registrations;
+    for (int b = 0; register_ && b < nbuf; ++b) {
+      void* handle = nullptr;
+      if (!checked(c, "trncclCommRegister", trncclCommRegister(comm_, bufs[b]->data(), elems[b] * es, &handle)))
+        return -1;
+      registrations.push_back(handle);
+    }
     if (!call(c, sendPtr, recvPtr)) return -1;
+    for (void* handle : registrations)
+      if (!checked(c, "trncclCommDeregister", trncclCommDeregister(comm_, handle))) return -1;
 
     // Every element of every buffer: the receive region as planned, the rest
     // (the send region out of place, guards) unchanged.
@@ -376,6 +385,7 @@ class Runner {
   int rank_, n_;
   trncclStream_t stream_;
   int reportsLeft_;
+  bool register_;
 };
 
 // The new collectives that only move data treat a type as its size: their
@@ -486,7 +496,7 @@ int runMatrix(trncclComm_t comm, const MatrixOptions& options) {
     std::fprintf(stderr, "MISMATCH rank %d: trncclStreamCreate failed: %s\n", rank, trncclGetLastError(nullptr));
     return 1;
   }
-  Runner runner(comm, rank, nranks, stream, options.maxReports);
+  Runner runner(comm, rank, nranks, stream, options.maxReports, options.registerBuffers);
   int failures = 0;
   for (const Case& c : enumerateCases(rank, nranks, options)) {
     const int result = runner.run(c);

@@ -47,8 +47,11 @@ struct MatrixOptions {
   std::vector<trncclDataType_t> types;
   std::vector<trncclRedOp_t> ops;
   bool useStream = false;  // each call on a stream, then trncclStreamSynchronize
-  uint64_t salt = 1;       // varies the inputs between runs
-  int maxReports = 12;     // mismatch lines printed per rank at most
+  // Each call's buffers registered (trncclCommRegister) for that call: peer
+  // processes then read trncclMemAlloc inputs in place.
+  bool registerBuffers = false;
+  uint64_t salt = 1;    // varies the inputs between runs
+  int maxReports = 12;  // mismatch lines printed per rank at most
 };
 
 // A few types (an 8-bit and a 64-bit integer, fp32, bf16, fp8) for the

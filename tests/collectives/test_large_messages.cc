@@ -33,3 +33,11 @@ TEST_CASE("large messages at the default slice size: 3 ranks as threads", "[larg
 TEST_CASE("large messages at the default slice size: 3 ranks as processes", "[large][processes]") {
   checkProcessMatrix(3, {"--counts", std::to_string(kHugeCount), "--large-types", "float32,int8", "--salt", "21"}, "");
 }
+
+// Registered trncclMemAlloc inputs are read in place by the peer processes
+// (the matrix alternates device and host memory between cases and ranks).
+TEST_CASE("large messages at the default slice size: 3 ranks as processes with registered buffers",
+          "[large][processes][register]") {
+  checkProcessMatrix(
+      3, {"--counts", std::to_string(kHugeCount), "--large-types", "float32,int8", "--salt", "22", "--register"}, "");
+}

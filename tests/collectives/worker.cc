@@ -2,7 +2,7 @@
 // C API only. Exit status: 0 passed, 1 a check failed (the first failures are
 // printed on stderr), 2 bad usage or setup, 3 the rank that dies on purpose.
 //
-//   worker --id HEX --nranks N --rank R --mode matrix [--large-types few] [--stream]
+//   worker --id HEX --nranks N --rank R --mode matrix [--large-types few] [--stream] [--register]
 //          [--colls AllReduce,Broadcast,...] [--counts 1,37] [--large-types float32,int8]
 //   worker ... --mode die --victim V --die-before K --timeout-ms T [--kill-during | --stop-during]
 //   worker ... --mode random
@@ -102,6 +102,7 @@ int runMatrixMode(trncclComm_t comm, const Args& args) {
     for (const std::string& count : splitList(args.get("counts"))) options.counts.push_back(std::stoul(count));
   }
   options.useStream = args.has("stream");
+  options.registerBuffers = args.has("register");
   options.salt = static_cast<uint64_t>(args.getInt("salt", 7));
   return runMatrix(comm, options) == 0 ? 0 : 1;
 }
