@@ -49,12 +49,12 @@ void streamOut(std::byte* dst, const std::byte* staged) {
                      _mm_load_si128(reinterpret_cast<const __m128i*>(staged + at)));
 }
 
-template <size_t kBlock, size_t kSrcSize, size_t kDstSize, class Block>
+template <size_t kBlock, size_t kSrcSize, size_t kDstSize, size_t kPrefetchBytes, class Block>
 void forEachBlock(std::byte* dst, const void* const* srcs, int nsrcs, size_t count, Block block) {
   // Beyond two sources the hardware prefetcher keeps too few misses in
-  // flight; asking for each source's lines 256 bytes ahead adds them (8-source
-  // 16-bit sums at 64 MiB: 0.6 -> 0.8 of STREAM add; 2 sources would lose).
-  constexpr size_t kPrefetchElements = 256 / kSrcSize;
+  // flight; asking for each source's lines kPrefetchBytes ahead adds them
+  // (see kernel_templates.h for the distances; 2 sources would lose).
+  constexpr size_t kPrefetchElements = kPrefetchBytes / kSrcSize;
   const auto source = [srcs](int k, size_t i) { return static_cast<const std::byte*>(srcs[k]) + i * kSrcSize; };
   const size_t touchedBytes = count * (static_cast<size_t>(nsrcs) * kSrcSize + kDstSize);
   // (Blocks of whole 64-byte lines: the scalar ISA's blocks are smaller.)
