@@ -49,7 +49,7 @@ void streamOut(std::byte* dst, const std::byte* staged) {
                      _mm_load_si128(reinterpret_cast<const __m128i*>(staged + at)));
 }
 
-template <size_t kBlock, size_t kSrcSize, size_t kDstSize, size_t kPrefetchBytes, class Block>
+template <size_t kBlock, size_t kSrcSize, size_t kDstSize, size_t kPrefetchBytes, bool kMayStream, class Block>
 void forEachBlock(std::byte* dst, const void* const* srcs, int nsrcs, size_t count, Block block) {
   // Beyond two sources the hardware prefetcher keeps too few misses in
   // flight; asking for each source's lines kPrefetchBytes ahead adds them
@@ -58,29 +58,27 @@ void forEachBlock(std::byte* dst, const void* const* srcs, int nsrcs, size_t cou
   const auto source = [srcs](int k, size_t i) { return static_cast<const std::byte*>(srcs[k]) + i * kSrcSize; };
   const size_t touchedBytes = count * (static_cast<size_t>(nsrcs) * kSrcSize + kDstSize);
   // (Blocks of whole 64-byte lines: the scalar ISA's blocks are smaller.)
-  constexpr bool kWholeLines = kBlock * kDstSize % 64 == 0;
-  const bool streaming =
-      kWholeLines && nsrcs <= 2 && touchedBytes >= kStreamingBytes && reinterpret_cast<uintptr_t>(dst) % 16 == 0;
-  alignas(64) std::byte staged[2][kBlock * kDstSize];
-  // The previous block's staged bytes go to dst + i * kDstSize - kBlockBytes.
   constexpr size_t kBlockBytes = kBlock * kDstSize;
+  constexpr bool kStreams = kMayStream && kBlockBytes % 64 == 0;
+  const bool streaming =
+      kStreams && nsrcs <= 2 && touchedBytes >= kStreamingBytes && reinterpret_cast<uintptr_t>(dst) % 16 == 0;
+  alignas(64) std::byte staged[kStreams ? 2 : 1][kBlockBytes];
   size_t i = 0;
   for (; i + kBlock <= count; i += kBlock) {
     if (nsrcs > 2 && i + kPrefetchElements + kBlock <= count)
       for (int k = 0; k < nsrcs; ++k)
         for (size_t line = 0; line < kBlock * kSrcSize; line += 64)
           __builtin_prefetch(source(k, i + kPrefetchElements) + line);
-    if constexpr (kWholeLines) {
-      if (streaming) {
-        const size_t turn = (i / kBlock) % 2;
-        block([&](int k) { return source(k, i); }, staged[turn], i);
-        if (i > 0) streamOut<kBlockBytes>(dst + i * kDstSize - kBlockBytes, staged[1 - turn]);
-        continue;
-      }
-    }
-    block([&](int k) { return source(k, i); }, dst + i * kDstSize, i);
+    // One call of the block either way: a second inlined copy for streaming
+    // cost the kernels that never stream about 10% (register allocation).
+    std::byte* out = dst + i * kDstSize;
+    if constexpr (kStreams) out = streaming ? staged[(i / kBlock) % 2] : out;
+    block([&](int k) { return source(k, i); }, out, i);
+    // The previous block's staged bytes.
+    if constexpr (kStreams)
+      if (streaming && i > 0) streamOut<kBlockBytes>(dst + i * kDstSize - kBlockBytes, staged[1 - (i / kBlock) % 2]);
   }
-  if constexpr (kWholeLines) {
+  if constexpr (kStreams) {
     if (streaming && i > 0) {
       streamOut<kBlockBytes>(dst + i * kDstSize - kBlockBytes, staged[(i / kBlock - 1) % 2]);
       // Non-temporal stores are weakly ordered: make them visible before the

@@ -123,10 +123,11 @@ TEST_CASE("kernels: every ISA converts to the scalar path's bits", "[kernels][cr
   }
 }
 
-// Calls that touch more than the caches hold write with non-temporal stores
-// (blocks.h: from 32 MiB; 48 MiB here) where the destination is 16-byte
-// aligned: the bits are the scalar path's for 64-byte, 16-byte and unaligned
-// destinations, and for the tail.
+// Calls with one or two sources that touch more than the caches hold write
+// with non-temporal stores (blocks.h: from 32 MiB; 48 MiB here) where the
+// destination is 16-byte aligned, except FP8 and stochastic rounding: the
+// bits are the scalar path's for 64-byte, 16-byte and unaligned
+// destinations, and for the tail, streaming or not.
 TEST_CASE("kernels: every ISA's streaming stores give the scalar path's bits", "[kernels][cross-isa]") {
   constexpr size_t kTouchedBytes = size_t{48} << 20;
   constexpr int kSources = 2;
