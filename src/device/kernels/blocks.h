@@ -49,42 +49,45 @@ void streamOut(std::byte* dst, const std::byte* staged) {
                      _mm_load_si128(reinterpret_cast<const __m128i*>(staged + at)));
 }
 
-template <size_t kBlock, size_t kSrcSize, size_t kDstSize, size_t kPrefetchBytes, bool kMayStream, class Block>
+// Whether a call streams its stores (see above), for kernels that may.
+inline bool streams(const std::byte* dst, int nsrcs, size_t touchedBytes) {
+  return nsrcs <= 2 && touchedBytes >= kStreamingBytes && reinterpret_cast<uintptr_t>(dst) % 16 == 0;
+}
+
+// kStreaming: whole blocks go out through the staging blocks (kBlock *
+// kDstSize must be whole 64-byte lines). A separate instantiation rather
+// than a run-time choice in the loop: a second inlined copy of the block in
+// the loop cost the kernels that never stream about 10% (register
+// allocation).
+template <size_t kBlock, size_t kSrcSize, size_t kDstSize, size_t kPrefetchBytes, bool kStreaming, class Block>
 void forEachBlock(std::byte* dst, const void* const* srcs, int nsrcs, size_t count, Block block) {
   // Beyond two sources the hardware prefetcher keeps too few misses in
   // flight; asking for each source's lines kPrefetchBytes ahead adds them
   // (see kernel_templates.h for the distances; 2 sources would lose).
   constexpr size_t kPrefetchElements = kPrefetchBytes / kSrcSize;
-  const auto source = [srcs](int k, size_t i) { return static_cast<const std::byte*>(srcs[k]) + i * kSrcSize; };
-  const size_t touchedBytes = count * (static_cast<size_t>(nsrcs) * kSrcSize + kDstSize);
-  // (Blocks of whole 64-byte lines: the scalar ISA's blocks are smaller.)
   constexpr size_t kBlockBytes = kBlock * kDstSize;
-  constexpr bool kStreams = kMayStream && kBlockBytes % 64 == 0;
-  const bool streaming =
-      kStreams && nsrcs <= 2 && touchedBytes >= kStreamingBytes && reinterpret_cast<uintptr_t>(dst) % 16 == 0;
-  alignas(64) std::byte staged[kStreams ? 2 : 1][kBlockBytes];
+  static_assert(!kStreaming || kBlockBytes % 64 == 0);
+  const auto source = [srcs](int k, size_t i) { return static_cast<const std::byte*>(srcs[k]) + i * kSrcSize; };
+  alignas(64) std::byte staged[kStreaming ? 2 : 1][kBlockBytes];
   size_t i = 0;
   for (; i + kBlock <= count; i += kBlock) {
     if (nsrcs > 2 && i + kPrefetchElements + kBlock <= count)
       for (int k = 0; k < nsrcs; ++k)
         for (size_t line = 0; line < kBlock * kSrcSize; line += 64)
           __builtin_prefetch(source(k, i + kPrefetchElements) + line);
-    // One call of the block either way: a second inlined copy for streaming
-    // cost the kernels that never stream about 10% (register allocation).
-    std::byte* out = dst + i * kDstSize;
-    if constexpr (kStreams) out = streaming ? staged[(i / kBlock) % 2] : out;
-    block([&](int k) { return source(k, i); }, out, i);
-    // The previous block's staged bytes.
-    if constexpr (kStreams)
-      if (streaming && i > 0) streamOut<kBlockBytes>(dst + i * kDstSize - kBlockBytes, staged[1 - (i / kBlock) % 2]);
-  }
-  if constexpr (kStreams) {
-    if (streaming && i > 0) {
-      streamOut<kBlockBytes>(dst + i * kDstSize - kBlockBytes, staged[(i / kBlock - 1) % 2]);
-      // Non-temporal stores are weakly ordered: make them visible before the
-      // call returns (and whatever the caller publishes after it).
-      _mm_sfence();
+    if constexpr (kStreaming) {
+      block([&](int k) { return source(k, i); }, staged[(i / kBlock) % 2], i);
+      // The previous block's staged bytes.
+      if (i > 0) streamOut<kBlockBytes>(dst + i * kDstSize - kBlockBytes, staged[1 - (i / kBlock) % 2]);
+    } else {
+      block([&](int k) { return source(k, i); }, dst + i * kDstSize, i);
     }
+  }
+  if constexpr (kStreaming) {
+    if (i > 0) streamOut<kBlockBytes>(dst + i * kDstSize - kBlockBytes, staged[(i / kBlock - 1) % 2]);
+    // Non-temporal stores are weakly ordered: make them visible before the
+    // call returns (and whatever the caller publishes after it).
+    _mm_sfence();
   }
   if (i == count) return;
   const size_t n = count - i;

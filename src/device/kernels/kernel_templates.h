@@ -63,15 +63,27 @@ inline constexpr size_t kPrefetchBytes = Rounding::kStochastic ? 1024 : 256;
 
 template <size_t kVectors, class V, class Src, class Dst, class Op, class Rounding>
 void runBlocksOf(const Job& job, const Op& op, const Rounding& rounding) {
-  // Compute-bound kernels measured slower with streaming stores (blocks.h):
-  // FP8 (as fast from DRAM as from L1) and stochastic rounding (e5m2 sum of
-  // two sources at 64 MiB about 26 -> 23 GB/s, bf16 with stochastic
-  // rounding 33 -> 30).
-  constexpr bool kMayStream = !Src::kComputeBound && !Dst::kComputeBound && !Rounding::kStochastic;
-  forEachBlock<kVectors * V::kLanes, Src::kSize, Dst::kSize, kPrefetchBytes<Rounding>, kMayStream>(
-      job.dst, job.srcs, job.nsrcs, job.count, [&](auto sourceAt, std::byte* out, size_t first) {
-        reduceBlock<kVectors, V, Src, Dst>(sourceAt, job.nsrcs, out, op, rounding, job.firstIndex + first);
-      });
+  const auto block = [&](auto sourceAt, std::byte* out, size_t first) {
+    reduceBlock<kVectors, V, Src, Dst>(sourceAt, job.nsrcs, out, op, rounding, job.firstIndex + first);
+  };
+  constexpr size_t kBlock = kVectors * V::kLanes;
+  // Streaming stores (blocks.h) where they measured faster: 16-bit
+  // destinations (bf16 and fp16 sums of two sources at 64 MiB about 33 ->
+  // 45-50 GB/s). They measured slower for 32- and 64-bit ones (fp32, int32,
+  // fp64 about 40 -> 33 GB/s; why is not known) and for the compute-bound
+  // kernels: FP8 (as fast from DRAM as from L1; e5m2 about 26 -> 23) and
+  // stochastic rounding (bf16 about 33 -> 30). (The scalar ISA's blocks are
+  // not whole lines.)
+  constexpr bool kMayStream =
+      Dst::kSize == 2 && !Src::kComputeBound && !Rounding::kStochastic && kBlock * Dst::kSize % 64 == 0;
+  if constexpr (kMayStream) {
+    const size_t touchedBytes = job.count * (static_cast<size_t>(job.nsrcs) * Src::kSize + Dst::kSize);
+    if (streams(job.dst, job.nsrcs, touchedBytes))
+      return forEachBlock<kBlock, Src::kSize, Dst::kSize, kPrefetchBytes<Rounding>, true>(job.dst, job.srcs, job.nsrcs,
+                                                                                          job.count, block);
+  }
+  forEachBlock<kBlock, Src::kSize, Dst::kSize, kPrefetchBytes<Rounding>, false>(job.dst, job.srcs, job.nsrcs, job.count,
+                                                                                block);
 }
 
 template <class V, class Src, class Dst, class Op, class Rounding>
