@@ -23,6 +23,7 @@ struct Fp32Codec {
   static constexpr size_t kSize = 4;
   static constexpr size_t kGroup = 1;
   static constexpr bool kRounds = false;  // FP32 results are never rounded stochastically
+  static constexpr bool kComputeBound = false;
 
   static void load(const std::byte* p, F* out) { out[0] = V::loadF(p); }
   static F splat(const std::byte* p) { return V::splatF(simd::loadAs<float>(p)); }
@@ -44,6 +45,9 @@ struct NarrowCodec {
   // FP8 goes through 16-bit lanes, which hold the elements of kGroup F vectors.
   static constexpr size_t kGroup = kSize == 1 ? V::kHalfLanes / V::kLanes : 1;
   static constexpr bool kRounds = true;
+  // FP8 kernels run as fast from DRAM as from L1 (their decode and encode
+  // bound them); 16-bit ones are memory-bound.
+  static constexpr bool kComputeBound = kSize == 1;
 
   static void load(const std::byte* p, F* out) {
     if constexpr (kFormat == Format::Fp16) {
@@ -158,6 +162,7 @@ struct ElementCodec {
   static constexpr size_t kSize = sizeof(typename L::Element);
   static constexpr size_t kGroup = 1;
   static constexpr bool kRounds = false;
+  static constexpr bool kComputeBound = false;
 
   static void load(const std::byte* p, F* out) { out[0] = L::load(p); }
   static F splat(const std::byte* p) { return F{} + simd::loadAs<typename L::Element>(p); }
@@ -182,6 +187,7 @@ struct Fp64Codec {
   static constexpr size_t kSize = 8;
   static constexpr size_t kGroup = 1;
   static constexpr bool kRounds = false;
+  static constexpr bool kComputeBound = false;
 
   static void load(const std::byte* p, F* out) {
     alignas(64) float lanes[V::kLanes];

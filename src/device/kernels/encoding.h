@@ -32,10 +32,13 @@ typename V::H fp8ToHalf(typename V::H code) {
     return V::template shlH<8>(code);
   } else {
     static_assert(kFormat == Format::E4m3);
-    const auto half = V::bitAnd(V::template shlH<7>(code), V::splatH(0xBF80));  // sign, magnitude
-    // Adding 0x80 carries into bit 14 for NaN's magnitude (0x3F80) alone:
-    // setting that bit makes it an fp16 NaN (stores canonicalize NaN).
-    return V::bitOr(half, V::bitAnd(V::addH(half, V::splatH(0x80)), V::splatH(0x4000)));
+    // The sign-extended code shifted: sign in bits 15 and 14, magnitude in
+    // 13..7. Adding 0x80 carries into bit 14 for NaN's magnitude (0x7F)
+    // alone, so bit 14 of the sum differs from the sign exactly for NaN:
+    // xoring that difference into bit 14 clears the sign's copy, or sets
+    // fp16's top exponent bit for NaN (an fp16 NaN; stores canonicalize NaN).
+    const auto shifted = V::template shlH<7>(code);
+    return V::bitXor(shifted, V::bitAnd(V::addH(shifted, V::splatH(0x80)), V::splatH(0x4000)));
   }
 }
 
@@ -135,31 +138,32 @@ typename V::U encode(typename V::F value, typename V::U randomBits) {
 // for a value rounded to odd into fp16 first, because fp16 keeps at least 7
 // more bits than either FP8 format at every magnitude, subnormals included.
 // NaN gives NaN; so does infinity for E4M3, which has none.
+//
+// Both formats' codes are made in the top byte of the 16 bits, where the
+// rounding is (x + 0x7F + (bit 8 of x)) >> 8: E5M2's bits are fp16's as they
+// are; E4M3's magnitude is shifted up by one, out of the sign's place. The
+// magnitude shifted up by one (the sign shifted out) is above 0xF800 for
+// NaN and at least 0xF800 for NaN or infinity.
 template <class V, Format kFormat>
 typename V::H halfToFp8NearestEven(typename V::H half) {
   constexpr FormatSpec kSpec = spec(kFormat);
-  constexpr int kDropped = 10 - kSpec.mantissaBits;
-  constexpr uint16_t kHalfInfinity = 0x7C00;
+  static_assert(10 - kSpec.mantissaBits == (kFormat == Format::E5m2 ? 8 : 7));
   const auto splat = [](uint16_t v) { return V::splatH(v); };
-  const auto magnitude = V::bitAnd(half, splat(0x7FFF));
-  const auto halfUlpMinusOne = splat((1u << (kDropped - 1)) - 1);
+  const auto roundedAtBit8 = [&](typename V::H x) { return V::addOneIfBitH(V::addH(x, splat(0x7F)), x, splat(0x100)); };
+  const auto magnitudeUp = V::template shlH<1>(half);
   if constexpr (kFormat == Format::E5m2) {
     // The sign rides along: below NaN no carry reaches bit 15.
-    const auto odd = V::bitAnd(V::template shrH<kDropped>(half), splat(1));
-    const auto code = V::template shrH<kDropped>(V::addH(V::addH(half, halfUlpMinusOne), odd));
-    const auto aboveInfinity = splat(kHalfInfinity + 1);
-    const auto isNaN = V::equalH(V::minH(magnitude, aboveInfinity), aboveInfinity);
-    return V::selectH(isNaN, splat(kSpec.nanCode()), code);
+    const auto isNaN = V::notBelowH(magnitudeUp, splat(0xF801));
+    return V::selectH(isNaN, splat(kSpec.nanCode()), V::template shrH<8>(roundedAtBit8(half)));
   } else {
     static_assert(kFormat == Format::E4m3);
     // Finite values truncate to fp16's largest finite at most, so an all-ones
-    // exponent is infinity or NaN.
-    const auto special = V::equalH(V::bitAnd(half, splat(kHalfInfinity)), splat(kHalfInfinity));
-    const auto odd = V::bitAnd(V::template shrH<kDropped>(magnitude), splat(1));
-    auto code = V::template shrH<kDropped>(V::addH(V::addH(magnitude, halfUlpMinusOne), odd));
-    code = V::minH(code, splat(kSpec.largestMagnitudeCode()));  // saturate at 448
-    code = V::bitOr(code, V::bitAnd(V::template shrH<8>(half), splat(0x80)));
-    return V::selectH(special, splat(kSpec.nanCode()), code);
+    // exponent is infinity or NaN, both NaN here.
+    const auto special = V::notBelowH(magnitudeUp, splat(0xF800));
+    // Saturate at 448 (0x7E), then the sign into bit 15.
+    auto code = V::minH(roundedAtBit8(magnitudeUp), splat((kSpec.largestMagnitudeCode() << 8) | 0xFF));
+    code = V::bitOr(code, V::bitAnd(half, splat(0x8000)));
+    return V::selectH(special, splat(kSpec.nanCode()), V::template shrH<8>(code));
   }
 }
 

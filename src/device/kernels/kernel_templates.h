@@ -52,12 +52,38 @@ void reduceBlock(SourceAt sourceAt, int nsrcs, std::byte* out, const Op& op, con
     Dst::store(out + u * V::kLanes * Dst::kSize, acc + u, rounding, index + u * V::kLanes);
 }
 
+// How far ahead kernels with more than two sources prefetch each source
+// (blocks.h). 256 bytes took 8-source 16-bit sums at 64 MiB from about 0.6
+// to 0.8 of STREAM add; longer distances measured slower there (fp32 about
+// 10% at 512 and 1024 bytes). Stochastic rounding's 16-bit sums, though,
+// gained about 15% from 1024 bytes (bf16 8-source sums at 64 MiB about 22
+// -> 26 GB/s), FP8 neither gained nor lost: why the two differ is not known.
+template <class Rounding>
+inline constexpr size_t kPrefetchBytes = Rounding::kStochastic ? 1024 : 256;
+
 template <size_t kVectors, class V, class Src, class Dst, class Op, class Rounding>
 void runBlocksOf(const Job& job, const Op& op, const Rounding& rounding) {
-  forEachBlock<kVectors * V::kLanes, Src::kSize, Dst::kSize>(
-      job.dst, job.srcs, job.nsrcs, job.count, [&](auto sourceAt, std::byte* out, size_t first) {
-        reduceBlock<kVectors, V, Src, Dst>(sourceAt, job.nsrcs, out, op, rounding, job.firstIndex + first);
-      });
+  const auto block = [&](auto sourceAt, std::byte* out, size_t first) {
+    reduceBlock<kVectors, V, Src, Dst>(sourceAt, job.nsrcs, out, op, rounding, job.firstIndex + first);
+  };
+  constexpr size_t kBlock = kVectors * V::kLanes;
+  // Streaming stores (blocks.h) where they measured faster: 16-bit
+  // destinations (bf16 and fp16 sums of two sources at 64 MiB about 33 ->
+  // 45-50 GB/s). They measured slower for 32- and 64-bit ones (fp32, int32,
+  // fp64 about 40 -> 33 GB/s; why is not known) and for the compute-bound
+  // kernels: FP8 (as fast from DRAM as from L1; e5m2 about 26 -> 23) and
+  // stochastic rounding (bf16 about 33 -> 30). (The scalar ISA's blocks are
+  // not whole lines.)
+  constexpr bool kMayStream =
+      Dst::kSize == 2 && !Src::kComputeBound && !Rounding::kStochastic && kBlock * Dst::kSize % 64 == 0;
+  if constexpr (kMayStream) {
+    const size_t touchedBytes = job.count * (static_cast<size_t>(job.nsrcs) * Src::kSize + Dst::kSize);
+    if (streams(job.dst, job.nsrcs, touchedBytes))
+      return forEachBlock<kBlock, Src::kSize, Dst::kSize, kPrefetchBytes<Rounding>, true>(job.dst, job.srcs, job.nsrcs,
+                                                                                          job.count, block);
+  }
+  forEachBlock<kBlock, Src::kSize, Dst::kSize, kPrefetchBytes<Rounding>, false>(job.dst, job.srcs, job.nsrcs, job.count,
+                                                                                block);
 }
 
 template <class V, class Src, class Dst, class Op, class Rounding>

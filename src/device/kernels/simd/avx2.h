@@ -95,6 +95,11 @@ struct Avx2 {
   }
   static H minH(H a, H b) { return _mm256_min_epu16(a, b); }
   static MH equalH(H a, H b) { return _mm256_cmpeq_epi16(a, b); }
+  static MH notBelowH(H a, H b) { return _mm256_cmpeq_epi16(_mm256_max_epu16(a, b), a); }
+  // (The compare gives -1 where the bit is set.)
+  static H addOneIfBitH(H a, H x, H bit) {
+    return _mm256_sub_epi16(a, _mm256_cmpeq_epi16(_mm256_and_si256(x, bit), bit));
+  }
   static H selectH(MH m, H a, H b) { return _mm256_blendv_epi8(b, a, m); }
 
   static void halfToFloat(H half, F* out) {

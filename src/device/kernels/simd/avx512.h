@@ -91,6 +91,10 @@ struct Avx512 {
   }
   static H minH(H a, H b) { return _mm512_min_epu16(a, b); }
   static MH equalH(H a, H b) { return _mm512_cmpeq_epi16_mask(a, b); }
+  static MH notBelowH(H a, H b) { return _mm512_cmpge_epu16_mask(a, b); }
+  static H addOneIfBitH(H a, H x, H bit) {
+    return _mm512_mask_add_epi16(a, _mm512_test_epi16_mask(x, bit), a, splatH(1));
+  }
   static H selectH(MH m, H a, H b) { return _mm512_mask_blend_epi16(m, b, a); }
 
   static void halfToFloat(H half, F* out) {

@@ -9,7 +9,7 @@
 //    orIfAny (a sticky bit);
 //  - kHalfLanes 16-bit lanes (H, masks MH) for FP8 codes on their way to and
 //    from fp16, with halfToFloat() filling kHalfLanes / kLanes F vectors
-//    (H is U's register type: bitAnd and bitOr serve both);
+//    (H is U's register type: bitAnd, bitOr and bitXor serve both);
 //  - optionally, hardware conversions that give the generic encoder's bits:
 //    tryStoreHalfNearestEven, tryStoreBf16NearestEven (they may decline a
 //    vector), floatToHalfTowardZero.
@@ -84,6 +84,9 @@ struct Scalar : ScalarLanes {
   }
   static H minH(H a, H b) { return a < b ? a : b; }
   static MH equalH(H a, H b) { return a == b; }
+  static MH notBelowH(H a, H b) { return a >= b; }
+  // a + 1 where x has the (single) bit set.
+  static H addOneIfBitH(H a, H x, H bit) { return (x & bit) != 0 ? (a + 1) & 0xFFFFu : a; }
   static H selectH(MH m, H a, H b) { return m ? a : b; }
 
   static void halfToFloat(H half, F* out) { out[0] = halfBitsToFloat(half); }
