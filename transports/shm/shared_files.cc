@@ -51,12 +51,14 @@ FileRef RegisteredFiles::find(const void* buffer, uint64_t bytes) {
   return {};
 }
 
-PeerFiles::PeerFiles(PeerFiles&& other) noexcept : mappings_(std::exchange(other.mappings_, {})) {}
+PeerFiles::PeerFiles(PeerFiles&& other) noexcept
+    : mappings_(std::exchange(other.mappings_, {})), refused_(other.refused_) {}
 
 PeerFiles& PeerFiles::operator=(PeerFiles&& other) noexcept {
   if (this != &other) {
     unmapAll();
     mappings_ = std::exchange(other.mappings_, {});
+    refused_ = other.refused_;
   }
   return *this;
 }
@@ -75,6 +77,7 @@ void PeerFiles::unmapAll() {
 }
 
 const std::byte* PeerFiles::find(pid_t pid, const FileRef& file, uint64_t bytes, bool mayUnmap) {
+  if (refused_) return nullptr;
   auto fits = [&](const Mapping& m) { return bytes <= m.bytes && file.offset <= m.bytes - bytes; };
   for (auto m = mappings_.begin(); m != mappings_.end(); ++m) {
     if (m->fd != file.fd) continue;
@@ -91,14 +94,20 @@ const std::byte* PeerFiles::find(pid_t pid, const FileRef& file, uint64_t bytes,
     mappings_.erase(mappings_.begin());
   }
   const std::string path = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(file.fd - 1);
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking: a corrupt Rts may name a pipe of the peer's, whose open
+  // must not wait for a writer.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
-    TRNCCL_INFO("shm: cannot open %s (%s): registered messages from it take two copies", path.c_str(),
+    // Not ours to open (another user's process, a hardened /proc): no later
+    // message of this peer's will be either.
+    refused_ = errno == EACCES || errno == EPERM;
+    TRNCCL_INFO("shm: cannot open %s (%s): registered messages from this peer take two copies", path.c_str(),
                 std::strerror(errno));
     return nullptr;
   }
   struct stat status {};
-  const bool same = fstat(fd, &status) == 0 && static_cast<uint64_t>(status.st_ino) == file.inode && status.st_size > 0;
+  const bool same = fstat(fd, &status) == 0 && S_ISREG(status.st_mode) &&
+                    static_cast<uint64_t>(status.st_ino) == file.inode && status.st_size > 0;
   void* base = same ? mmap(nullptr, static_cast<size_t>(status.st_size), PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
   close(fd);
   if (base == MAP_FAILED) return nullptr;

@@ -81,6 +81,7 @@ class PeerFiles {
   };
   void unmapAll();
   std::vector<Mapping> mappings_;  // oldest first
+  bool refused_ = false;           // the peer's files may not be opened
 };
 
 }  // namespace trnccl::transport::shm

@@ -172,10 +172,12 @@ void ShmTransport::match(Peer& peer, IncomingMap::iterator message, Request& rec
     return;
   }
   // A message in a registered file is read out of our mapping of it, or
-  // streamed where that cannot be mapped: its Rts carries no address.
-  const std::byte* mapped = m.file && !IncomingAnnouncements::streamOnly(m.announcement)
-                                ? peer.files.find(peer.link.process.pid(), m.file, m.total, pulls_.empty())
-                                : nullptr;
+  // streamed where that cannot be mapped (its Rts carries no address; a pid
+  // from another pid namespace names no file of ours).
+  const std::byte* mapped =
+      m.file && peer.link.process.addressable() && !IncomingAnnouncements::streamOnly(m.announcement)
+          ? peer.files.find(peer.link.process.pid(), m.file, m.total, pulls_.empty())
+          : nullptr;
   const bool singleCopy =
       m.file ? mapped != nullptr : singleCopyFrom(peer) && !IncomingAnnouncements::streamOnly(m.announcement);
   TRNCCL_TRACE("shm: rank %d: %llu-byte message from %s: %s", rank_, static_cast<unsigned long long>(m.total),
