@@ -1,5 +1,8 @@
 #include "transports/shm/fifo.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstring>
@@ -93,6 +96,7 @@ bool FifoReader::hasNext() {
                          std::to_string(geometry_.slots) + " slots");
     if (head == 0) return false;
     started_ = true;
+    mapSlots();
   }
   const uint64_t stamp = stampAt(tail_);
   if (stamp == tail_ + 1) return true;
@@ -101,6 +105,19 @@ bool FifoReader::hasNext() {
     corrupt(peer_, "slot stamp " + std::to_string(stamp) + " where " + std::to_string(previous) + " or " +
                        std::to_string(tail_ + 1) + " belongs (" + std::to_string(geometry_.slots) + " slots)");
   return false;
+}
+
+// The sender committed the slots before it first published (segment.h), but
+// our mapping of them has no page-table entries yet: each slot's first use
+// would fault in the middle of a call, the first lap of the ring into the
+// timed calls. Best effort: MADV_POPULATE_READ needs Linux 5.14, and a failure
+// only leaves the faults where they were.
+void FifoReader::mapSlots() const {
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto first = reinterpret_cast<uintptr_t>(ring_ + FifoGeometry::kControlBytes);
+  const auto last = reinterpret_cast<uintptr_t>(ring_ + geometry_.bytes());
+  const uintptr_t begin = (first + page - 1) / page * page, end = last / page * page;  // pages wholly ours
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_READ);
 }
 
 bool FifoReader::published() const { return started() && stampAt(tail_) == tail_ + 1; }

@@ -122,6 +122,7 @@ class FifoReader {
 
  private:
   bool started() const;
+  void mapSlots() const;
   uint64_t stampAt(uint64_t index) const;
 
   std::byte* ring_ = nullptr;
