@@ -10,12 +10,9 @@
 #        RUNS: runs, default 3; MAX: the largest size, default 64M; TRNCCL_BUILD: build dir)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${TRNCCL_BUILD:-build}
-runs=${RUNS:-3}
+. bench/runs.sh
 ranks=${1:-2}
 shift || true
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 perf() { mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$ranks" "$build"/bin/trnccl-perf all_reduce "$@"; }
 for run in $(seq "$runs"); do
   perf -b 8 -e 32K -f 4 -n 20000 -w 500 -m 1 -z 1 "$@" >"$out/small.$run.txt"
@@ -23,18 +20,10 @@ for run in $(seq "$runs"); do
 done
 printf "# %s ranks, %s runs, load average at the end %s\n" "$ranks" "$runs" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%10s %13s %10s %12s %12s\n" size median_ratio min_ratio trnccl_us mpi_us
-awk '
-  function median(list,   a, n, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
+awk "$list_awk"'
   # A row: size ... out-of-place time ($6) ... MPI time ($16) ... MPI / trnccl ($NF).
   /^ *[0-9]/ { r[$1] = r[$1] " " $NF; t[$1] = t[$1] " " $6; m[$1] = m[$1] " " $16 }
   END {
-    for (s in r) {
-      n = split(r[s], a, " "); lowest = a[1]
-      for (i = 2; i <= n; i++) if (a[i] + 0 < lowest + 0) lowest = a[i]
-      printf "%10d %13.2f %10.2f %12.2f %12.2f\n", s, median(r[s]), lowest, median(t[s]), median(m[s]) | "sort -n"
-    }
+    for (s in r)
+      printf "%10d %13.2f %10.2f %12.2f %12.2f\n", s, median(r[s]), lowest(r[s]), median(t[s]), median(m[s]) | "sort -n"
   }' "$out"/*.txt

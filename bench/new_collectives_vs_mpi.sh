@@ -12,13 +12,10 @@
 #        RUNS: runs per cell, default 3, MAX: the largest size, default 16M)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${TRNCCL_BUILD:-build}
-runs=${RUNS:-3}
+. bench/runs.sh
 max=${MAX:-16M}
 ranks=("$@")
 [ ${#ranks[@]} -gt 0 ] || ranks=(2 8)
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 printf "%-15s %5s %10s %13s %10s\n" collective ranks size median_ratio min_ratio
 for coll in gather scatter alltoallv allgatherv reducescatterv permute; do
   for n in "${ranks[@]}"; do
@@ -27,14 +24,8 @@ for coll in gather scatter alltoallv allgatherv reducescatterv permute; do
         "$build"/bin/trnccl-perf "$coll" -b 16K -e "$max" -f 4 -n 100 -w 10 -m 1 -z 1 >"$out/$coll.$n.$run.txt"
     done
     # The row's last column is MPI time / trnccl time; the first is the size.
-    cat "$out/$coll.$n".*.txt | awk -v coll="$coll" -v n="$n" '
+    cat "$out/$coll.$n".*.txt | awk -v coll="$coll" -v n="$n" "$list_awk"'
       /^ *[0-9]/ && $1 >= 65536 { r[$1] = r[$1] " " $NF }
-      END {
-        for (size in r) {
-          k = split(substr(r[size], 2), v, " ")
-          for (i = 1; i <= k; ++i) for (j = i + 1; j <= k; ++j) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
-          printf "%-15s %5d %10d %13.2f %10.2f\n", coll, n, size, (k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2), v[1]
-        }
-      }' | sort -k3,3n
+      END { for (size in r) printf "%-15s %5d %10d %13.2f %10.2f\n", coll, n, size, median(r[size]), lowest(r[size]) }' | sort -k3,3n
   done
 done

@@ -11,13 +11,10 @@
 #        MIN / MAX: sizes, default 256K / 64M; TRNCCL_BUILD: build dir)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${TRNCCL_BUILD:-build}
-runs=${RUNS:-3}
+. bench/runs.sh
 ranks=${1:-2}
 shift || true
 collectives=${*:-gather broadcast alltoall all_reduce sendrecv}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 for run in $(seq "$runs"); do
   for coll in $collectives; do
     for registered in 0 1; do
@@ -30,12 +27,7 @@ done
 printf "# %s ranks, %s runs, load average at the end %s\n" "$ranks" "$runs" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%-11s %10s %11s %11s %11s %11s %11s %11s\n" collective size gain gain_inpl us_plain us_reg \
   us_plain_ip us_reg_ip
-awk '
-  function median(list,   a, n, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
+awk "$list_awk"'
   # Rows come in pairs, unregistered then registered, per run, collective and size.
   { k = $1 " " $2 }
   $3 == 0 { plain[k] = $4; plainIp[k] = $5; tp[k] = tp[k] " " $4; tpi[k] = tpi[k] " " $5 }
