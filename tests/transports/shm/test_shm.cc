@@ -71,6 +71,16 @@ void sendOneToRankZero(int rank, Transport& t, size_t bytes, Tag tag) {
   }
 }
 
+// Rank 0 tells rank 1 that its sends are complete, and rank 1 progresses
+// until it hears so: a send answered by a reply (a single copy's Fin)
+// completes only while its receiver still progresses.
+void awaitSendsComplete(int rank, Transport& t, Tag tag) {
+  std::byte byte{};
+  Request done = makeRequest(1 - rank, tag, &byte, 1);
+  rank == 0 ? t.isend(done) : t.irecv(done);
+  drive(t, {&done});
+}
+
 // Forwards to the test channel, but SIGKILLs this rank at its n-th collective.
 class DyingOutOfBand : public transport::OutOfBand {
  public:
@@ -278,11 +288,7 @@ TEST_CASE(
       for (int i = kMessages - 1; i >= 0; --i) t->irecv(requests[i]);
     }
     drive(*t, all);
-    // Rank 1 progresses until rank 0 has all its replies, and rank 0 says so.
-    std::byte byte{};
-    Request sendsDone = makeRequest(1 - rank, kMessages + 1, &byte, 1);
-    rank == 0 ? t->isend(sendsDone) : t->irecv(sendsDone);
-    drive(*t, {&sendsDone});
+    awaitSendsComplete(rank, *t, kMessages + 1);
     if (rank == 1) {
       for (int i = 0; i < kMessages; ++i) {
         const std::string mismatch = patternMismatch(buffers[i].data(), kBytes, 0, 1, static_cast<Tag>(i));
@@ -401,12 +407,7 @@ TEST_CASE("shm: a sender runs no further than the eager window ahead of receives
       if (rank == 1)
         for (int i = kMessages - 1; i >= 0; --i) t->irecv(requests[i]);
       drive(*t, all);
-      // Rank 1 progresses until rank 0 has every reply (a single copy's Fin
-      // completes the send), and rank 0 says so.
-      std::byte byte{};
-      Request sendsDone = makeRequest(1 - rank, tagOf(kMessages), &byte, 1);
-      rank == 0 ? t->isend(sendsDone) : t->irecv(sendsDone);
-      drive(*t, {&sendsDone});
+      awaitSendsComplete(rank, *t, tagOf(kMessages));
       if (rank == 1) {
         for (int i = 0; i < kMessages; ++i) {
           const std::string mismatch = patternMismatch(buffers[i].data(), bytes, 0, 1, tagOf(i));
@@ -455,11 +456,7 @@ TEST_CASE(
              "rank 1 mapped " + std::to_string(t->memoryUse().mappedPeerBytes) +
                  " bytes of rank 0's registered memory, not its " + std::to_string(kFileBytes) + "-byte file");
       receive(2);  // through the mapping it keeps, were rank 0 to name the freed file
-      // Progresses until rank 0's sends are complete (a single copy's Fin).
-      std::byte byte{};
-      Request sendsDone = makeRequest(0, 3, &byte, 1);
-      t->irecv(sendsDone);
-      drive(*t, {&sendsDone});
+      awaitSendsComplete(rank, *t, 3);
       return;
     }
     auto [base, fd] = sharedFile(kFileBytes);
@@ -484,10 +481,7 @@ TEST_CASE(
     expect(again == base, "the new file is mapped where the old one was");
     send(2);
     t->deregisterRegion(base);
-    std::byte byte{};
-    Request sendsDone = makeRequest(1, 3, &byte, 1);
-    t->isend(sendsDone);
-    drive(*t, {&sendsDone});
+    awaitSendsComplete(rank, *t, 3);
     munmap(base, kFileBytes);
     close(fd);
   }));
