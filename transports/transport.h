@@ -99,6 +99,28 @@ struct Options {
   LinkEmulation emulation;  // every rank enables it, or none
 };
 
+// A block board: shared memory in which every rank of the communicator publishes
+// one small block per call and reads every other rank's block in place,
+// offered by a transport that reaches all ranks through memory (shm). A
+// latency-bound collective then costs one cache-line transfer each way
+// instead of a message per peer. Calls are numbered 1, 2, ... alike on every
+// rank; blocks alternate between two buffers, so a rank may publish call k
+// once it has read every block of call k - 1: each peer then has read call
+// k - 2's blocks, whose buffer call k reuses.
+class BlockBoard {
+ public:
+  virtual ~BlockBoard() = default;
+  virtual size_t blockBytes() const = 0;  // the largest block
+  // Where this rank writes its block of `call`, `bytes` long, before publish().
+  virtual void* ownBlock(uint64_t call, size_t bytes) = 0;
+  // Makes the block visible, `bytes` long, and wakes peers waiting for it.
+  virtual void publish(uint64_t call, size_t bytes) = 0;
+  // `rank`'s block of `call` once published, else null. Throws trnccl::Error:
+  // trncclInvalidUsage when it is not `bytes` long (the ranks disagree on
+  // the call), trncclRemoteError when the peer corrupted its board.
+  virtual const void* peerBlock(int rank, uint64_t call, size_t bytes) = 0;
+};
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -144,6 +166,11 @@ class Transport {
   virtual std::vector<std::string> departures() { return {}; }
 
   virtual MemoryUse memoryUse() const = 0;
+
+  // The transport's block board when it reaches every other rank of the
+  // communicator through memory; null otherwise. wait() also wakes when the
+  // block that peerBlock() last found missing is published.
+  virtual BlockBoard* blockBoard() { return nullptr; }
 };
 
 }  // namespace trnccl::transport

@@ -40,6 +40,11 @@ class FutexEvent {
     // Pairs with the sleeper's increment: either it sees the new state in
     // ready(), or we see it counted and change the epoch it sleeps on.
     std::atomic_thread_fence(std::memory_order_seq_cst);
+    notifyFenced();
+  }
+  // notify() for a caller that has fenced (seq_cst) since it made ready()
+  // true, so that two events changed together share one fence.
+  void notifyFenced() {
     if (sleepers_.load(std::memory_order_relaxed) == 0) return;
     epoch_.fetch_add(1, std::memory_order_release);
     futexWakeAll(epoch_);

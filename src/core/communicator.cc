@@ -1,6 +1,7 @@
 #include "core/communicator.h"
 
 #include <algorithm>
+#include <string_view>
 #include <thread>
 
 #include "base/datatype.h"
@@ -40,6 +41,7 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
       membership_{group, &abortFlag_},
       device_(device::trainium()),
       executor_(context_),
+      oneShot_(context_),
       callChecker_(executor_, rank, nranks),
       sendTags_(nranks, 0),
       recvTags_(nranks, 0) {
@@ -260,8 +262,8 @@ void Communicator::inTurn(uint64_t ticket, Body&& body) {
     Communicator& comm;
     ~FinishTurn() {
       comm.running_.store(0, std::memory_order_release);  // turns never overlap: it was 1
-      comm.turns_.finishTurn();
-      comm.pendingChanged_.notify();
+      comm.turns_.finishTurn();                           // its fence follows the store above
+      comm.pendingChanged_.notifyFenced();
     }
   } finish{*this};
   checkUsable();
@@ -320,7 +322,18 @@ void Communicator::runCollective(const CollectiveCall& c) {
   if (c.preMul) call.preMulScalar = c.preMul->address();
   op.running(schedule.algorithm);
   emulateLaunch(schedule);
-  executor_.run(schedule, call);
+  if (runsOneShot(schedule, c))
+    oneShot_.run(schedule, call);
+  else
+    executor_.run(schedule, call);
+}
+
+// A mesh all-reduce runs one-shot over the block board when it fits one. Not
+// with emulated links, whose pacing the FIFOs' messages carry, nor for a
+// PreMulSum, which scales the input as it leaves the send buffer.
+bool Communicator::runsOneShot(const algo::Schedule& schedule, const CollectiveCall& c) const {
+  return schedule.collective == algo::Collective::AllReduce && std::string_view(schedule.algorithm) == "mesh" &&
+         !c.preMul && !config_.emulateLinks && oneShot_.fits(schedule);
 }
 
 // The modelled machine's launch of a collective that moves data, paced as

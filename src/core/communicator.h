@@ -28,6 +28,7 @@
 #include "core/transport_set.h"
 #include "device/device.h"
 #include "runtime/executor.h"
+#include "runtime/one_shot_allreduce.h"
 #include "runtime/registered_buffers.h"
 #include "runtime/stream.h"
 #include "transports/transport.h"
@@ -152,6 +153,7 @@ class Communicator {
   template <class Body>
   void inTurn(uint64_t ticket, Body&& body);
   void runCollective(const CollectiveCall& call);
+  bool runsOneShot(const algo::Schedule& schedule, const CollectiveCall& call) const;
   void emulateLaunch(const algo::Schedule& schedule) const;
   // The tuner's choice; a refusal does not fail the communicator.
   const algo::Algorithm& choose(const algo::CollectiveArgs& args) const;
@@ -189,7 +191,8 @@ class Communicator {
   runtime::RegisteredBuffers registered_;  // trncclCommRegister
   runtime::ExecutorContext context_;
   runtime::Executor executor_;
-  CallChecker callChecker_;  // TRNCCL_CHECK
+  runtime::OneShotAllReduce oneShot_;  // small mesh all-reduces over the shm block board
+  CallChecker callChecker_;            // TRNCCL_CHECK
   runtime::TurnTaker turns_;
   std::vector<char> scratch_;
   ScheduleCache schedules_;  // touched only in turns

@@ -9,6 +9,7 @@
 #include "base/datatype.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "runtime/idle_wait.h"
 
 namespace trnccl::runtime {
 namespace {
@@ -16,10 +17,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using algo::Step;
 using transport::Request;
-
-std::string describe(const Call& call, int rank) {
-  return std::string(call.what) + " #" + std::to_string(call.sequence) + " on rank " + std::to_string(rank);
-}
 
 // A page-aligned slice-sized buffer, allocated on first use and kept.
 class StagingBuffer {
@@ -47,13 +44,6 @@ struct Slot {
   Request recv, send;
   StagingBuffer recvStage, sendStage;
   uint64_t recvPosted = 0, sendPosted = 0;  // ticks, for TRNCCL_TRACE
-};
-
-// What the oldest unfinished slice of a step waits for.
-struct WaitTarget {
-  int peer = -1;
-  bool receiving = false;
-  size_t step = 0, slice = 0, slices = 0;
 };
 
 }  // namespace
@@ -197,7 +187,7 @@ class StepRunner {
     const bool recv = step_->recvPeer >= 0;
     const bool hasDst = step_->dst.buffer != algo::kNone;
     if (recv && slot.recv.transferred != bytes)
-      throwError(trncclInvalidUsage, describe(*call_, ctx_->rank) + ": rank " + std::to_string(step_->recvPeer) +
+      throwError(trncclInvalidUsage, describeCall(*call_, ctx_->rank) + ": rank " + std::to_string(step_->recvPeer) +
                                          " sent " + std::to_string(slot.recv.transferred) + " bytes where " +
                                          std::to_string(bytes) + " were expected (do all ranks pass the same count?)");
     void* value = nullptr;
@@ -347,65 +337,32 @@ void Executor::runPhase(const algo::Phase& phase, size_t firstStep, const algo::
     channels_[c]->start(phase.channels[c], firstStep, schedule, call, ctx_, static_cast<uint16_t>(c));
     firstStep += phase.channels[c].steps.size();
   }
-  // A rank with a core of its own polls between single pauses: a pause is
-  // 50-70 ns on some hosts, so Backoff's usual 8 per round would add a quarter
-  // of a microsecond, on average, to noticing a small message. The spin lasts
-  // as long as the usual one.
-  Backoff backoff = ctx_.oversubscribed ? Backoff(true) : Backoff(8 * Backoff::kSpins, 1, Backoff::kYields);
-  Clock::time_point idleSince{};
+  IdleWait wait(ctx_, call, schedule.algorithm);
   // The oldest unfinished step of the first unfinished channel.
   auto blockedOn = [&] {
     for (size_t c = 0; c < nchannels; ++c)
       if (!channels_[c]->done()) return channels_[c]->waitTarget();
     return WaitTarget{};
   };
-  for (;;) {
-    for (transport::Transport* t : ctx_.transports) t->progress();
+  auto what = [](const WaitTarget& t) {
+    return (t.receiving ? "to receive from rank " + std::to_string(t.peer)
+                        : "for rank " + std::to_string(t.peer) + " to receive") +
+           " (step " + std::to_string(t.step) + ", slice " + std::to_string(t.slice + 1) + " of " +
+           std::to_string(t.slices) + ")";
+  };
+  // The first round posts before it polls: progress() reads lines the peers
+  // write, which costs cache misses before this rank's own sends go out.
+  for (bool first = true;; first = false) {
+    if (!first)
+      for (transport::Transport* t : ctx_.transports) t->progress();
     bool progressed = false, finished = true;
     for (size_t c = 0; c < nchannels; ++c) {
       progressed |= channels_[c]->advance();
       finished = finished && channels_[c]->done();
     }
-    if (progressed && idleSince != Clock::time_point{}) {
-      idleSince = {};
-      if (ctx_.recorder) ctx_.recorder->resumed();  // also when this progress finished the phase
-    }
+    if (progressed) wait.progressed();
     if (finished) return;
-    if (progressed) {
-      backoff.reset();
-      continue;
-    }
-    if (const trncclResult_t stop = ctx_.stop ? ctx_.stop->load(std::memory_order_relaxed) : trncclSuccess)
-      throwError(stop, describe(call, ctx_.rank) + (stop == trncclRemoteError ? ": the communicator was revoked"
-                                                                              : ": the communicator was aborted"));
-    // The clock is read only once spinning is over: a busy wait stays cheap.
-    if (backoff.patient()) {
-      const auto now = Clock::now();
-      if (idleSince == Clock::time_point{}) {
-        idleSince = now;
-        if (ctx_.recorder) {
-          const WaitTarget t = blockedOn();
-          ctx_.recorder->waiting(t.peer, static_cast<int64_t>(t.step), t.receiving);
-        }
-      }
-      if (now - idleSince > ctx_.timeout) {
-        const WaitTarget t = blockedOn();
-        const std::string where = " (step " + std::to_string(t.step) + ", slice " + std::to_string(t.slice + 1) +
-                                  " of " + std::to_string(t.slices) + ")";
-        throwError(trncclTimeout, describe(call, ctx_.rank) + " (" + schedule.algorithm + "): rank " +
-                                      std::to_string(ctx_.rank) + " waited " + std::to_string(ctx_.timeout.count()) +
-                                      " ms " +
-                                      (t.receiving ? "to receive from rank " + std::to_string(t.peer)
-                                                   : "for rank " + std::to_string(t.peer) + " to receive") +
-                                      where);
-      }
-    }
-    backoff.pause([&](std::chrono::microseconds maxWait) {
-      if (ctx_.transports.size() == 1)
-        ctx_.transports[0]->wait(maxWait);
-      else
-        sched_yield();
-    });
+    if (!progressed) wait.idle(blockedOn, what);
   }
 }
 
@@ -433,7 +390,7 @@ std::string Executor::departuresText(const std::string& message) const {
 
 void Executor::run(const algo::Schedule& schedule, const Call& call) {
   if (log::enabled(log::Level::Trace))
-    TRNCCL_TRACE("%s: %s", describe(call, ctx_.rank).c_str(), schedule.describe().c_str());
+    TRNCCL_TRACE("%s: %s", describeCall(call, ctx_.rank).c_str(), schedule.describe().c_str());
   try {
     size_t firstStep = 0;
     for (const algo::Phase& phase : schedule.phases) {

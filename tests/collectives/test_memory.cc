@@ -20,10 +20,12 @@ namespace {
 
 // docs/memory.md, shared memory with the default TRNCCL_SHM_FIFO_BYTES
 // (512 KiB: 8 slots of 64 KiB): a rank's segment reserves a 4 KiB page of
-// header and tables, and per peer a FIFO's two control lines (128 B) and an
-// announcement table (512 B); each FIFO it writes to costs its 8 slots of a
+// header and tables, per peer a FIFO's two control lines (128 B) and an
+// announcement table (512 B), and its block board (two buffers of a 64 B
+// header line and 2 KiB); each FIFO it writes to costs its 8 slots of a
 // 64 B header and 64 KiB of payload when first used.
-constexpr unsigned long long kSegmentHead = 4096, kPerPeer = 128 + 512, kFifoSlots = 8 * (64 + 65536);
+constexpr unsigned long long kSegmentHead = 4096, kPerPeer = 128 + 512, kBoard = 2 * (64 + 2048),
+                             kFifoSlots = 8 * (64 + 65536);
 
 trncclMemStats_t statsOf(trncclComm_t comm) {
   trncclMemStats_t stats;
@@ -55,14 +57,18 @@ TEST_CASE("memory: shared-memory FIFOs are committed only for the peers a rank s
   constexpr int kRanks = 4;
   std::vector<trncclComm_t> comms(kRanks, nullptr);
   REQUIRE(trncclCommInitAll(comms.data(), kRanks, nullptr) == trncclSuccess);
-  const unsigned long long reserved = kSegmentHead + (kRanks - 1) * kPerPeer;
+  const unsigned long long reserved = kSegmentHead + (kRanks - 1) * kPerPeer + kBoard;
   for (trncclComm_t c : comms) {
     const trncclMemStats_t fresh = statsOf(c);
     CHECK(fresh.peersWithBuffers == 0);
     CHECK(fresh.sharedBytes == reserved);
     CHECK(fresh.registeredBytes == 0);
   }
-  allReduce(comms, 64);  // small: eager messages only, no replies
+  if (algorithm == "mesh") {
+    allReduce(comms, 64);  // fits the block board: no FIFO at all
+    for (trncclComm_t c : comms) CHECK(statsOf(c).peersWithBuffers == 0);
+  }
+  allReduce(comms, 4096);  // 16 KiB: eager messages only, no replies
   // A ring sends to the next rank only; a mesh to every peer.
   const int used = algorithm == "ring" ? 1 : kRanks - 1;
   for (trncclComm_t c : comms) {

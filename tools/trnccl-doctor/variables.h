@@ -29,6 +29,7 @@ inline constexpr Variable kVariables[] = {
     {"TRNCCL_RANK_ORDER"},
     {"TRNCCL_RECORDER_OPS", true},
     {"TRNCCL_SEED"},
+    {"TRNCCL_SHM_BOARD"},
     {"TRNCCL_SHM_COPY"},
     {"TRNCCL_SHM_FIFO_BYTES"},
     {"TRNCCL_SLICE_BYTES"},

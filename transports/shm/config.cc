@@ -28,6 +28,7 @@ Config readConfig() {
       static_cast<uint64_t>(env::getInt("TRNCCL_SHM_FIFO_BYTES", kDefaultFifoBytes, 1, int64_t{1} << 50));
   const uint64_t slots = (bytes + kSlotBytes - 1) / kSlotBytes;
   config.fifoBytes = (slots < 2 ? 2 : slots) * kSlotBytes;
+  config.board = env::getBool("TRNCCL_SHM_BOARD", true);
   return config;
 }
 

@@ -29,10 +29,12 @@ const char* copyPathName(CopyPath path);
 struct Config {
   CopyPath copy = CopyPath::Auto;
   uint64_t fifoBytes = 0;  // payload bytes of each sender's FIFO in a receiver's segment
+  bool board = true;       // offer the block board (transport.h: BlockBoard)
 };
 
-// Reads TRNCCL_SHM_COPY=auto|cma|fifo and TRNCCL_SHM_FIFO_BYTES (rounded up to
-// whole slots, at least two); throws Error(InvalidArgument) naming a bad one.
+// Reads TRNCCL_SHM_COPY=auto|cma|fifo, TRNCCL_SHM_FIFO_BYTES (rounded up to
+// whole slots, at least two) and TRNCCL_SHM_BOARD (0: small all-reduces go
+// through the FIFOs too); throws Error(InvalidArgument) naming a bad one.
 Config readConfig();
 
 // Payload bytes of one FIFO slot. A protocol constant: ranks never disagree.

@@ -10,19 +10,21 @@
 //   page-aligned   fifoCount FIFOs, each written by one peer (fifo.h)
 //   then           fifoCount announcement tables: the owner's announced sends
 //                  to the peer whose FIFO has the same index (announcement.h)
+//   line-aligned   the owner's two block-board buffers (block_board.h)
 #pragma once
 
 #include <cstdint>
 #include <optional>
 
 #include "transports/shm/announcement.h"
+#include "transports/shm/block_board.h"
 #include "transports/shm/doorbell.h"
 #include "transports/shm/fifo.h"
 
 namespace trnccl::transport::shm {
 
 inline constexpr uint64_t kSegmentMagic = 0x6d68732d6c63636eULL;  // "nccl-shm"
-inline constexpr uint32_t kSegmentVersion = 2;
+inline constexpr uint32_t kSegmentVersion = 3;
 
 struct SegmentHeader {
   uint64_t magic;
@@ -49,12 +51,14 @@ struct SegmentLayout {
   uint64_t announcementTableOffset(uint32_t index) const {
     return fifoOffset(fifoCount) + index * kAnnouncementTableBytes;
   }
+  uint64_t boardOffset() const { return (announcementTableOffset(fifoCount) + 63) / 64 * 64; }
   // The whole segment; nullopt if that does not fit in 64 bits.
   std::optional<uint64_t> bytes() const {
-    uint64_t fifos = 0, withFifos = 0, total = 0;
+    uint64_t fifos = 0, withFifos = 0, withTables = 0, total = 0;
     if (__builtin_mul_overflow(uint64_t{fifoCount}, fifo.bytes(), &fifos) ||
         __builtin_add_overflow(fifoOffset(0), fifos, &withFifos) ||
-        __builtin_add_overflow(withFifos, fifoCount * kAnnouncementTableBytes, &total))
+        __builtin_add_overflow(withFifos, fifoCount * kAnnouncementTableBytes, &withTables) ||
+        __builtin_add_overflow((withTables + 63) / 64 * 64, kBoardBytes, &total))
       return std::nullopt;
     return total;
   }

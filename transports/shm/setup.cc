@@ -25,6 +25,7 @@ struct Announcement {
   uint64_t fifoBytes;
   uint32_t fifoCount;
   uint32_t emulatedLinks;  // 0: no link emulation
+  uint32_t board;          // TRNCCL_SHM_BOARD
   double emulationScale;
   char linkBoard[160];  // rank 0's, when links are emulated
 };
@@ -76,6 +77,10 @@ void checkAgreement(const std::vector<Announcement>& all, const Config& config, 
       throwError(trncclInvalidUsage, "ranks disagree on the shared-memory FIFO size (TRNCCL_SHM_FIFO_BYTES): rank " +
                                          std::to_string(rank) + " uses " + std::to_string(config.fifoBytes) +
                                          " bytes, rank " + std::to_string(r) + " " + std::to_string(all[r].fifoBytes));
+    if (all[r].board != mine.board)
+      throwError(trncclInvalidUsage, "ranks disagree on the shared-memory block board (TRNCCL_SHM_BOARD): rank " +
+                                         std::to_string(rank) + " has " + std::to_string(mine.board) + ", rank " +
+                                         std::to_string(r) + " " + std::to_string(all[r].board));
     // Bit for bit: a NaN scale is agreed on here, and refused by validateEmulation.
     if (all[r].emulatedLinks != mine.emulatedLinks ||
         std::bit_cast<uint64_t>(all[r].emulationScale) != std::bit_cast<uint64_t>(mine.emulationScale))
@@ -131,6 +136,7 @@ std::vector<ByteRange> reservedAtOnce(const SegmentLayout& layout) {
   std::vector<ByteRange> ranges{{0, layout.fifoOffset(0)}};
   for (uint32_t i = 0; i < layout.fifoCount; ++i) ranges.push_back({layout.fifoOffset(i), FifoGeometry::kControlBytes});
   ranges.push_back({layout.announcementTableOffset(0), uint64_t{layout.fifoCount} * kAnnouncementTableBytes});
+  ranges.push_back({layout.boardOffset(), kBoardBytes});
   return ranges;
 }
 
@@ -164,6 +170,7 @@ PeerLink link(const Options& options, const std::vector<Announcement>& all, cons
       announcementTableOf(link.segment, layout.announcementTableOffset(static_cast<uint32_t>(entry - 1))));
   link.doorbell = Doorbell(doorbellOf(link.segment));
   link.closed = &headerOf(link.segment)->closed;
+  link.board = BoardReader(link.segment.data() + layout.boardOffset(), peer);
   link.process = PeerProcess(static_cast<pid_t>(theirs.pid), theirs.pidNamespace == mine.pidNamespace);
   return link;
 }
@@ -187,6 +194,7 @@ Connections connect(const Options& options, const Config& config) {
   mine.pidNamespace = pidNamespaceId();
   mine.fifoBytes = config.fifoBytes;
   mine.fifoCount = layout.fifoCount;
+  mine.board = config.board ? 1 : 0;
   const bool emulated = emulatesLinks(options);
   if (emulated) {
     // Validated in the first phase below, so that bad settings fail every rank.
@@ -234,6 +242,7 @@ Connections connect(const Options& options, const Config& config) {
     });
     connections.doorbell = Doorbell(doorbellOf(connections.own));
     connections.closed = &headerOf(connections.own)->closed;
+    connections.board = BoardWriter(connections.own.data() + layout.boardOffset());
     collectively(oob, [&] {
       for (size_t i = 0; i < peers.size(); ++i)
         connections.peers.push_back(link(options, all, connections, layout, peers[i], static_cast<uint32_t>(i)));

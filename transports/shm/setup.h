@@ -13,6 +13,7 @@
 
 #include "base/peer_process.h"
 #include "transports/shm/announcement.h"
+#include "transports/shm/block_board.h"
 #include "transports/shm/config.h"
 #include "transports/shm/doorbell.h"
 #include "transports/shm/fifo.h"
@@ -30,6 +31,7 @@ struct PeerLink {
   OutgoingAnnouncements announcementsToPeer;    // ours, in our segment
   IncomingAnnouncements announcementsFromPeer;  // the peer's, in its segment
   Doorbell doorbell{nullptr};                   // the peer's
+  BoardReader board;                            // the peer's block board
   uint32_t* closed = nullptr;                   // the peer's "transport gone" flag
   // The slots of our FIFO in the peer's segment: committed by us before our
   // first write to them (segment.h), unless the whole segment was reserved.
@@ -43,6 +45,7 @@ struct Connections {
   Segment linkBoard;              // the job's, when link emulation is on (link_pacing.h)
   Doorbell doorbell{nullptr};     // ours
   uint32_t* closed = nullptr;     // ours
+  BoardWriter board;              // ours
   FifoGeometry fifo;
   std::vector<PeerLink> peers;  // in rank order
 };

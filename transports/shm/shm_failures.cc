@@ -30,24 +30,22 @@ void ShmTransport::noticeDepartures() {
   lastLivenessCheck_ = now;
   for (Peer& peer : peers_) {
     if (!peer.gone.empty() || !hasOutstanding(peer)) continue;
-    const char* how = nullptr;
-    if (std::atomic_ref<uint32_t>(*peer.link.closed).load(std::memory_order_acquire) != 0)
-      how = " closed its shared-memory transport";
-    else if (peer.link.process.hasExited())
-      how = " exited";
-    if (how != nullptr)
+    if (const char* how = howGone(peer))
       peer.gone = who(peer) + how + " while rank " + std::to_string(rank_) + " still had requests outstanding with it";
   }
 }
 
+const char* ShmTransport::howGone(const Peer& peer) const {
+  if (peer.link.process.hasExited()) return " exited";
+  if (std::atomic_ref<uint32_t>(*peer.link.closed).load(std::memory_order_acquire) != 0)
+    return " closed its shared-memory transport";
+  return nullptr;
+}
+
 std::vector<std::string> ShmTransport::departures() {
   std::vector<std::string> gone;
-  for (const Peer& peer : peers_) {
-    if (peer.link.process.hasExited())
-      gone.push_back(who(peer) + " exited");
-    else if (std::atomic_ref<uint32_t>(*peer.link.closed).load(std::memory_order_acquire) != 0)
-      gone.push_back(who(peer) + " closed its shared-memory transport");
-  }
+  for (const Peer& peer : peers_)
+    if (const char* how = howGone(peer)) gone.push_back(who(peer) + how);
   return gone;
 }
 

@@ -14,6 +14,7 @@ ShmTransport::ShmTransport(const Options& options, Config config, Connections co
   for (PeerLink& link : connections_.peers) peers_.emplace_back(std::move(link));
   connections_.peers.clear();
   for (Peer& peer : peers_) peerOfRank_[static_cast<size_t>(peer.link.rank)] = &peer;
+  boardOffered_ = config_.board && peers_.size() + 1 == static_cast<size_t>(options.nranks);
   seen_ = connections_.doorbell.sequence();
   if (connections_.linkBoard.data() != nullptr) {
     pacer_ = std::make_unique<LinkPacer>(std::move(connections_.linkBoard), options.emulation);
@@ -22,10 +23,10 @@ ShmTransport::ShmTransport(const Options& options, Config config, Connections co
   }
   TRNCCL_INFO(
       "shm: rank %d: %zu peers, FIFO of %llu x %llu bytes per peer (%zu-byte segment), "
-      "TRNCCL_SHM_COPY=%s",
+      "TRNCCL_SHM_COPY=%s, block board %s",
       rank_, peers_.size(), static_cast<unsigned long long>(connections_.fifo.slots),
-      static_cast<unsigned long long>(connections_.fifo.slotBytes), connections_.own.size(),
-      copyPathName(config_.copy));
+      static_cast<unsigned long long>(connections_.fifo.slotBytes), connections_.own.size(), copyPathName(config_.copy),
+      boardOffered_ ? "on" : "off");
 }
 
 ShmTransport::~ShmTransport() {
@@ -106,6 +107,8 @@ void ShmTransport::wait(std::chrono::microseconds maxWait) {
 }
 
 bool ShmTransport::anythingPublished() const {
+  if (awaitedRank_ >= 0 && peerOfRank_[static_cast<size_t>(awaitedRank_)]->link.board.published(awaitedCall_))
+    return true;
   return std::any_of(peers_.begin(), peers_.end(),
                      [](const Peer& peer) { return !peer.broken && peer.link.fromPeer.published(); });
 }

@@ -190,7 +190,7 @@ inline std::string describe(int rank, Tag tag) {
   return "rank " + std::to_string(rank) + " (tag " + std::to_string(tag) + ")";
 }
 
-class ShmTransport final : public Transport {
+class ShmTransport final : public Transport, public BlockBoard {
  public:
   ShmTransport(const Options& options, Config config, Connections connections);
   ~ShmTransport() override;
@@ -207,6 +207,13 @@ class ShmTransport final : public Transport {
   void cancelAll() override;
   std::vector<std::string> departures() override;
   MemoryUse memoryUse() const override;
+  BlockBoard* blockBoard() override { return boardOffered_ ? this : nullptr; }
+
+  // BlockBoard (shm_board.cc).
+  size_t blockBytes() const override { return kBoardBlockBytes; }
+  void* ownBlock(uint64_t call, size_t bytes) override { return connections_.board.block(call, bytes); }
+  void publish(uint64_t call, size_t bytes) override;
+  const void* peerBlock(int rank, uint64_t call, size_t bytes) override;
 
  private:
   Peer& peerOf(const Request& request, const char* operation);
@@ -249,6 +256,8 @@ class ShmTransport final : public Transport {
   void fail(trncclResult_t code, const std::string& message);
   bool hasOutstanding(const Peer& peer) const;
   void noticeDepartures();
+  // " exited" or " closed its shared-memory transport"; null while it is here.
+  const char* howGone(const Peer& peer) const;
   std::string who(const Peer& peer) const;
 
   const int rank_;
@@ -270,6 +279,12 @@ class ShmTransport final : public Transport {
   uint64_t progressCalls_ = 0;
   bool slept_ = false;
   std::atomic<bool> interrupted_{false};
+  // The block board: offered when every other rank is a peer; the block
+  // peerBlock() last found missing (rank -1: none), which wait() looks for.
+  bool boardOffered_ = false;
+  int awaitedRank_ = -1;
+  uint64_t awaitedCall_ = 0;
+  uint32_t boardMisses_ = 0;
 };
 
 // Runs a step that reads the peer's shared memory; a peer found corrupting

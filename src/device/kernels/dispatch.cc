@@ -44,7 +44,7 @@ void checkType(const char* argument, trncclDataType_t type) {
   if (!validType(type)) throwInvalidArgument(argument, "is not a trncclDataType_t (" + std::to_string(type) + ")");
 }
 
-void checkBuffer(const std::string& argument, const void* pointer) {
+void checkBuffer(const char* argument, const void* pointer) {
   if (pointer == nullptr) throwInvalidArgument(argument, "is NULL");
 }
 
@@ -60,7 +60,9 @@ void validate(const ReduceArgs& args) {
   if (args.count == 0) return;
   checkBuffer("dst", args.dst);
   checkBuffer("srcs", args.srcs);
-  for (int k = 0; k < args.nsrcs; ++k) checkBuffer("srcs[" + std::to_string(k) + "]", args.srcs[k]);
+  // The argument's name is spelled out only for a bad one: every call checks.
+  for (int k = 0; k < args.nsrcs; ++k)
+    if (args.srcs[k] == nullptr) throwInvalidArgument("srcs[" + std::to_string(k) + "]", "is NULL");
 }
 
 void validate(const ConvertArgs& args) {
