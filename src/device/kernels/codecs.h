@@ -42,8 +42,12 @@ struct NarrowCodec {
   static_assert(!kHalfScaled || kFormat == Format::E4m3);
   using F = typename V::F;
   static constexpr size_t kSize = spec(kFormat).bits() / 8;
-  // FP8 goes through 16-bit lanes, which hold the elements of kGroup F vectors.
-  static constexpr size_t kGroup = kSize == 1 ? V::kHalfLanes / V::kLanes : 1;
+  // FP8 goes through byte lanes where V has them (64 codes, four F vectors),
+  // otherwise through 16-bit lanes, which hold the elements of kHalfGroup F
+  // vectors.
+  static constexpr bool kBytes = kSize == 1 && requires { V::kByteLanes; };
+  static constexpr size_t kHalfGroup = V::kHalfLanes / V::kLanes;
+  static constexpr size_t kGroup = kSize == 2 ? 1 : kBytes ? 4 : kHalfGroup;
   static constexpr bool kRounds = true;
   // FP8 kernels run as fast from DRAM as from L1 (their decode and encode
   // bound them); 16-bit ones are memory-bound.
@@ -54,6 +58,8 @@ struct NarrowCodec {
       out[0] = V::loadHalf(p);
     } else if constexpr (kFormat == Format::Bf16) {
       out[0] = V::asF(V::template shl<16>(V::loadU16(p)));
+    } else if constexpr (kBytes) {
+      fp8ToFloatByBytes<V, kFormat, kFormat == Format::E4m3 && kHalfScaled ? -8 : 0>(V::loadB(p), out);
     } else {
       V::halfToFloat(fp8ToHalf<V, kFormat>(V::loadI8ToH(p)), out);
       if constexpr (kFormat == Format::E4m3 && !kHalfScaled)
@@ -69,8 +75,15 @@ struct NarrowCodec {
 
   template <class Rounding>
   static void store(std::byte* p, const F* in, const Rounding& rounding, uint64_t index) {
-    if constexpr (!Rounding::kStochastic && kSize == 1 && requires { V::floatToHalfTowardZero(in); }) {
-      V::storeHAsU8(p, fp8NearestEvenViaHalf(in));
+    if constexpr (!Rounding::kStochastic && kBytes) {
+      F jammed[kGroup];
+      for (size_t g = 0; g < kGroup; ++g) jammed[g] = jammedAtHalfScale(in[g]);
+      V::storeB(p, halfToFp8NearestEvenBytes<V, kFormat>(V::floatToHalfTowardZero(jammed),
+                                                         V::floatToHalfTowardZero(jammed + kHalfGroup)));
+    } else if constexpr (!Rounding::kStochastic && kSize == 1 && requires { V::floatToHalfTowardZero(in); }) {
+      F jammed[kGroup];
+      for (size_t g = 0; g < kGroup; ++g) jammed[g] = jammedAtHalfScale(in[g]);
+      V::storeHAsU8(p, halfToFp8NearestEven<V, kFormat>(V::floatToHalfTowardZero(jammed)));
     } else if (!tryStochasticViaHalf(p, in, rounding, index)) {
       for (size_t g = 0; g < kGroup; ++g, p += V::kLanes * kSize, index += V::kLanes) {
         const F value = kHalfScaled ? V::mul(in[g], V::splatF(256.0f)) : in[g];
@@ -128,30 +141,29 @@ struct NarrowCodec {
         const auto random = V::bitAnd(rounding.bits(index + g * V::kLanes), V::splatU((1u << kDropped) - 1));
         adjusted[g] = V::asF(V::add(bits, random));
       }
-      if constexpr (kFormat == Format::Fp16)
+      if constexpr (kFormat == Format::Fp16) {
         V::storeHalfTowardZero(p, adjusted[0]);
-      else
-        V::storeHAsU8(p, halfToFp8TowardZero<V, kFormat>(V::floatToHalfTowardZero(adjusted)));
+      } else {
+        for (size_t g = 0; g < kGroup; g += kHalfGroup)
+          V::storeHAsU8(p + g * V::kLanes, halfToFp8TowardZero<V, kFormat>(V::floatToHalfTowardZero(adjusted + g)));
+      }
       return true;
     } else {
       return false;
     }
   }
-  // Truncates to fp16 with the hardware after jamming a sticky bit: FP32
-  // bit 21 - M (one below FP8's rounding bit) is set when any bit below it
-  // is. fp16 keeps that bit wherever FP8's result can be nonzero (FP8 drops
-  // at most 6 more bits than fp16 there, subnormals included), so the fp16
-  // bits below FP8's rounding bit are zero exactly when FP32's were: the
-  // nearest-even rounding to FP8 that follows is exact. E4M3 is scaled by
-  // 2^-8 to line its exponent up with fp16's (see fp8ToHalf).
-  static typename V::H fp8NearestEvenViaHalf(const F* in) {
+  // FP8 nearest even truncates to fp16 with the hardware after jamming a
+  // sticky bit: FP32 bit 21 - M (one below FP8's rounding bit) is set when
+  // any bit below it is. fp16 keeps that bit wherever FP8's result can be
+  // nonzero (FP8 drops at most 6 more bits than fp16 there, subnormals
+  // included), so the fp16 bits below FP8's rounding bit are zero exactly
+  // when FP32's were: the nearest-even rounding to FP8 that follows is
+  // exact. E4M3 is scaled by 2^-8 to line its exponent up with fp16's (see
+  // fp8ToHalf).
+  static F jammedAtHalfScale(F value) {
     constexpr uint32_t kJam = 1u << (21 - spec(kFormat).mantissaBits);
-    F jammed[kGroup];
-    for (size_t g = 0; g < kGroup; ++g) {
-      const F scaled = kFormat == Format::E4m3 && !kHalfScaled ? V::mul(in[g], V::splatF(0x1p-8f)) : in[g];
-      jammed[g] = V::asF(V::orIfAny(V::asU(scaled), V::splatU(kJam - 1), V::splatU(kJam)));
-    }
-    return halfToFp8NearestEven<V, kFormat>(V::floatToHalfTowardZero(jammed));
+    const F scaled = kFormat == Format::E4m3 && !kHalfScaled ? V::mul(value, V::splatF(0x1p-8f)) : value;
+    return V::asF(V::orIfAny(V::asU(scaled), V::splatU(kJam - 1), V::splatU(kJam)));
   }
 };
 

@@ -23,6 +23,8 @@ const KernelTable& kernelsFor(Isa isa) {
       return avx512Kernels();
     case Isa::Avx512Bf16:
       return avx512Bf16Kernels();
+    case Isa::Avx512Vbmi:
+      return avx512VbmiKernels();
   }
   throwInvalidArgument("isa", "is not an Isa");
 }

@@ -6,6 +6,8 @@
 // (see NarrowCodec, which picks).
 #pragma once
 
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 
 #include "device/kernels/formats.h"
@@ -39,6 +41,75 @@ typename V::H fp8ToHalf(typename V::H code) {
     // fp16's top exponent bit for NaN (an fp16 NaN; stores canonicalize NaN).
     const auto shifted = V::template shlH<7>(code);
     return V::bitXor(shifted, V::bitAnd(V::addH(shifted, V::splatH(0x80)), V::splatH(0x4000)));
+  }
+}
+
+// The bf16 bits (FP32's top 16) of an FP8 magnitude code's value x
+// 2^scaleExponent; NaN is 0x7FC0. Exact for every code (a constant
+// evaluation that is not fails to compile).
+template <Format kFormat>
+constexpr uint32_t fp8MagnitudeAsBf16(uint32_t magnitude, int scaleExponent) {
+  constexpr FormatSpec kSpec = spec(kFormat);
+  const uint32_t exponent = magnitude >> kSpec.mantissaBits;
+  const uint32_t fraction = magnitude & ((1u << kSpec.mantissaBits) - 1);
+  const bool topExponent = exponent == (1u << kSpec.exponentBits) - 1;
+  if (magnitude == kSpec.nanCode() || (kSpec.overflow == Overflow::Infinity && topExponent && fraction != 0))
+    return 0x7FC0;
+  if (kSpec.overflow == Overflow::Infinity && topExponent) return 0x7F80;
+  float value = static_cast<float>(exponent == 0 ? fraction : fraction | (1u << kSpec.mantissaBits));
+  for (int e = (exponent == 0 ? 1 : static_cast<int>(exponent)) - kSpec.bias - kSpec.mantissaBits + scaleExponent;
+       e != 0; e += e > 0 ? -1 : 1)
+    value = e > 0 ? value * 2 : value / 2;
+  const uint32_t bits = std::bit_cast<uint32_t>(value);
+  if ((bits & 0xFFFF) != 0) throw "an FP8 value that bf16 does not hold";
+  return bits >> 16;
+}
+
+// 64-byte tables and byte-permute indices for FP8 in byte lanes (V::B).
+struct ByteTable {
+  alignas(64) uint8_t bytes[128];
+};
+
+// Bytes `high` then `low` of each FP8 magnitude's bf16 bits.
+template <Format kFormat, int kScaleExponent>
+constexpr ByteTable fp8Bf16Bytes(bool high) {
+  ByteTable table{};
+  for (uint32_t m = 0; m < 128; ++m) {
+    const uint32_t bits = fp8MagnitudeAsBf16<kFormat>(m, kScaleExponent);
+    table.bytes[m] = static_cast<uint8_t>(high ? bits >> 8 : bits);
+  }
+  return table;
+}
+
+// Index i (of 64) picks byte f(i) of two vectors (0..127).
+template <class Fn>
+constexpr ByteTable byteIndex(Fn f) {
+  ByteTable table{};
+  for (uint32_t i = 0; i < 64; ++i) table.bytes[i] = static_cast<uint8_t>(f(i));
+  return table;
+}
+
+// 64 FP8 codes (byte lanes) to FP32 at their value x 2^kScaleExponent,
+// exactly, through bf16 (which holds every FP8 value): two table lookups
+// give each code's bf16 high byte (the sign ORed in) and low byte, two
+// permutes of those interleave them into words, and a shift or a mask
+// widens each word to FP32. Vector w of out holds elements 16w .. 16w + 15:
+// the first permute makes lane j's low word element j and its high word
+// element 16 + j, the second the same for 32 + j and 48 + j.
+template <class V, Format kFormat, int kScaleExponent>
+void fp8ToFloatByBytes(typename V::B codes, typename V::F* out) {
+  static constexpr ByteTable kHigh = fp8Bf16Bytes<kFormat, kScaleExponent>(true);
+  static constexpr ByteTable kLow = fp8Bf16Bytes<kFormat, kScaleExponent>(false);
+  static constexpr ByteTable kInterleave[2] = {
+      byteIndex([](uint32_t i) { return (i % 2) * 64 + (i % 4 / 2) * 16 + i / 4; }),
+      byteIndex([](uint32_t i) { return (i % 2) * 64 + (i % 4 / 2) * 16 + i / 4 + 32; })};
+  auto high = V::lookup128(kHigh.bytes, codes);
+  high = V::bitOr(high, V::bitAnd(codes, V::splatB(0x80)));
+  const auto low = V::lookup128(kLow.bytes, codes);
+  for (size_t w = 0; w < 2; ++w) {
+    const auto words = V::permute2(low, V::loadB(kInterleave[w].bytes), high);
+    out[2 * w] = V::asF(V::template shl<16>(words));
+    out[2 * w + 1] = V::asF(V::bitAnd(words, V::splatU(0xFFFF0000u)));
   }
 }
 
@@ -164,6 +235,42 @@ typename V::H halfToFp8NearestEven(typename V::H half) {
     auto code = V::minH(roundedAtBit8(magnitudeUp), splat((kSpec.largestMagnitudeCode() << 8) | 0xFF));
     code = V::bitOr(code, V::bitAnd(half, splat(0x8000)));
     return V::selectH(special, splat(kSpec.nanCode()), V::template shrH<8>(code));
+  }
+}
+
+// halfToFp8NearestEven() on 64 values at once, in byte lanes: h0 holds
+// elements 0..31, h1 32..63. Two permutes pick from each element's 16 bits
+// `kept`, the 8 bits the code keeps (E5M2: fp16's top byte, sign included;
+// E4M3: the 8 below the sign), and `rest`, the 8 below them (the rounding
+// bit on top, then sticky bits). The code rounds up when rest exceeds 0x80,
+// or reaches it with kept odd: when rest > 0x80 - (kept & 1), a table lookup.
+template <class V, Format kFormat>
+typename V::B halfToFp8NearestEvenBytes(typename V::H h0, typename V::H h1) {
+  constexpr FormatSpec kSpec = spec(kFormat);
+  static constexpr ByteTable kHighOfWords = byteIndex([](uint32_t i) { return 2 * i + 1; });
+  static constexpr ByteTable kLowOfWords = byteIndex([](uint32_t i) { return 2 * i; });
+  static constexpr ByteTable kThreshold = byteIndex([](uint32_t i) { return 0x80 - (i & 1); });
+  const auto highOfWords = V::loadB(kHighOfWords.bytes), lowOfWords = V::loadB(kLowOfWords.bytes);
+  const auto splat = [](uint8_t v) { return V::splatB(v); };
+  const auto roundedUp = [&](auto kept, auto rest) {
+    return V::addOneWhereB(V::greaterB(rest, V::lookup64(kThreshold.bytes, kept)), kept);
+  };
+  if constexpr (kFormat == Format::E5m2) {
+    const auto kept = V::permute2(h0, highOfWords, h1);
+    const auto rounded = roundedUp(kept, V::permute2(h0, lowOfWords, h1));
+    // Infinity stays (its rest is 0); NaN (the hardware's fp16 NaNs are
+    // quiet: kept's magnitude above 0x7C) becomes the canonical NaN.
+    return V::selectB(V::greaterB(V::bitAnd(kept, splat(0x7F)), splat(0x7C)), splat(kSpec.nanCode()), rounded);
+  } else {
+    static_assert(kFormat == Format::E4m3);
+    const auto up0 = V::template shlH<1>(h0), up1 = V::template shlH<1>(h1);
+    const auto kept = V::permute2(up0, highOfWords, up1);
+    const auto rounded = roundedUp(kept, V::permute2(up0, lowOfWords, up1));
+    // Saturate at 448 (fp16's exponent 16 and up), then the sign.
+    const auto sign = V::bitAnd(V::permute2(h0, highOfWords, h1), splat(0x80));
+    const auto code = V::bitOr(V::minB(rounded, splat(kSpec.largestMagnitudeCode())), sign);
+    // fp16's all-ones exponent: infinity or NaN, both NaN here.
+    return V::selectB(V::notBelowB(kept, splat(0xF8)), splat(kSpec.nanCode()), code);
   }
 }
 

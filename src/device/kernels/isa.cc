@@ -15,6 +15,7 @@ struct CpuFeatures {
   bool avx2 = false;    // with FMA, F16C and the OS saving YMM state
   bool avx512 = false;  // F, BW, DQ, VL, and the OS saving ZMM and mask state
   bool avx512bf16 = false;
+  bool avx512vbmi = false;  // avx512bf16 and VBMI (byte permutes)
 };
 
 bool bit(uint32_t word, int index) { return ((word >> index) & 1u) != 0; }
@@ -38,7 +39,9 @@ CpuFeatures detectCpuFeatures() {
   features.avx2 = bit(ebx, 5) && fma && f16c;
   features.avx512 =
       features.avx2 && (xcr0 & kZmmState) == kZmmState && bit(ebx, 16) && bit(ebx, 17) && bit(ebx, 30) && bit(ebx, 31);
+  const bool vbmi = bit(ecx, 1);
   if (features.avx512 && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) features.avx512bf16 = bit(eax, 5);
+  features.avx512vbmi = features.avx512bf16 && vbmi;
   return features;
 }
 
@@ -61,6 +64,8 @@ const char* isaName(Isa isa) {
       return "avx512";
     case Isa::Avx512Bf16:
       return "avx512bf16";
+    case Isa::Avx512Vbmi:
+      return "avx512vbmi";
   }
   return "unknown";
 }
@@ -76,6 +81,8 @@ bool isaSupported(Isa isa) {
       return features.avx512;
     case Isa::Avx512Bf16:
       return features.avx512bf16;
+    case Isa::Avx512Vbmi:
+      return features.avx512vbmi;
   }
   return false;
 }
@@ -83,7 +90,7 @@ bool isaSupported(Isa isa) {
 Isa chooseIsa() {
   const Isa best = bestSupportedIsa();
   const std::string wanted =
-      env::getChoice(kIsaEnvironmentVariable, isaName(best), {"scalar", "avx2", "avx512", "avx512bf16"});
+      env::getChoice(kIsaEnvironmentVariable, isaName(best), {"scalar", "avx2", "avx512", "avx512bf16", "avx512vbmi"});
   Isa isa = best;
   for (Isa candidate : kAllIsas)
     if (wanted == isaName(candidate)) isa = candidate;

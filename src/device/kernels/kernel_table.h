@@ -29,5 +29,6 @@ const KernelTable& scalarKernels();
 const KernelTable& avx2Kernels();
 const KernelTable& avx512Kernels();
 const KernelTable& avx512Bf16Kernels();
+const KernelTable& avx512VbmiKernels();
 
 }  // namespace trnccl::device::kernels

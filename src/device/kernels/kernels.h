@@ -69,9 +69,10 @@ struct ConvertArgs {
 };
 
 // Instruction-set paths; the best one the CPU has is chosen once at load
-// (TRNCCL_KERNEL_ISA=scalar|avx2|avx512|avx512bf16 may lower it).
-enum class Isa : uint8_t { Scalar, Avx2, Avx512, Avx512Bf16 };
-inline constexpr Isa kAllIsas[] = {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16};
+// (TRNCCL_KERNEL_ISA=scalar|avx2|avx512|avx512bf16|avx512vbmi may lower it).
+// Each one's CPU features include the previous one's.
+enum class Isa : uint8_t { Scalar, Avx2, Avx512, Avx512Bf16, Avx512Vbmi };
+inline constexpr Isa kAllIsas[] = {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::Avx512Vbmi};
 
 const char* isaName(Isa isa);
 bool isaSupported(Isa isa);  // this CPU can run it

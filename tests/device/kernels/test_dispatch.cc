@@ -22,6 +22,7 @@ TEST_CASE("kernels: ISA names, support and selection", "[kernels][isa]") {
   CHECK(std::string(isaName(Isa::Avx2)) == "avx2");
   CHECK(std::string(isaName(Isa::Avx512)) == "avx512");
   CHECK(std::string(isaName(Isa::Avx512Bf16)) == "avx512bf16");
+  CHECK(std::string(isaName(Isa::Avx512Vbmi)) == "avx512vbmi");
   CHECK(isaSupported(Isa::Scalar));
   CHECK(isaSupported(selectedIsa()));
   // Each ISA includes the ones before it.
