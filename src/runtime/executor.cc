@@ -5,7 +5,6 @@
 #include <new>
 #include <utility>
 
-#include "base/backoff.h"
 #include "base/datatype.h"
 #include "base/error.h"
 #include "base/log.h"
@@ -14,7 +13,6 @@
 namespace trnccl::runtime {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using algo::Step;
 using transport::Request;
 

@@ -36,6 +36,11 @@ void expect(bool condition, const std::string& message) {
   if (!condition) throw std::runtime_error(message);
 }
 
+void expectMentions(const std::string& message, const std::vector<std::string>& parts) {
+  for (const std::string& part : parts)
+    expect(message.find(part) != std::string::npos, "'" + message + "' does not mention '" + part + "'");
+}
+
 void drive(transport::Transport& transport, const std::vector<transport::Request*>& requests,
            std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -21,6 +21,8 @@ transport::Request makeRequest(int peer, transport::Tag tag, void* buffer, size_
 
 // Throws std::runtime_error(message) unless `condition`.
 void expect(bool condition, const std::string& message);
+// expect() that `message` contains each of `parts`.
+void expectMentions(const std::string& message, const std::vector<std::string>& parts);
 
 // progress() with the runtime's Backoff (spin, yield, wait()) until every
 // request is done; throws std::runtime_error after `timeout`.

@@ -8,8 +8,11 @@
 namespace trnccl::transport::shm {
 namespace {
 
-std::byte* bufferOf(std::byte* board, uint64_t call) { return board + (call & 1) * kBoardBufferBytes; }
-const std::byte* bufferOf(const std::byte* board, uint64_t call) { return board + (call & 1) * kBoardBufferBytes; }
+// The buffer of `call` (odd and even calls alternate), for the writer and readers.
+template <class Byte>
+Byte* bufferOf(Byte* board, uint64_t call) {
+  return board + (call & 1) * kBoardBufferBytes;
+}
 uint64_t load(const std::byte* buffer, size_t offset, std::memory_order order) {
   return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(const_cast<std::byte*>(buffer) + offset)).load(order);
 }

@@ -13,10 +13,11 @@ void ShmTransport::publish(uint64_t call, size_t bytes) {
 }
 
 const void* ShmTransport::peerBlock(int rank, uint64_t call, size_t bytes) {
-  if (rank < 0 || static_cast<size_t>(rank) >= peerOfRank_.size() || peerOfRank_[static_cast<size_t>(rank)] == nullptr)
+  const Peer* found = peerAt(rank);
+  if (found == nullptr)
     throwInvalidArgument("rank",
                          "is " + std::to_string(rank) + ", not a shared-memory peer of rank " + std::to_string(rank_));
-  const Peer& peer = *peerOfRank_[static_cast<size_t>(rank)];
+  const Peer& peer = *found;
   if (const std::byte* block = peer.link.board.block(call, bytes)) {
     if (rank == awaitedRank_) awaitedRank_ = -1;  // or wait() would never sleep again
     return block;

@@ -290,9 +290,9 @@ bool ShmTransport::advance(Pull& pull) {
 }
 
 bool ShmTransport::arrived(int rank, Tag tag) const {
-  if (rank < 0 || static_cast<size_t>(rank) >= peerOfRank_.size() || peerOfRank_[static_cast<size_t>(rank)] == nullptr)
-    return false;
-  const Peer& peer = *peerOfRank_[static_cast<size_t>(rank)];
+  const Peer* found = peerAt(rank);
+  if (found == nullptr) return false;
+  const Peer& peer = *found;
   if (findEarly(peer, tag) != kNotFound) return true;
   const auto message = peer.incoming.find(tag);
   return message != peer.incoming.end() && message->second.state == Incoming::State::Unexpected &&

@@ -36,13 +36,13 @@ ShmTransport::~ShmTransport() {
 }
 
 Peer& ShmTransport::peerOf(const Request& request, const char* operation) {
-  if (request.peer < 0 || static_cast<size_t>(request.peer) >= peerOfRank_.size() ||
-      peerOfRank_[static_cast<size_t>(request.peer)] == nullptr)
+  Peer* peer = peerAt(request.peer);
+  if (peer == nullptr)
     throwInvalidArgument("request.peer", "is " + std::to_string(request.peer) + ", not a shared-memory peer of rank " +
                                              std::to_string(rank_) + " (" + operation + ")");
   if (request.buffer == nullptr && request.bytes > 0)
     throwInvalidArgument("request.buffer", std::string("is NULL for a non-empty ") + operation);
-  return *peerOfRank_[static_cast<size_t>(request.peer)];
+  return *peer;
 }
 
 void ShmTransport::isend(Request& request) {
@@ -107,8 +107,7 @@ void ShmTransport::wait(std::chrono::microseconds maxWait) {
 }
 
 bool ShmTransport::anythingPublished() const {
-  if (awaitedRank_ >= 0 && peerOfRank_[static_cast<size_t>(awaitedRank_)]->link.board.published(awaitedCall_))
-    return true;
+  if (awaitedRank_ >= 0 && peerAt(awaitedRank_)->link.board.published(awaitedCall_)) return true;
   return std::any_of(peers_.begin(), peers_.end(),
                      [](const Peer& peer) { return !peer.broken && peer.link.fromPeer.published(); });
 }

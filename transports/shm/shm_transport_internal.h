@@ -216,6 +216,11 @@ class ShmTransport final : public Transport, public BlockBoard {
   const void* peerBlock(int rank, uint64_t call, size_t bytes) override;
 
  private:
+  // The peer of that rank; null for a rank that is not a peer.
+  Peer* peerAt(int rank) const {
+    return rank >= 0 && static_cast<size_t>(rank) < peerOfRank_.size() ? peerOfRank_[static_cast<size_t>(rank)]
+                                                                       : nullptr;
+  }
   Peer& peerOf(const Request& request, const char* operation);
   // Receiving.
   void drain(Peer& peer);

@@ -23,11 +23,6 @@ using transport::Tag;
 
 namespace {
 
-void expectMentions(const std::string& message, const std::vector<std::string>& parts) {
-  for (const std::string& part : parts)
-    expect(message.find(part) != std::string::npos, "'" + message + "' does not mention '" + part + "'");
-}
-
 // The error creating a lone rank's transport gives under `variable`=`value`.
 Error setupErrorWith(const char* variable, const std::string& value) {
   ScopedEnv provider("TRNCCL_OFI_PROVIDER", "tcp;ofi_rxm");

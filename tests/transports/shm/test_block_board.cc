@@ -25,11 +25,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void expectMentions(const std::string& message, const std::vector<std::string>& parts) {
-  for (const std::string& part : parts)
-    expect(message.find(part) != std::string::npos, "'" + message + "' does not mention '" + part + "'");
-}
-
 BlockBoard& boardOf(Transport& t) {
   BlockBoard* board = t.blockBoard();
   expect(board != nullptr, "the shm transport offers no block board");

@@ -49,11 +49,6 @@ std::vector<std::string> segmentsOf(const std::string& jobKey) {
   return names;
 }
 
-void expectMentions(const std::string& message, const std::vector<std::string>& parts) {
-  for (const std::string& part : parts)
-    expect(message.find(part) != std::string::npos, "'" + message + "' does not mention '" + part + "'");
-}
-
 // One message of `bytes` from rank 1 to rank 0, content checked.
 void sendOneToRankZero(int rank, Transport& t, size_t bytes, Tag tag) {
   std::vector<std::byte> buffer(bytes);

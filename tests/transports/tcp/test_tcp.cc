@@ -49,11 +49,6 @@ std::span<const std::byte> bytesOf(const FrameHeader& h, size_t count = sizeof(F
   return {reinterpret_cast<const std::byte*>(&h), count};
 }
 
-void expectMentions(const std::string& message, const std::vector<std::string>& parts) {
-  for (const std::string& part : parts)
-    expect(message.find(part) != std::string::npos, "'" + message + "' does not mention '" + part + "'");
-}
-
 // Forwards to the test channel, and runs `afterAllGather` on the endpoints
 // every rank published before the transport sees them.
 class PeekingOutOfBand : public transport::OutOfBand {
