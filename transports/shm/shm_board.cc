@@ -4,10 +4,23 @@
 
 namespace trnccl::transport::shm {
 
-void ShmTransport::publish(uint64_t call, size_t bytes) {
+namespace {
+
+void checkBlockBytes(size_t bytes) {
   if (bytes > kBoardBlockBytes)
     throwInvalidArgument("bytes",
                          "is " + std::to_string(bytes) + "; a block holds at most " + std::to_string(kBoardBlockBytes));
+}
+
+}  // namespace
+
+void* ShmTransport::ownBlock(uint64_t call, size_t bytes) {
+  checkBlockBytes(bytes);
+  return connections_.board.block(call, bytes);
+}
+
+void ShmTransport::publish(uint64_t call, size_t bytes) {
+  checkBlockBytes(bytes);
   connections_.board.publish(call, bytes);
   for (Peer& peer : peers_) peer.link.doorbell.ringIfSleeping();
 }

@@ -211,7 +211,7 @@ class ShmTransport final : public Transport, public BlockBoard {
 
   // BlockBoard (shm_board.cc).
   size_t blockBytes() const override { return kBoardBlockBytes; }
-  void* ownBlock(uint64_t call, size_t bytes) override { return connections_.board.block(call, bytes); }
+  void* ownBlock(uint64_t call, size_t bytes) override;
   void publish(uint64_t call, size_t bytes) override;
   const void* peerBlock(int rank, uint64_t call, size_t bytes) override;
 

@@ -107,6 +107,12 @@ TEST_CASE("shm block board: a block of another length is InvalidUsage, a corrupt
     expectMentions(e.what(), {"rank 1 corrupted its shared-memory block board", "call 7"});
     e = errorFrom([&] { board.peerBlock(0, 1, 10); });
     expect(e.code() == trncclInvalidArgument, std::string("own rank: got ") + e.what());
+    const size_t tooLong = board.blockBytes() + 1;
+    e = errorFrom([&] { board.ownBlock(5, tooLong); });
+    expect(e.code() == trncclInvalidArgument, std::string("ownBlock of a block too long: got ") + e.what());
+    expectMentions(e.what(), {"bytes", "at most"});
+    e = errorFrom([&] { board.publish(5, tooLong); });
+    expect(e.code() == trncclInvalidArgument, std::string("publish of a block too long: got ") + e.what());
     oob.barrier();
   }));
 }
