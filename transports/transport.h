@@ -113,8 +113,13 @@ class BlockBoard {
   virtual size_t blockBytes() const = 0;  // the largest block
   // Where this rank writes its block of `call`, `bytes` long, before publish().
   virtual void* ownBlock(uint64_t call, size_t bytes) = 0;
-  // Makes the block visible, `bytes` long, and wakes peers waiting for it.
+  // Makes the block visible, `bytes` long.
   virtual void publish(uint64_t call, size_t bytes) = 0;
+  // Wakes the peers that sleep waiting for a block: call it after publish()
+  // and before waiting for theirs. Separate, so that a caller can do other
+  // work while its block travels: the fence that orders the block before
+  // the sleepers' flags waits for that transfer.
+  virtual void wakePeers() = 0;
   // `rank`'s block of `call` once published, else null. Throws trnccl::Error:
   // trncclInvalidUsage when it is not `bytes` long (the ranks disagree on
   // the call), trncclRemoteError when the peer corrupted its board.

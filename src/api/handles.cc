@@ -7,17 +7,17 @@
 #include <unordered_set>
 
 #include "api/guard.h"
+#include "base/asymmetric_fence.h"
 #include "base/error.h"
 
 namespace trnccl::api {
 
-// Live communicators and how many calls hold each, read without a lock: every
-// C call holds its communicator, so a mutex here was the API's largest
-// per-call cost. A slot is never freed (only reused once empty and unheld),
-// so a reader may look at any slot at any time.
+// Live communicators, read without a lock: every C call looks its
+// communicator up, so a mutex here was the API's largest per-call cost. A
+// slot is never freed (only reused once empty), so a reader may look at any
+// slot at any time.
 struct CommSlot {
   std::atomic<trncclComm_t> comm{nullptr};
-  std::atomic<int> holds{0};
 };
 
 namespace {
@@ -40,6 +40,65 @@ struct Registry {
   }
 };
 
+// The communicators each thread's C calls hold now: one list per thread
+// (hazard pointers), so that a hold writes only its own thread's list, with
+// no locked instruction, and a destroy or abort (rare) reads every list. A
+// list is never freed: a thread that ends hands it to the next new thread.
+struct HoldList {
+  static constexpr int kDepth = 8;  // C calls one thread is inside at once (a destroy: 1)
+  std::atomic<trncclComm_t> held[kDepth] = {};
+  int depth = 0;  // its thread's own
+  std::atomic<bool> taken{true};
+  HoldList* next = nullptr;
+};
+
+class HoldLists {
+ public:
+  HoldList& take() {
+    for (HoldList* l = head_.load(std::memory_order_acquire); l != nullptr; l = l->next) {
+      bool free = false;
+      if (l->taken.compare_exchange_strong(free, true)) return *l;
+    }
+    auto* l = new HoldList;
+    l->next = head_.load(std::memory_order_relaxed);
+    while (!head_.compare_exchange_weak(l->next, l)) {
+    }
+    return *l;
+  }
+  // How many holds on `comm` all threads have now.
+  int holdsOf(trncclComm_t comm) const {
+    int holds = 0;
+    for (const HoldList* l = head_.load(std::memory_order_acquire); l != nullptr; l = l->next)
+      for (const auto& h : l->held) holds += h.load(std::memory_order_relaxed) == comm ? 1 : 0;
+    return holds;
+  }
+
+ private:
+  std::atomic<HoldList*> head_{nullptr};
+};
+
+HoldLists& holdLists() {
+  static auto* lists = new HoldLists;  // never destroyed, as the registries
+  return *lists;
+}
+
+HoldList& threadHolds() {
+  struct Owner {
+    HoldList& list = holdLists().take();
+    ~Owner() { list.taken.store(false, std::memory_order_release); }
+  };
+  thread_local Owner owner;
+  return owner.list;
+}
+
+// Whether a C call of this thread holds `comm`: then it is live.
+bool heldByThisThread(trncclComm_t comm) {
+  const HoldList& mine = threadHolds();
+  for (int i = 0; i < mine.depth; ++i)
+    if (mine.held[i].load(std::memory_order_relaxed) == comm) return true;
+  return false;
+}
+
 class CommRegistry {
  public:
   // The slot holding `comm`, or null; lock-free.
@@ -57,7 +116,7 @@ class CommRegistry {
     const size_t used = used_.load(std::memory_order_relaxed);
     for (size_t i = 0; i < used; ++i) {
       CommSlot& s = slot(i);
-      if (s.comm.load(std::memory_order_relaxed) == nullptr && s.holds.load() == 0) {
+      if (s.comm.load(std::memory_order_relaxed) == nullptr) {
         s.comm.store(comm, std::memory_order_release);
         return;
       }
@@ -69,20 +128,20 @@ class CommRegistry {
     used_.store(used + 1, std::memory_order_release);
   }
 
-  // Takes `comm` out (false if it is not live), then waits until the slot's
-  // holds are down to `callerHolds`.
+  // Takes `comm` out (false if it is not live), then waits until the holds
+  // on it are down to `callerHolds`.
   bool remove(trncclComm_t comm, int callerHolds) {
-    CommSlot* s = nullptr;
     {
       std::lock_guard lock(mutex_);
-      s = find(comm);
+      CommSlot* s = find(comm);
       if (s == nullptr) return false;
-      // seq_cst: a hold's increment and this store are ordered one way or
-      // the other, so either the hold sees the slot empty or we see the hold.
       s->comm.store(nullptr);
     }
+    // Pairs with CommHold's light fence: either the hold sees the slot empty
+    // or we see the hold.
+    heavyFence();
     // Rare (destroy, abort) and may wait for a blocked call: poll, backing off.
-    for (auto pause = std::chrono::microseconds(1); s->holds.load() > callerHolds;
+    for (auto pause = std::chrono::microseconds(1); holdLists().holdsOf(comm) > callerHolds;
          pause = std::min(pause * 2, std::chrono::microseconds(1000)))
       std::this_thread::sleep_for(pause);
     return true;
@@ -121,23 +180,30 @@ void retireComm(trncclComm_t comm, int callerHolds) {
 
 CommHold::CommHold(trncclComm_t comm) {
   if (comm == nullptr) return;
-  CommSlot* s = comms().find(comm);
-  if (s == nullptr) return;
-  s->holds.fetch_add(1);         // seq_cst, before the check below: see CommRegistry::remove
-  if (s->comm.load() != comm) {  // retired meanwhile: not held
-    s->holds.fetch_sub(1);
+  HoldList& mine = threadHolds();
+  // Deeper nesting than any C call makes: not held, as a dead handle.
+  if (mine.depth == HoldList::kDepth) return;
+  std::atomic<trncclComm_t>& entry = mine.held[mine.depth];
+  entry.store(comm, std::memory_order_relaxed);
+  lightFence();                         // the hold before the check below: see CommRegistry::remove
+  if (comms().find(comm) == nullptr) {  // not live, or retired meanwhile: not held
+    entry.store(nullptr, std::memory_order_relaxed);
     return;
   }
-  slot_ = s;
+  ++mine.depth;
+  held_ = &entry;
 }
 
 CommHold::~CommHold() {
-  if (slot_ != nullptr) slot_->holds.fetch_sub(1, std::memory_order_release);
+  if (held_ == nullptr) return;
+  held_->store(nullptr, std::memory_order_release);
+  --threadHolds().depth;
 }
 
 core::Communicator& liveComm(trncclComm_t comm, const char* argument) {
   if (comm == nullptr) throwInvalidArgument(argument, "is NULL");
-  if (!isLive(comm)) throwInvalidArgument(argument, "is not a live communicator (destroyed, or never created)");
+  if (!heldByThisThread(comm) && !isLive(comm))
+    throwInvalidArgument(argument, "is not a live communicator (destroyed, or never created)");
   return *comm->impl;
 }
 

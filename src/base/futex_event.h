@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include "base/asymmetric_fence.h"
 #include "base/backoff.h"
 
 namespace trnccl {
@@ -29,21 +30,23 @@ class FutexEvent {
       backoff.pause([&](std::chrono::microseconds maxWait) {
         const uint32_t epoch = epoch_.load(std::memory_order_acquire);
         sleepers_.fetch_add(1, std::memory_order_seq_cst);
+        heavyFence();  // pairs with notify()'s light fence
         if (!ready()) futexWait(epoch_, epoch, maxWait);
         sleepers_.fetch_sub(1, std::memory_order_relaxed);
       });
     }
   }
 
-  // One fence and a load when nobody sleeps (every call's turn ends here).
+  // A light fence and a load when nobody sleeps (every call's turn ends
+  // here); a sleeper pays a heavy fence as it goes to sleep.
   void notify() {
     // Pairs with the sleeper's increment: either it sees the new state in
     // ready(), or we see it counted and change the epoch it sleeps on.
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    lightFence();
     notifyFenced();
   }
-  // notify() for a caller that has fenced (seq_cst) since it made ready()
-  // true, so that two events changed together share one fence.
+  // notify() for a caller that has fenced (lightFence() or stronger) since it
+  // made ready() true, so that two events changed together share one fence.
   void notifyFenced() {
     if (sleepers_.load(std::memory_order_relaxed) == 0) return;
     epoch_.fetch_add(1, std::memory_order_release);

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <thread>
 
+#include "base/asymmetric_fence.h"
 #include "base/datatype.h"
 #include "base/error.h"
 #include "base/fnv1a.h"
@@ -257,7 +258,10 @@ void Communicator::inTurn(uint64_t ticket, Body&& body) {
     checkUsable();  // throws: giving up means aborted or failed
     throwError(trncclInternalError, "lost the communicator's turn");
   }
-  running_.fetch_add(1);
+  // A store, as turns never overlap; the light fence orders it before
+  // checkUsable()'s loads, against revoke()'s heavy fence.
+  running_.store(1, std::memory_order_relaxed);
+  lightFence();
   struct FinishTurn {
     Communicator& comm;
     ~FinishTurn() {
@@ -300,7 +304,10 @@ void Communicator::runCollective(const CollectiveCall& c) {
   algo::CollectiveArgs a = c.args;
   a.layout = &placement_->layout();
   Diagnostics::Op op(*diagnostics_, Diagnostics::collectiveInfo(a, c.sequence));
-  if (config_.checkCalls) callChecker_.check(a, c.sequence);  // first: before a refusal could differ by rank
+  if (config_.checkCalls) {  // first: before a refusal could differ by rank
+    op.begin();              // the check waits for every rank
+    callChecker_.check(a, c.sequence);
+  }
   // A step carries at most the slices the executor keeps in flight.
   a.maxStepElements = static_cast<size_t>(config_.window) * (config_.sliceBytes / typeSize(a.type));
   const algo::Schedule& schedule = schedules_.find(a, [&] {
@@ -320,12 +327,15 @@ void Communicator::runCollective(const CollectiveCall& c) {
   call.what = algo::collectiveName(a.collective);
   call.sequence = c.sequence;
   if (c.preMul) call.preMulScalar = c.preMul->address();
+  if (runsOneShot(schedule, c)) {
+    oneShot_.post(schedule, call);
+    op.running(schedule.algorithm);  // while this rank's block travels
+    oneShot_.complete(schedule, call);
+    return;
+  }
   op.running(schedule.algorithm);
   emulateLaunch(schedule);
-  if (runsOneShot(schedule, c))
-    oneShot_.run(schedule, call);
-  else
-    executor_.run(schedule, call);
+  executor_.run(schedule, call);
 }
 
 // A mesh all-reduce runs one-shot over the block board when it fits one. Not
@@ -396,6 +406,7 @@ void Communicator::revoke() {
   fail(trncclRemoteError, "the communicator was revoked (trncclCommRevoke)");  // queued work gives up its turn
   trncclResult_t running = trncclSuccess;
   stop_.compare_exchange_strong(running, trncclRemoteError);  // an abort stays an abort
+  heavyFence();  // either a turn starting now sees the failure, or we see it running
   transports_->interrupt();
   const auto deadline = std::chrono::steady_clock::now() + config_.timeout;
   if (!pendingChanged_.wait([&] { return pending_.load() == 0 && running_.load() == 0; },

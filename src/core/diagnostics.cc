@@ -67,18 +67,31 @@ runtime::OpInfo Diagnostics::collectiveInfo(const algo::CollectiveArgs& args, ui
 
 Diagnostics::Op::Op(Diagnostics& d, const runtime::OpInfo& info)
     : d_(d), info_(info), exceptions_(std::uncaught_exceptions()) {
-  if (d_.recorder_) d_.recorder_->begin(info);
   if (d_.trace_) began_ = runtime::readTicks();
+}
+
+void Diagnostics::Op::begin() {
+  if (d_.recorder_ && !recorded_) d_.recorder_->begin(info_);
+  recorded_ = true;
 }
 
 void Diagnostics::Op::running(const char* algorithm) {
   algorithm_ = algorithm;
-  if (d_.recorder_) d_.recorder_->running(algorithm);
+  if (d_.recorder_) {
+    if (recorded_)
+      d_.recorder_->running(algorithm);
+    else
+      d_.recorder_->begin(info_, algorithm);
+  }
+  recorded_ = true;
 }
 
 Diagnostics::Op::~Op() {
   const bool failed = std::uncaught_exceptions() > exceptions_;
-  if (d_.recorder_) d_.recorder_->finish(!failed);
+  if (d_.recorder_) {
+    begin();
+    d_.recorder_->finish(!failed);
+  }
   if (d_.trace_) {
     runtime::TraceEvent e;
     e.kind = runtime::TraceKind::Collective;

@@ -31,13 +31,17 @@ class Diagnostics {
   runtime::TraceBuffer* trace() { return trace_.get(); }
 
   // One operation, from its turn to its end: recorded as done, or as failed
-  // if it ends by an exception.
+  // if it ends by an exception. The flight recorder sees it from begin() or
+  // running(), whichever comes first (an operation that ends before either
+  // is recorded as it ends): the bookkeeping then falls where the caller has
+  // time for it (the one-shot all-reduce's block in flight).
   class Op {
    public:
     Op(Diagnostics& d, const runtime::OpInfo& info);
     ~Op();
     Op(const Op&) = delete;
     Op& operator=(const Op&) = delete;
+    void begin();  // before anything that may block before running()
     void running(const char* algorithm);
 
    private:
@@ -46,6 +50,7 @@ class Diagnostics {
     const char* algorithm_ = "";
     uint64_t began_ = 0;
     int exceptions_;
+    bool recorded_ = false;  // the recorder has begun it
   };
   static runtime::OpInfo collectiveInfo(const algo::CollectiveArgs& args, uint64_t sequence);
 

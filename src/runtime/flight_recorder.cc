@@ -45,7 +45,7 @@ FlightRecorder::FlightRecorder(size_t capacity) : capacity_(capacity), slots_(ne
 
 FlightRecorder::~FlightRecorder() = default;
 
-void FlightRecorder::begin(const OpInfo& info) {
+void FlightRecorder::begin(const OpInfo& info, const char* algorithm) {
   const uint64_t ordinal = recorded_.load(std::memory_order_relaxed);
   Slot& s = slots_[ordinal % capacity_];
   s.open();
@@ -57,11 +57,11 @@ void FlightRecorder::begin(const OpInfo& info) {
   s.type.store(info.type, r);
   s.op.store(info.op, r);
   s.root.store(info.root, r);
-  s.algorithm.store("", r);
+  s.algorithm.store(algorithm ? algorithm : "", r);
   s.waitPeer.store(-1, r);
   s.waitStep.store(-1, r);
   s.waitReceiving.store(0, r);
-  s.state.store(static_cast<uint8_t>(OpState::Issued), r);
+  s.state.store(static_cast<uint8_t>(algorithm ? OpState::Running : OpState::Issued), r);
   s.issued.store(readTicks(), r);
   s.waitingSince.store(0, r);
   s.ended.store(0, r);

@@ -59,7 +59,8 @@ class FlightRecorder {
   const TickClock& clock() const { return clock_; }
 
   // The writer's side, in the order an operation goes through them.
-  void begin(const OpInfo& info);
+  // With `algorithm`: begun and running at once.
+  void begin(const OpInfo& info, const char* algorithm = nullptr);
   void running(const char* algorithm);
   void waiting(int peer, int64_t step, bool receiving);  // blocked on a peer
   void resumed();                                        // progress again: the wait is cleared

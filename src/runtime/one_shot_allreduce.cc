@@ -27,20 +27,41 @@ bool OneShotAllReduce::fits(const algo::Schedule& schedule) const {
   return b != nullptr && schedule.count <= b->blockBytes() / typeSize(schedule.type);
 }
 
-void OneShotAllReduce::run(const algo::Schedule& schedule, const Call& call) {
-  const uint64_t began = ctx_.trace ? readTicks() : 0;
+void OneShotAllReduce::post(const algo::Schedule& schedule, const Call& call) {
+  postedAt_ = ctx_.trace ? readTicks() : 0;
   transport::BlockBoard& b = *board();
   const uint64_t k = ++calls_;
   const size_t bytes = schedule.count * typeSize(schedule.type);
   void* own = b.ownBlock(k, bytes);
   ctx_.device->dma().copy(own, call.buffers[algo::kSend], bytes);
   b.publish(k, bytes);
-
-  const int n = ctx_.nranks;
-  sources_.assign(static_cast<size_t>(n), nullptr);
+  sources_.assign(static_cast<size_t>(ctx_.nranks), nullptr);
   sources_[static_cast<size_t>(ctx_.rank)] = own;
+}
+
+void OneShotAllReduce::complete(const algo::Schedule& schedule, const Call& call) {
+  transport::BlockBoard& b = *board();
+  const uint64_t k = calls_;
+  const size_t bytes = schedule.count * typeSize(schedule.type);
+  const int n = ctx_.nranks;
   int missing = n - 1, firstMissing = 0;
+  // Everything but the wait comes before wakePeers(), whose fence waits
+  // for this rank's block to reach the peers.
+  device::kernels::ReduceArgs args;
+  args.dst = call.buffers[algo::kRecv];
+  args.srcs = sources_.data();
+  args.nsrcs = n;
+  args.count = schedule.count;
+  args.type = schedule.type;
+  args.op = schedule.op;
+  args.avgDivisor = schedule.op == trncclAvg ? static_cast<uint64_t>(n) : 1;
+  args.rounding.kind = ctx_.rounding;
+  args.rounding.seed = ctx_.seed;
+  // The key the executor gives mesh's reduction, its schedule's last step.
+  if (ctx_.rounding == device::kernels::Rounding::Stochastic)
+    args.rounding.call = call.tagBase | (schedule.stepCount() - 1);
   IdleWait wait(ctx_, call, schedule.algorithm);
+  b.wakePeers();
   auto blockedOn = [&] {
     WaitTarget t;
     t.peer = firstMissing;
@@ -76,25 +97,12 @@ void OneShotAllReduce::run(const algo::Schedule& schedule, const Call& call) {
     wait.idle(blockedOn, what);
   }
 
-  device::kernels::ReduceArgs args;
-  args.dst = call.buffers[algo::kRecv];
-  args.srcs = sources_.data();
-  args.nsrcs = n;
-  args.count = schedule.count;
-  args.type = schedule.type;
-  args.op = schedule.op;
-  args.avgDivisor = schedule.op == trncclAvg ? static_cast<uint64_t>(n) : 1;
-  args.rounding.kind = ctx_.rounding;
-  args.rounding.seed = ctx_.seed;
-  // The key the executor gives mesh's reduction, its schedule's last step.
-  if (ctx_.rounding == device::kernels::Rounding::Stochastic)
-    args.rounding.call = call.tagBase | (schedule.stepCount() - 1);
   ctx_.device->vector().reduce(args);
 
   if (ctx_.trace) {
     TraceEvent e;
     e.kind = TraceKind::Step;
-    e.begin = began;
+    e.begin = postedAt_;
     e.end = readTicks();
     e.amount = schedule.count;
     ctx_.trace->add(e);

@@ -27,8 +27,13 @@ class OneShotAllReduce {
   // `schedule`'s buffer fits.
   bool fits(const algo::Schedule& schedule) const;
   // Runs `schedule`'s all-reduce (its count, type and op) on the call's
-  // kSend and kRecv buffers. Throws trnccl::Error as the executor does.
-  void run(const algo::Schedule& schedule, const Call& call);
+  // kSend and kRecv buffers in two parts: post() publishes this rank's
+  // block, complete() waits for the peers' blocks and reduces them. The
+  // caller may do its own bookkeeping in between, while the block travels
+  // (on 2 ranks that time is otherwise spent waiting). complete() throws
+  // trnccl::Error as the executor does.
+  void post(const algo::Schedule& schedule, const Call& call);
+  void complete(const algo::Schedule& schedule, const Call& call);
 
  private:
   transport::BlockBoard* board() const;
@@ -36,6 +41,7 @@ class OneShotAllReduce {
   const ExecutorContext& ctx_;
   uint64_t calls_ = 0;                // the board's call numbers: the same on every rank
   std::vector<const void*> sources_;  // by rank: the blocks reduced
+  uint64_t postedAt_ = 0;             // for the trace: when post() began
 };
 
 }  // namespace trnccl::runtime

@@ -27,8 +27,9 @@ void Doorbell::ring() {
     futex(&word_->sequence, FUTEX_WAKE, INT_MAX, nullptr);
 }
 
-void Doorbell::ringIfSleeping() {
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // the work before `sleepers`
+void Doorbell::fenceBeforeRinging() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+void Doorbell::ringIfSleepingFenced() {
   if (std::atomic_ref<uint32_t>(word_->sleepers).load(std::memory_order_relaxed) != 0) ring();
 }
 

@@ -36,7 +36,13 @@ class Doorbell {
   uint32_t sequence() const;
   void ring();
   // After publishing work that the sleeper's `arrived` looks for.
-  void ringIfSleeping();
+  void ringIfSleeping() {
+    fenceBeforeRinging();
+    ringIfSleepingFenced();
+  }
+  // ringIfSleeping() in two parts, so that one fence serves several doorbells.
+  static void fenceBeforeRinging();  // the work before `sleepers`
+  void ringIfSleepingFenced();
   // Sleep until the sequence moves away from `seen`, or maxWait passes,
   // unless `arrived()` (called once registered as a sleeper) finds work.
   template <class Arrived>

@@ -22,7 +22,11 @@ void* ShmTransport::ownBlock(uint64_t call, size_t bytes) {
 void ShmTransport::publish(uint64_t call, size_t bytes) {
   checkBlockBytes(bytes);
   connections_.board.publish(call, bytes);
-  for (Peer& peer : peers_) peer.link.doorbell.ringIfSleeping();
+}
+
+void ShmTransport::wakePeers() {
+  Doorbell::fenceBeforeRinging();  // one fence for every peer's doorbell
+  for (Peer& peer : peers_) peer.link.doorbell.ringIfSleepingFenced();
 }
 
 const void* ShmTransport::peerBlock(int rank, uint64_t call, size_t bytes) {

@@ -213,6 +213,7 @@ class ShmTransport final : public Transport, public BlockBoard {
   size_t blockBytes() const override { return kBoardBlockBytes; }
   void* ownBlock(uint64_t call, size_t bytes) override;
   void publish(uint64_t call, size_t bytes) override;
+  void wakePeers() override;
   const void* peerBlock(int rank, uint64_t call, size_t bytes) override;
 
  private:

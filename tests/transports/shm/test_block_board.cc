@@ -65,6 +65,7 @@ TEST_CASE("shm block board: every rank reads every other rank's block of every c
       const size_t bytes = bytesOf(call);
       fillPattern(board.ownBlock(call, bytes), bytes, rank, -1, call);
       board.publish(call, bytes);
+      board.wakePeers();
       for (int q = 0; q < n; ++q) {
         if (q == rank) continue;
         const std::string mismatch = patternMismatch(awaitBlock(*t, q, call, bytes), bytes, q, -1, call);
@@ -132,7 +133,10 @@ TEST_CASE("shm block board: a rank waiting for the block of a peer that exits ge
   CHECK(results[1].signal == SIGKILL);
 }
 
-TEST_CASE("shm block board: wait() wakes when the block that peerBlock() found missing is published", "[shm][board]") {
+TEST_CASE(
+    "shm block board: wait() wakes when the block that peerBlock() found missing is published and wakePeers() is "
+    "called",
+    "[shm][board]") {
   const std::string jobKey = uniqueJobKey("shm-board-wake");
   requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
     auto t = transport::createShmTransport(optionsFor(oob, jobKey));
@@ -142,6 +146,7 @@ TEST_CASE("shm block board: wait() wakes when the block that peerBlock() found m
       std::this_thread::sleep_for(std::chrono::milliseconds(100));  // let rank 0 fall asleep first
       std::memset(board.ownBlock(1, 4), 2, 4);
       board.publish(1, 4);
+      board.wakePeers();
       oob.barrier();
       return;
     }
