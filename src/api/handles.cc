@@ -20,6 +20,18 @@ struct CommSlot {
   std::atomic<trncclComm_t> comm{nullptr};
 };
 
+// The communicators each thread's C calls hold now: one list per thread
+// (hazard pointers), so that a hold writes only its own thread's list, with
+// no locked instruction, and a destroy or abort (rare) reads every list. A
+// list is never freed: a thread that ends hands it to the next new thread.
+struct HoldList {
+  static constexpr int kDepth = 8;  // C calls one thread is inside at once (a destroy: 1)
+  std::atomic<trncclComm_t> held[kDepth] = {};
+  int depth = 0;  // its thread's own
+  std::atomic<bool> taken{true};
+  HoldList* next = nullptr;
+};
+
 namespace {
 
 template <class Handle>
@@ -38,18 +50,6 @@ struct Registry {
     std::lock_guard<std::mutex> lock(mutex);
     return live.count(h) != 0;
   }
-};
-
-// The communicators each thread's C calls hold now: one list per thread
-// (hazard pointers), so that a hold writes only its own thread's list, with
-// no locked instruction, and a destroy or abort (rare) reads every list. A
-// list is never freed: a thread that ends hands it to the next new thread.
-struct HoldList {
-  static constexpr int kDepth = 8;  // C calls one thread is inside at once (a destroy: 1)
-  std::atomic<trncclComm_t> held[kDepth] = {};
-  int depth = 0;  // its thread's own
-  std::atomic<bool> taken{true};
-  HoldList* next = nullptr;
 };
 
 class HoldLists {
@@ -89,14 +89,6 @@ HoldList& threadHolds() {
   };
   thread_local Owner owner;
   return owner.list;
-}
-
-// Whether a C call of this thread holds `comm`: then it is live.
-bool heldByThisThread(trncclComm_t comm) {
-  const HoldList& mine = threadHolds();
-  for (int i = 0; i < mine.depth; ++i)
-    if (mine.held[i].load(std::memory_order_relaxed) == comm) return true;
-  return false;
 }
 
 class CommRegistry {
@@ -191,19 +183,17 @@ CommHold::CommHold(trncclComm_t comm) {
     return;
   }
   ++mine.depth;
-  held_ = &entry;
+  list_ = &mine;
 }
 
 CommHold::~CommHold() {
-  if (held_ == nullptr) return;
-  held_->store(nullptr, std::memory_order_release);
-  --threadHolds().depth;
+  if (list_ == nullptr) return;
+  list_->held[--list_->depth].store(nullptr, std::memory_order_release);
 }
 
 core::Communicator& liveComm(trncclComm_t comm, const char* argument) {
   if (comm == nullptr) throwInvalidArgument(argument, "is NULL");
-  if (!heldByThisThread(comm) && !isLive(comm))
-    throwInvalidArgument(argument, "is not a live communicator (destroyed, or never created)");
+  if (!isLive(comm)) throwInvalidArgument(argument, "is not a live communicator (destroyed, or never created)");
   return *comm->impl;
 }
 

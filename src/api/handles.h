@@ -2,7 +2,6 @@
 // ones, so that a destroyed or made-up handle is a clear error, not a crash.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,6 +34,7 @@ void retireComm(trncclComm_t comm, int callerHolds);
 // A C entry point's hold on a live communicator handle for the length of the
 // call, so that a destroy or abort from another thread cannot free it under
 // the call. A handle that is not live is not held.
+struct HoldList;
 class CommHold {
  public:
   explicit CommHold(trncclComm_t comm);
@@ -43,7 +43,7 @@ class CommHold {
   CommHold& operator=(const CommHold&) = delete;
 
  private:
-  std::atomic<trncclComm_t>* held_ = nullptr;  // this thread's entry
+  HoldList* list_ = nullptr;  // this thread's, when held (its top entry)
 };
 // The communicator behind `comm`, which must be live (throws InvalidArgument
 // naming `argument`).

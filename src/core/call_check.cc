@@ -8,12 +8,13 @@
 #include "base/rank_list.h"
 
 namespace trnccl::core {
-namespace {
 
 bool rooted(algo::Collective c) {
   return c == algo::Collective::Broadcast || c == algo::Collective::Reduce || c == algo::Collective::Gather ||
          c == algo::Collective::Scatter;
 }
+
+namespace {
 
 std::string describe(const CallFingerprint& f) {
   if (f.magic != kFingerprintMagic) return "something that is not a trnccl call fingerprint";

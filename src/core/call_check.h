@@ -29,6 +29,8 @@ struct CallFingerprint {
 inline constexpr uint32_t kFingerprintMagic = 0x4b434843;  // "CHCK"
 
 CallFingerprint fingerprintOf(const algo::CollectiveArgs& args, uint64_t sequence);
+// Whether the collective has a root (broadcast, reduce, gather, scatter).
+bool rooted(algo::Collective c);
 
 // Empty when every rank's fingerprint is the same; otherwise one line naming
 // the groups of ranks and what each called, and the fields that differ, the

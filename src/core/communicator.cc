@@ -308,9 +308,10 @@ void Communicator::runCollective(const CollectiveCall& c) {
     op.begin();              // the check waits for every rank
     callChecker_.check(a, c.sequence);
   }
-  // A step carries at most the slices the executor keeps in flight.
-  a.maxStepElements = static_cast<size_t>(config_.window) * (config_.sliceBytes / typeSize(a.type));
   const algo::Schedule& schedule = schedules_.find(a, [&] {
+    // A step carries at most the slices the executor keeps in flight (the
+    // same for every call of a type: not part of the cache's key).
+    a.maxStepElements = static_cast<size_t>(config_.window) * (config_.sliceBytes / typeSize(a.type));
     const algo::Algorithm& algorithm = choose(a);
     TRNCCL_TRACE("rank %d: %s of %zu x %s uses %s", rank_, algo::collectiveName(a.collective), a.count,
                  typeName(a.type), algorithm.name());
@@ -331,11 +332,12 @@ void Communicator::runCollective(const CollectiveCall& c) {
     oneShot_.post(schedule, call);
     op.running(schedule.algorithm);  // while this rank's block travels
     oneShot_.complete(schedule, call);
-    return;
+  } else {
+    op.running(schedule.algorithm);
+    emulateLaunch(schedule);
+    executor_.run(schedule, call);
   }
-  op.running(schedule.algorithm);
-  emulateLaunch(schedule);
-  executor_.run(schedule, call);
+  op.succeeded();
 }
 
 // A mesh all-reduce runs one-shot over the block board when it fits one. Not
@@ -393,6 +395,7 @@ void Communicator::runP2P(const std::vector<P2PCall>& calls) {
   Diagnostics::Op op(*diagnostics_, info);
   op.running("p2p");
   executor_.run(algo::buildP2P(rank_, nranks_, ops), call);
+  op.succeeded();
 }
 
 void Communicator::abort() {

@@ -59,14 +59,12 @@ runtime::OpInfo Diagnostics::collectiveInfo(const algo::CollectiveArgs& args, ui
   info.collective = algo::collectiveName(args.collective);
   info.count = args.count;
   info.type = args.type;
-  const CallFingerprint f = fingerprintOf(args, sequence);  // knows which calls reduce and which are rooted
-  info.op = f.op == 0xff ? -1 : f.op;
-  info.root = f.rooted ? f.root : -1;
+  info.op = algo::reduces(args.collective) ? static_cast<int>(args.op) : -1;
+  info.root = rooted(args.collective) ? args.root : -1;
   return info;
 }
 
-Diagnostics::Op::Op(Diagnostics& d, const runtime::OpInfo& info)
-    : d_(d), info_(info), exceptions_(std::uncaught_exceptions()) {
+Diagnostics::Op::Op(Diagnostics& d, const runtime::OpInfo& info) : d_(d), info_(info) {
   if (d_.trace_) began_ = runtime::readTicks();
 }
 
@@ -87,7 +85,7 @@ void Diagnostics::Op::running(const char* algorithm) {
 }
 
 Diagnostics::Op::~Op() {
-  const bool failed = std::uncaught_exceptions() > exceptions_;
+  const bool failed = !succeeded_;
   if (d_.recorder_) {
     begin();
     d_.recorder_->finish(!failed);

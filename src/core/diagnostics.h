@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <exception>
 #include <memory>
 #include <string>
 
@@ -30,8 +29,8 @@ class Diagnostics {
   runtime::FlightRecorder* recorder() { return recorder_.get(); }
   runtime::TraceBuffer* trace() { return trace_.get(); }
 
-  // One operation, from its turn to its end: recorded as done, or as failed
-  // if it ends by an exception. The flight recorder sees it from begin() or
+  // One operation, from its turn to its end: recorded as done if succeeded()
+  // was called, else (an exception ends it) as failed. The flight recorder sees it from begin() or
   // running(), whichever comes first (an operation that ends before either
   // is recorded as it ends): the bookkeeping then falls where the caller has
   // time for it (the one-shot all-reduce's block in flight).
@@ -43,14 +42,15 @@ class Diagnostics {
     Op& operator=(const Op&) = delete;
     void begin();  // before anything that may block before running()
     void running(const char* algorithm);
+    void succeeded() { succeeded_ = true; }
 
    private:
     Diagnostics& d_;
     runtime::OpInfo info_;
     const char* algorithm_ = "";
     uint64_t began_ = 0;
-    int exceptions_;
     bool recorded_ = false;  // the recorder has begun it
+    bool succeeded_ = false;
   };
   static runtime::OpInfo collectiveInfo(const algo::CollectiveArgs& args, uint64_t sequence);
 

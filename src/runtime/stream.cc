@@ -95,10 +95,6 @@ trncclResult_t Stream::query() const {
   return error_;
 }
 
-bool TurnTaker::waitTurn(uint64_t ticket, const std::function<bool()>& giveUp) {
-  return changed_.wait([&] { return serving_.load(std::memory_order_acquire) == ticket; }, giveUp);
-}
-
 void TurnTaker::finishTurn() {
   // Only the turn's holder moves serving_ on: a store, not a read-modify-write.
   serving_.store(serving_.load(std::memory_order_relaxed) + 1, std::memory_order_release);

@@ -52,7 +52,10 @@ class TurnTaker {
  public:
   uint64_t take() { return next_.fetch_add(1, std::memory_order_relaxed); }  // in program order
   // Blocks until it is `ticket`'s turn; false if `giveUp` says so first.
-  bool waitTurn(uint64_t ticket, const std::function<bool()>& giveUp);
+  template <class GiveUp>
+  bool waitTurn(uint64_t ticket, GiveUp&& giveUp) {
+    return changed_.wait([&] { return serving_.load(std::memory_order_acquire) == ticket; }, giveUp);
+  }
   void finishTurn();
 
  private:
