@@ -48,8 +48,10 @@ void reduceBlock(SourceAt sourceAt, int nsrcs, std::byte* out, const Op& op, con
     for (size_t u = 0; u < kVectors; ++u) acc[u] = op.combine(acc[u], x[u]);
   }
   for (size_t u = 0; u < kVectors; ++u) acc[u] = op.finish(acc[u]);
+  typename Rounding::Word random[kVectors];
+  rounding.template words<kVectors>(index, random);
   for (size_t u = 0; u < kVectors; u += Dst::kGroup)
-    Dst::store(out + u * V::kLanes * Dst::kSize, acc + u, rounding, index + u * V::kLanes);
+    Dst::template store<Rounding::kStochastic>(out + u * V::kLanes * Dst::kSize, acc + u, random + u);
 }
 
 // How far ahead kernels with more than two sources prefetch each source
