@@ -31,8 +31,12 @@ auto withFormat(Format format, Fn fn) {
 // little-endian.
 template <Format kFormat, bool kStochastic>
 uint32_t encodeOne(float value, uint32_t randomWord) {
+  using Codec = NarrowCodec<simd::Scalar, kFormat>;
   std::byte bytes[2] = {};
-  NarrowCodec<simd::Scalar, kFormat>::template store<kStochastic>(bytes, &value, &randomWord);
+  if constexpr (kStochastic)
+    Codec::template storeRoundingStochastically<1>(bytes, &value, &randomWord);
+  else
+    Codec::store(bytes, &value);
   return simd::loadAs<uint16_t>(bytes);
 }
 

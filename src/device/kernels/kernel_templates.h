@@ -48,10 +48,13 @@ void reduceBlock(SourceAt sourceAt, int nsrcs, std::byte* out, const Op& op, con
     for (size_t u = 0; u < kVectors; ++u) acc[u] = op.combine(acc[u], x[u]);
   }
   for (size_t u = 0; u < kVectors; ++u) acc[u] = op.finish(acc[u]);
-  typename Rounding::Word random[kVectors];
-  rounding.template words<kVectors>(index, random);
-  for (size_t u = 0; u < kVectors; u += Dst::kGroup)
-    Dst::template store<Rounding::kStochastic>(out + u * V::kLanes * Dst::kSize, acc + u, random + u);
+  if constexpr (Rounding::kStochastic) {
+    typename V::U random[kVectors];
+    rounding.template words<kVectors>(index, random);
+    Dst::template storeRoundingStochastically<kVectors>(out, acc, random);
+  } else {
+    for (size_t u = 0; u < kVectors; u += Dst::kGroup) Dst::store(out + u * V::kLanes * Dst::kSize, acc + u);
+  }
 }
 
 // How far ahead kernels with more than two sources prefetch each source
@@ -79,11 +82,12 @@ void runBlocksOf(const Job& job, const Op& op, const Rounding& rounding) {
   // destinations (bf16 and fp16 sums of two sources at 64 MiB about 33 ->
   // 45-50 GB/s). They measured slower for 32- and 64-bit ones (fp32, int32,
   // fp64 about 40 -> 33 GB/s; why is not known) and for the compute-bound
-  // kernels: FP8 (as fast from DRAM as from L1; e5m2 about 26 -> 23) and
-  // stochastic rounding (bf16 about 33 -> 30). (The scalar ISA's blocks are
-  // not whole lines.)
-  constexpr bool kMayStream =
-      Dst::kSize == 2 && !Src::kComputeBound && !Rounding::kStochastic && kBlock * Dst::kSize % 64 == 0;
+  // kernels: FP8 (as fast from DRAM as from L1; e5m2 about 26 -> 23).
+  // Stochastic rounding streams too since its random bits cost a hash per
+  // pair of elements (rounding.h): bf16 sums of two sources at 64 MiB about
+  // 35 -> 43 GB/s, fp16 31 -> 37 (with one hash per element it measured
+  // slower). (The scalar ISA's blocks are not whole lines.)
+  constexpr bool kMayStream = Dst::kSize == 2 && !Src::kComputeBound && kBlock * Dst::kSize % 64 == 0;
   if constexpr (kMayStream) {
     const size_t touchedBytes = job.count * (static_cast<size_t>(job.nsrcs) * Src::kSize + Dst::kSize);
     if (streams(job.dst, job.nsrcs, touchedBytes))

@@ -25,9 +25,6 @@ namespace {
 
 struct RoundNearestEven {
   static constexpr bool kStochastic = false;
-  using Word = uint32_t;  // none are drawn
-  template <size_t kVectors>
-  void words(uint64_t, Word*) const {}
 };
 
 // lowbias32 (Chris Wellons' hash-prospector): a bijective 32-bit mix.
