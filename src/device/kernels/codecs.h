@@ -95,7 +95,12 @@ struct NarrowCodec {
   static void storeRoundingStochastically(std::byte* p, const F* in, const typename V::U* random) {
     static_assert(kVectors % kGroup == 0);
     if constexpr (kStochasticViaHalf) {
-      if (!tryStochasticViaHalf<kVectors>(p, in, random)) encodeStochasticallyOutOfLine<kVectors>(p, in, random);
+      if (tryStochasticViaHalf<kVectors>(p, in, random)) return;
+      // Copies, so that the caller's arrays need not live in memory.
+      F values[kVectors];
+      typename V::U words[kVectors];
+      for (size_t v = 0; v < kVectors; ++v) values[v] = in[v], words[v] = random[v];
+      encodeStochasticallyOutOfLine<kVectors>(p, values, words);
     } else {
       encodeStochastically<kVectors>(p, in, random);
     }
