@@ -66,15 +66,10 @@ void reduceBlock(SourceAt sourceAt, int nsrcs, std::byte* out, const Op& op, con
 // FP8 sources with nearest even prefetch 384 bytes ahead: 8-source sums at
 // 64 MiB measured about 0.82 -> 0.87 of STREAM add on the byte-lane path
 // (avx512vbmi) against 256, while 128, 448 and 512 bytes were slower (0.65
-// at 128 and 512), and so were blocks of eight vectors (0.54). 16-bit
-// sources with nearest even prefetch 192 bytes ahead: 8-source fp16 sums at
-// 64 MiB measured about 0.80 -> 0.845 of STREAM add against 256 (medians of
-// 8 alternating runs, 30.5 -> 31.1 GB/s), while 128, 384 and 512 were no
-// better or slower (0.70-0.73 at 384 and 512).
+// at 128 and 512), and so were blocks of eight vectors (0.54).
 template <class Rounding, class Src>
 inline constexpr size_t kPrefetchBytes = Rounding::kStochastic ? 1024
                                          : Src::kSize == 1     ? 384
-                                         : Src::kSize == 2     ? 192
                                                                : 256;
 
 template <size_t kVectors, class V, class Src, class Dst, class Op, class Rounding>
