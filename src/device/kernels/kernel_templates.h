@@ -66,7 +66,9 @@ void reduceBlock(SourceAt sourceAt, int nsrcs, std::byte* out, const Op& op, con
 // FP8 sources with nearest even prefetch 384 bytes ahead: 8-source sums at
 // 64 MiB measured about 0.82 -> 0.87 of STREAM add on the byte-lane path
 // (avx512vbmi) against 256, while 128, 448 and 512 bytes were slower (0.65
-// at 128 and 512), and so were blocks of eight vectors (0.54).
+// at 128 and 512), and so were blocks of eight vectors (0.54). 192 bytes
+// for 16-bit sources measured within noise for 8-source sums and 5-10%
+// slower for 8-source PreMulSum (issue 19, fifth pass).
 template <class Rounding, class Src>
 inline constexpr size_t kPrefetchBytes = Rounding::kStochastic ? 1024
                                          : Src::kSize == 1     ? 384
