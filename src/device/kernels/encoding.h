@@ -121,13 +121,13 @@ void fp8ToFloatByBytes(typename V::B codes, typename V::F* out) {
 // bf16 conversion there, and a shorter fallback inlined into the loop made
 // 8-source bf16 sums at 64 MiB about 10% slower on Zen 4.
 template <class V, Format kFormat>
-typename V::U encodeStochasticInFp32Range(typename V::F value, typename V::U randomBits) {
+typename V::U encodeStochasticInFp32Range(typename V::F value, typename V::U randomWord) {
   using U = typename V::U;
   constexpr FormatSpec kSpec = spec(kFormat);
   constexpr int kShift = 23 - kSpec.mantissaBits;
   static_assert(kSpec.bias == 127 && kSpec.overflow == Overflow::Infinity);
   const U bits = V::asU(value);
-  const U rounded = V::template shr<kShift>(V::add(bits, V::bitAnd(randomBits, V::splatU((1u << kShift) - 1))));
+  const U rounded = V::template shr<kShift>(V::add(bits, V::template shr<32 - kShift>(randomWord)));
   const U magnitude = V::bitAnd(bits, V::splatU(~kFp32SignBit));
   return V::select(V::lessThan(V::splatU(kFp32Infinity), magnitude), V::splatU(kSpec.nanCode()), rounded);
 }
@@ -138,12 +138,12 @@ typename V::U encodeStochasticInFp32Range(typename V::F value, typename V::U ran
 // exponent by themselves. Round-to-nearest-even and stochastic rounding
 // differ only in the addend:
 //   nearest even: half an ulp - 1, plus 1 when the kept part is odd;
-//   stochastic:   the low `shift` random bits.
+//   stochastic:   the random word's top `shift` bits (rounding.h).
 // Normal range: the FP32 bits re-biased to the format's exponent, shift 23-M.
 // Subnormal range: the significand (implicit bit included), shifted by 23-M
 // plus how far the exponent lies below the format's minimum.
 template <class V, Format kFormat, bool kStochastic>
-typename V::U encodeInIntegers(typename V::F value, typename V::U randomBits) {
+typename V::U encodeInIntegers(typename V::F value, typename V::U randomWord) {
   using U = typename V::U;
   constexpr FormatSpec kSpec = spec(kFormat);
   constexpr uint32_t kM = kSpec.mantissaBits;
@@ -166,8 +166,8 @@ typename V::U encodeInIntegers(typename V::F value, typename V::U randomBits) {
     const U subnormalShift = V::sub(V::splatU(151 - kM - kBias), V::maxU(exponent, one));
     const U maxShift = V::splatU(31);
     if constexpr (kStochastic) {
-      // There are 32 random bits: a longer shift drops its excess first (the
-      // probability of rounding up is then exact to 2^-31).
+      // A shift beyond the word's 32 bits drops its excess first (the
+      // probability of rounding up stays within the 16 random bits' 2^-16).
       significand = V::shrv(significand, V::sub(V::maxU(subnormalShift, maxShift), maxShift));
     }
     // Capping the shift at 31 keeps nearest-even exact: a significand below
@@ -180,7 +180,7 @@ typename V::U encodeInIntegers(typename V::F value, typename V::U randomBits) {
   const U unit = V::shlv(one, shift);  // weight of the last kept bit
   U addend;
   if constexpr (kStochastic) {
-    addend = V::bitAnd(randomBits, V::sub(unit, one));
+    addend = V::shrv(randomWord, V::sub(V::splatU(32), shift));
   } else {
     const U halfMinusOne = V::sub(V::template shr<1>(unit), one);
     addend = V::add(halfMinusOne, V::bitAnd(V::shrv(kept, shift), one));
@@ -197,11 +197,11 @@ typename V::U encodeInIntegers(typename V::F value, typename V::U randomBits) {
 // FP32 to the format's codes, rounded once (nearest even, or stochastically
 // with the random bits).
 template <class V, Format kFormat, bool kStochastic>
-typename V::U encode(typename V::F value, typename V::U randomBits) {
+typename V::U encode(typename V::F value, typename V::U randomWord) {
   if constexpr (kStochastic && spec(kFormat).bias == 127)
-    return encodeStochasticInFp32Range<V, kFormat>(value, randomBits);
+    return encodeStochasticInFp32Range<V, kFormat>(value, randomWord);
   else
-    return encodeInIntegers<V, kFormat, kStochastic>(value, randomBits);
+    return encodeInIntegers<V, kFormat, kStochastic>(value, randomWord);
 }
 
 // Rounds fp16 bits to FP8 (nearest even): E5M2 keeps the top 8 bits, E4M3
@@ -238,6 +238,11 @@ typename V::H halfToFp8NearestEven(typename V::H half) {
   }
 }
 
+// Byte i of two 16-bit-lane vectors (0..127): the high, or the low, byte of
+// their word i.
+inline constexpr ByteTable kHighBytesOfWords = byteIndex([](uint32_t i) { return 2 * i + 1; });
+inline constexpr ByteTable kLowBytesOfWords = byteIndex([](uint32_t i) { return 2 * i; });
+
 // halfToFp8NearestEven() on 64 values at once, in byte lanes: h0 holds
 // elements 0..31, h1 32..63. Two permutes pick from each element's 16 bits
 // `kept`, the 8 bits the code keeps (E5M2: fp16's top byte, sign included;
@@ -247,10 +252,8 @@ typename V::H halfToFp8NearestEven(typename V::H half) {
 template <class V, Format kFormat>
 typename V::B halfToFp8NearestEvenBytes(typename V::H h0, typename V::H h1) {
   constexpr FormatSpec kSpec = spec(kFormat);
-  static constexpr ByteTable kHighOfWords = byteIndex([](uint32_t i) { return 2 * i + 1; });
-  static constexpr ByteTable kLowOfWords = byteIndex([](uint32_t i) { return 2 * i; });
   static constexpr ByteTable kThreshold = byteIndex([](uint32_t i) { return 0x80 - (i & 1); });
-  const auto highOfWords = V::loadB(kHighOfWords.bytes), lowOfWords = V::loadB(kLowOfWords.bytes);
+  const auto highOfWords = V::loadB(kHighBytesOfWords.bytes), lowOfWords = V::loadB(kLowBytesOfWords.bytes);
   const auto splat = [](uint8_t v) { return V::splatB(v); };
   const auto roundedUp = [&](auto kept, auto rest) {
     return V::addOneWhereB(V::greaterB(rest, V::lookup64(kThreshold.bytes, kept)), kept);
@@ -284,6 +287,22 @@ typename V::H halfToFp8TowardZero(typename V::H half) {
     static_assert(kFormat == Format::E4m3);
     const auto magnitude = V::template shrH<7>(V::bitAnd(half, V::splatH(0x7FFF)));
     return V::bitOr(magnitude, V::bitAnd(V::template shrH<8>(half), V::splatH(0x80)));
+  }
+}
+
+// halfToFp8TowardZero() on 64 values at once, in byte lanes (h0 elements
+// 0..31, h1 32..63): E5M2 is each word's high byte; E4M3 the 8 bits below
+// the sign (its magnitude: bit 14 is 0 within the format's range) with the
+// sign ORed in.
+template <class V, Format kFormat>
+typename V::B halfToFp8TowardZeroBytes(typename V::H h0, typename V::H h1) {
+  const auto highOfWords = V::loadB(kHighBytesOfWords.bytes);
+  if constexpr (kFormat == Format::E5m2) {
+    return V::permute2(h0, highOfWords, h1);
+  } else {
+    static_assert(kFormat == Format::E4m3);
+    const auto magnitude = V::permute2(V::template shlH<1>(h0), highOfWords, V::template shlH<1>(h1));
+    return V::bitOr(magnitude, V::bitAnd(V::permute2(h0, highOfWords, h1), V::splatB(0x80)));
   }
 }
 

@@ -6,7 +6,6 @@
 
 #include "base/error.h"
 #include "device/kernels/codecs.h"
-#include "device/kernels/rounding.h"
 #include "device/kernels/simd/scalar.h"
 
 namespace trnccl::device::kernels {
@@ -28,18 +27,16 @@ auto withFormat(Format format, Fn fn) {
   throwInvalidArgument("format", "is not a narrow floating-point format");
 }
 
-// Stochastic rounding with the caller's random bits.
-struct GivenRandomBits {
-  static constexpr bool kStochastic = true;
-  uint32_t word;
-  uint32_t bits(uint64_t) const { return word; }
-};
-
-// The code of `value` stored with `rounding`, read back little-endian.
-template <Format kFormat, class Rounding>
-uint32_t encodeOne(float value, const Rounding& rounding) {
+// The code of `value` stored (stochastically with randomWord), read back
+// little-endian.
+template <Format kFormat, bool kStochastic>
+uint32_t encodeOne(float value, uint32_t randomWord) {
+  using Codec = NarrowCodec<simd::Scalar, kFormat>;
   std::byte bytes[2] = {};
-  NarrowCodec<simd::Scalar, kFormat>::store(bytes, &value, rounding, 0);
+  if constexpr (kStochastic)
+    Codec::template storeRoundingStochastically<1>(bytes, &value, &randomWord);
+  else
+    Codec::store(bytes, &value);
   return simd::loadAs<uint16_t>(bytes);
 }
 
@@ -71,11 +68,11 @@ float decode(Format format, uint32_t code) {
 }
 
 uint32_t encodeNearestEven(Format format, float value) {
-  return withFormat(format, [value](auto f) { return encodeOne<f.value>(value, RoundNearestEven{}); });
+  return withFormat(format, [value](auto f) { return encodeOne<f.value, false>(value, 0); });
 }
 
-uint32_t encodeStochastic(Format format, float value, uint32_t randomBits) {
-  return withFormat(format, [=](auto f) { return encodeOne<f.value>(value, GivenRandomBits{randomBits}); });
+uint32_t encodeStochastic(Format format, float value, uint32_t randomWord) {
+  return withFormat(format, [=](auto f) { return encodeOne<f.value, true>(value, randomWord); });
 }
 
 }  // namespace trnccl::device::kernels

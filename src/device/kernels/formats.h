@@ -77,7 +77,9 @@ float decode(Format format, uint32_t code);
 // Round to nearest, ties to even.
 uint32_t encodeNearestEven(Format format, float value);
 
-// Stochastic rounding with the given 32 random bits.
-uint32_t encodeStochastic(Format format, float value, uint32_t randomBits);
+// Stochastic rounding with the given random word: a rounding that drops s
+// bits adds its top s bits (word >> (32 - s)) below the kept ones. The
+// kernels' words have 16 random bits on top, zeros below (rounding.h).
+uint32_t encodeStochastic(Format format, float value, uint32_t randomWord);
 
 }  // namespace trnccl::device::kernels

@@ -48,8 +48,13 @@ void reduceBlock(SourceAt sourceAt, int nsrcs, std::byte* out, const Op& op, con
     for (size_t u = 0; u < kVectors; ++u) acc[u] = op.combine(acc[u], x[u]);
   }
   for (size_t u = 0; u < kVectors; ++u) acc[u] = op.finish(acc[u]);
-  for (size_t u = 0; u < kVectors; u += Dst::kGroup)
-    Dst::store(out + u * V::kLanes * Dst::kSize, acc + u, rounding, index + u * V::kLanes);
+  if constexpr (Rounding::kStochastic) {
+    typename V::U random[kVectors];
+    rounding.template words<kVectors>(index, random);
+    Dst::template storeRoundingStochastically<kVectors>(out, acc, random);
+  } else {
+    for (size_t u = 0; u < kVectors; u += Dst::kGroup) Dst::store(out + u * V::kLanes * Dst::kSize, acc + u);
+  }
 }
 
 // How far ahead kernels with more than two sources prefetch each source
@@ -61,7 +66,9 @@ void reduceBlock(SourceAt sourceAt, int nsrcs, std::byte* out, const Op& op, con
 // FP8 sources with nearest even prefetch 384 bytes ahead: 8-source sums at
 // 64 MiB measured about 0.82 -> 0.87 of STREAM add on the byte-lane path
 // (avx512vbmi) against 256, while 128, 448 and 512 bytes were slower (0.65
-// at 128 and 512), and so were blocks of eight vectors (0.54).
+// at 128 and 512), and so were blocks of eight vectors (0.54). 192 bytes
+// for 16-bit sources measured within noise for 8-source sums and 5-10%
+// slower for 8-source PreMulSum (issue 19, fifth pass).
 template <class Rounding, class Src>
 inline constexpr size_t kPrefetchBytes = Rounding::kStochastic ? 1024
                                          : Src::kSize == 1     ? 384
@@ -77,11 +84,12 @@ void runBlocksOf(const Job& job, const Op& op, const Rounding& rounding) {
   // destinations (bf16 and fp16 sums of two sources at 64 MiB about 33 ->
   // 45-50 GB/s). They measured slower for 32- and 64-bit ones (fp32, int32,
   // fp64 about 40 -> 33 GB/s; why is not known) and for the compute-bound
-  // kernels: FP8 (as fast from DRAM as from L1; e5m2 about 26 -> 23) and
-  // stochastic rounding (bf16 about 33 -> 30). (The scalar ISA's blocks are
-  // not whole lines.)
-  constexpr bool kMayStream =
-      Dst::kSize == 2 && !Src::kComputeBound && !Rounding::kStochastic && kBlock * Dst::kSize % 64 == 0;
+  // kernels: FP8 (as fast from DRAM as from L1; e5m2 about 26 -> 23).
+  // Stochastic rounding streams too since its random bits cost a hash per
+  // pair of elements (rounding.h): bf16 sums of two sources at 64 MiB about
+  // 35 -> 43 GB/s, fp16 31 -> 37 (with one hash per element it measured
+  // slower). (The scalar ISA's blocks are not whole lines.)
+  constexpr bool kMayStream = Dst::kSize == 2 && !Src::kComputeBound && kBlock * Dst::kSize % 64 == 0;
   if constexpr (kMayStream) {
     const size_t touchedBytes = job.count * (static_cast<size_t>(job.nsrcs) * Src::kSize + Dst::kSize);
     if (streams(job.dst, job.nsrcs, touchedBytes))

@@ -17,8 +17,10 @@ namespace {
 constexpr size_t kCount = 4096 + 61;
 constexpr int kSourceCounts[] = {1, 2, 3, 8};
 constexpr int kMaxSources = 8;
-// Stochastic rounding's element index crosses 2^32 inside the buffer.
-constexpr uint64_t kFirstIndex = (uint64_t{1} << 32) - 1000;
+// Stochastic rounding's element index crosses 2^33 inside the buffer (where
+// the high word of the pairs that share a hash changes, rounding.h), from an
+// odd index (pairs split across vectors).
+constexpr uint64_t kFirstIndex = (uint64_t{1} << 33) - 1001;
 
 RoundingMode roundingMode(Rounding kind) {
   RoundingMode mode;

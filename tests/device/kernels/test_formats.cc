@@ -93,13 +93,20 @@ TEST_CASE("kernels: round-to-nearest-even of random FP32 values matches the refe
 }
 
 TEST_CASE("kernels: stochastic encoding picks one of the two neighbours by the random bits", "[kernels][formats]") {
-  // 1 + 1/4 ulp in fp16: rounds up when the low 13 random bits reach 3/4 of 2^13.
+  // 1 + 1/4 ulp in fp16: rounds up when the word's top 13 bits reach 3/4 of 2^13.
   const float x = 1.0f + 0x1p-12f;
   CHECK(encodeStochastic(Format::Fp16, x, 0) == 0x3C00);
-  CHECK(encodeStochastic(Format::Fp16, x, 0x17FF) == 0x3C00);
-  CHECK(encodeStochastic(Format::Fp16, x, 0x1800) == 0x3C01);
-  CHECK(encodeStochastic(Format::Fp16, x, 0xFFFFE000) == 0x3C00);     // only the low 13 bits count
-  CHECK(encodeStochastic(Format::Fp16, -x, 0x1800) == 0xBC01);        // magnitude rounds up
+  CHECK(encodeStochastic(Format::Fp16, x, 0xBFFFFFFF) == 0x3C00);
+  CHECK(encodeStochastic(Format::Fp16, x, 0xC0000000) == 0x3C01);
+  CHECK(encodeStochastic(Format::Fp16, x, 0x0007FFFF) == 0x3C00);   // only the top 13 bits count
+  CHECK(encodeStochastic(Format::Fp16, -x, 0xC0000000) == 0xBC01);  // magnitude rounds up
+  // bf16 drops 16 bits: 1 + 1/4 ulp rounds up from the word's top 16 bits' 0xC000.
+  const float y = 1.0f + 0x1p-9f;
+  CHECK(encodeStochastic(Format::Bf16, y, 0xBFFFFFFF) == 0x3F80);
+  CHECK(encodeStochastic(Format::Bf16, y, 0xC0000000) == 0x3F81);
+  // e5m2 drops 21 bits: 1 + 1/4 ulp (2^-4) rounds up from the top 21 bits' 3/4.
+  CHECK(encodeStochastic(Format::E5m2, 1.0f + 0x1p-4f, 0xBFFFF800) == 0x3C);
+  CHECK(encodeStochastic(Format::E5m2, 1.0f + 0x1p-4f, 0xC0000000) == 0x3D);
   CHECK(encodeStochastic(Format::Fp16, 1.0f, 0xFFFFFFFF) == 0x3C00);  // exact stays exact
   CHECK(encodeStochastic(Format::E4m3, 460.0f, 0xFFFFFFFF) == 0x7E);  // 480 saturates, no NaN
   CHECK(encodeStochastic(Format::E5m2, 57344.0f + 4096.0f, 0xFFFFFFFF) == 0x7C);

@@ -89,8 +89,9 @@ TEST_CASE("kernels: stochastic rounding depends only on seed, call and element i
 }
 
 // The definition of the random bits (docs/kernels.md), written out here:
-// key = splitmix64(seed ^ splitmix64(call)); element i's word is
-// lowbias32(low(i) ^ lowbias32(high(i) ^ key.high) ^ key.low).
+// key = splitmix64(seed ^ splitmix64(call)); element i's 16 bits are half
+// (i & 1) (the low half for even i) of
+// lowbias32(low(i / 2) ^ lowbias32(high(i / 2) ^ key.high) ^ key.low).
 uint64_t splitmix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -106,27 +107,35 @@ uint32_t lowbias32(uint32_t x) {
   return x ^ (x >> 16);
 }
 
-uint32_t randomWord(uint64_t seed, uint64_t call, uint64_t index) {
+uint32_t randomBits(uint64_t seed, uint64_t call, uint64_t index) {
   const uint64_t key = splitmix64(seed ^ splitmix64(call));
   const auto keyLow = static_cast<uint32_t>(key), keyHigh = static_cast<uint32_t>(key >> 32);
-  return lowbias32(static_cast<uint32_t>(index) ^ lowbias32(static_cast<uint32_t>(index >> 32) ^ keyHigh) ^ keyLow);
+  const uint64_t pair = index / 2;
+  const uint32_t hash =
+      lowbias32(static_cast<uint32_t>(pair) ^ lowbias32(static_cast<uint32_t>(pair >> 32) ^ keyHigh) ^ keyLow);
+  return index % 2 == 0 ? hash & 0xFFFF : hash >> 16;
 }
 
 TEST_CASE("kernels: stochastic rounding's random bits are the documented hash of seed, call and index",
           "[kernels][stochastic]") {
-  // fp16 1 + 2^-12 (a quarter ulp) rounds up exactly when the word's low 13
-  // bits reach 0x1800. The indices cross 2^32, where the high word changes
-  // inside a vector.
+  // fp16 1 + 2^-12 (a quarter ulp) rounds up exactly when the element's top
+  // 13 random bits reach 0x1800. The calls start at odd and even indices
+  // (the pairs split across vectors or not) and cross 2^32 (the pair's low
+  // word's top bit) and 2^33 (where the pair's high word changes inside a
+  // vector).
   const float x = 1.0f + 0x1p-12f;
-  const uint64_t seed = 0xC0FFEE, call = 12345, first = (uint64_t{1} << 32) - 40;
+  const uint64_t seed = 0xC0FFEE, call = 12345;
   const size_t n = 100;
-  for (Isa isa : supportedIsas()) {
-    INFO(isaName(isa));
-    const std::vector<uint16_t> codes = convertCopies(isa, trncclFloat16, x, n, stochastic(seed, call, first));
-    for (size_t i = 0; i < n; ++i) {
-      const bool up = (randomWord(seed, call, first + i) & 0x1FFFu) >= 0x1800u;
-      INFO("index " << first + i);
-      REQUIRE(codes[i] == (up ? 0x3C01 : 0x3C00));
+  for (uint64_t first :
+       {uint64_t{0}, uint64_t{7}, (uint64_t{1} << 32) - 41, (uint64_t{1} << 33) - 40, (uint64_t{1} << 33) - 41}) {
+    for (Isa isa : supportedIsas()) {
+      INFO(isaName(isa) << " first index " << first);
+      const std::vector<uint16_t> codes = convertCopies(isa, trncclFloat16, x, n, stochastic(seed, call, first));
+      for (size_t i = 0; i < n; ++i) {
+        const bool up = (randomBits(seed, call, first + i) >> 3) >= 0x1800u;
+        INFO("index " << first + i);
+        REQUIRE(codes[i] == (up ? 0x3C01 : 0x3C00));
+      }
     }
   }
 }

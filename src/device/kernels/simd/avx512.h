@@ -12,6 +12,17 @@
 namespace trnccl::device::kernels::simd {
 namespace {
 
+// vpermt2w indices for Avx512::wordsOnTop: word 2j + 1 (a 32-bit lane's
+// top half) picks word first + 16 * half + j.
+struct WordIndex {
+  alignas(64) uint16_t words[32];
+};
+constexpr WordIndex wordsOnTopIndex(uint16_t first, uint16_t half) {
+  WordIndex index{};
+  for (uint16_t j = 0; j < 16; ++j) index.words[2 * j + 1] = static_cast<uint16_t>(first + 16 * half + j);
+  return index;
+}
+
 struct Avx512 {
   static constexpr size_t kLanes = 16;
   using F = __m512;
@@ -70,6 +81,16 @@ struct Avx512 {
   static U select(M m, U a, U b) { return _mm512_mask_blend_epi32(m, b, a); }
   static U orIfAny(U a, U mask, U bit) { return _mm512_mask_or_epi32(a, _mm512_test_epi32_mask(a, mask), a, bit); }
   static M lessThanUnsigned(U a, U b) { return _mm512_cmplt_epu32_mask(a, b); }
+  // Words first .. first + 31 (first 0 or 1) of a's 32 words then b's, in
+  // order, into the top halves of out[0]'s and then out[1]'s 32-bit lanes,
+  // zeros below (stochastic rounding's random words, rounding.h).
+  static void wordsOnTop(U a, U b, uint32_t first, U* out) {
+    static constexpr WordIndex kIndex[2][2] = {{wordsOnTopIndex(0, 0), wordsOnTopIndex(0, 1)},
+                                               {wordsOnTopIndex(1, 0), wordsOnTopIndex(1, 1)}};
+    constexpr __mmask32 kTopHalves = 0xAAAAAAAAu;
+    for (size_t half = 0; half < 2; ++half)
+      out[half] = _mm512_maskz_permutex2var_epi16(kTopHalves, a, _mm512_load_si512(kIndex[first][half].words), b);
+  }
   static bool all(M m) { return m == 0xFFFF; }
   static bool all(M m, M n) { return (m & n) == 0xFFFF; }
 
