@@ -303,7 +303,7 @@ const algo::Algorithm& Communicator::choose(const algo::CollectiveArgs& args) co
 void Communicator::runCollective(const CollectiveCall& c) {
   algo::CollectiveArgs a = c.args;
   a.layout = &placement_->layout();
-  Diagnostics::Op op(*diagnostics_, Diagnostics::collectiveInfo(a, c.sequence));
+  Diagnostics::Op op(*diagnostics_, a, c.sequence);
   if (config_.checkCalls) {  // first: before a refusal could differ by rank
     op.begin();              // the check waits for every rank
     callChecker_.check(a, c.sequence);

@@ -68,8 +68,18 @@ Diagnostics::Op::Op(Diagnostics& d, const runtime::OpInfo& info) : d_(d), info_(
   if (d_.trace_) began_ = runtime::readTicks();
 }
 
+Diagnostics::Op::Op(Diagnostics& d, const algo::CollectiveArgs& args, uint64_t sequence)
+    : d_(d), args_(&args), sequence_(sequence) {
+  if (d_.trace_) began_ = runtime::readTicks();
+}
+
+const runtime::OpInfo& Diagnostics::Op::info() {
+  if (!info_) info_ = collectiveInfo(*args_, sequence_);
+  return *info_;
+}
+
 void Diagnostics::Op::begin() {
-  if (d_.recorder_ && !recorded_) d_.recorder_->begin(info_);
+  if (d_.recorder_ && !recorded_) d_.recorder_->begin(info());
   recorded_ = true;
 }
 
@@ -79,7 +89,7 @@ void Diagnostics::Op::running(const char* algorithm) {
     if (recorded_)
       d_.recorder_->running(algorithm);
     else
-      d_.recorder_->begin(info_, algorithm);
+      d_.recorder_->begin(info(), algorithm);
   }
   recorded_ = true;
 }
@@ -95,9 +105,9 @@ Diagnostics::Op::~Op() {
     e.kind = runtime::TraceKind::Collective;
     e.begin = began_;
     e.end = runtime::readTicks();
-    e.index = info_.sequence;
-    e.amount = info_.count;
-    e.name = info_.collective;
+    e.index = info().sequence;
+    e.amount = info().count;
+    e.name = info().collective;
     e.detail = algorithm_;
     e.failed = failed;
     d_.trace_->add(e);

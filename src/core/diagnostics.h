@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "algorithms/algorithm.h"
@@ -37,6 +38,9 @@ class Diagnostics {
   class Op {
    public:
     Op(Diagnostics& d, const runtime::OpInfo& info);
+    // A collective, described only when first recorded (`args` must outlive
+    // the Op).
+    Op(Diagnostics& d, const algo::CollectiveArgs& args, uint64_t sequence);
     ~Op();
     Op(const Op&) = delete;
     Op& operator=(const Op&) = delete;
@@ -45,15 +49,17 @@ class Diagnostics {
     void succeeded() { succeeded_ = true; }
 
    private:
+    const runtime::OpInfo& info();
+
     Diagnostics& d_;
-    runtime::OpInfo info_;
+    std::optional<runtime::OpInfo> info_;
+    const algo::CollectiveArgs* args_ = nullptr;  // info_'s source until described
+    uint64_t sequence_ = 0;
     const char* algorithm_ = "";
     uint64_t began_ = 0;
     bool recorded_ = false;  // the recorder has begun it
     bool succeeded_ = false;
   };
-  static runtime::OpInfo collectiveInfo(const algo::CollectiveArgs& args, uint64_t sequence);
-
   // Writes the recorder's dump if TRNCCL_TRACE_DIR is set; never throws.
   void dump(const char* reason) noexcept;
   void dumpOnFailure(trncclResult_t code) noexcept { dump(code == trncclTimeout ? "timeout" : "failure"); }
@@ -64,6 +70,8 @@ class Diagnostics {
   std::unique_ptr<runtime::FlightRecorder> recorder_;
   std::unique_ptr<runtime::TraceBuffer> trace_;
   uint64_t signalRegistration_ = 0;
+
+  static runtime::OpInfo collectiveInfo(const algo::CollectiveArgs& args, uint64_t sequence);
 };
 
 }  // namespace trnccl::core
