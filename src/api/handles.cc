@@ -173,7 +173,8 @@ void retireComm(trncclComm_t comm, int callerHolds) {
 CommHold::CommHold(trncclComm_t comm) {
   if (comm == nullptr) return;
   HoldList& mine = threadHolds();
-  // Deeper nesting than any C call makes: not held, as a dead handle.
+  // No C call nests inside another more than once (a destroy holds its
+  // own communicator); past kDepth the call would run unheld.
   if (mine.depth == HoldList::kDepth) return;
   std::atomic<trncclComm_t>& entry = mine.held[mine.depth];
   entry.store(comm, std::memory_order_relaxed);
