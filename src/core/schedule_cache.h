@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "algorithms/algorithm.h"
 
@@ -44,7 +45,9 @@ class ScheduleCache {
 
  private:
   // The v-collectives' blocks and permute's peers are part of the call.
-  using Key = std::tuple<int, size_t, int, int, int, bool, int, int, algo::VarCounts>;
+  using Fields = std::tuple<int, size_t, int, int, int, bool, int, int>;
+  using Key = std::pair<Fields, algo::VarCounts>;
+  static Fields fieldsOf(const algo::CollectiveArgs& args);
   static Key keyOf(const algo::CollectiveArgs& args);
   // Whether `args` is the last call's key, without building a key (its
   // block lists) for the call that repeats.
