@@ -10,6 +10,18 @@ install(TARGETS trnccl trnccl_static EXPORT trncclTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The static library's objects carry GCC's LTO bytecode beside their machine
+# code (cmake/LinkTimeOptimisation.cmake). The installed copy keeps only the
+# machine code, as Debian's dh_strip does for static libraries: a program
+# linked against it gets that code whatever compiler builds it, not a
+# bytecode-version error or a whole-library optimisation at every link.
+if(TRNCCL_LTO_LINK_OPTIONS)
+  install(CODE "execute_process(COMMAND \"${CMAKE_OBJCOPY}\" --wildcard -R .gnu.lto_* -R .gnu.debuglto_*
+                  -N __gnu_lto_v1 -N __gnu_lto_slim
+                  \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:trnccl_static>\"
+                  COMMAND_ERROR_IS_FATAL ANY)"
+          COMPONENT dev)
+endif()
 install(DIRECTORY include/trnccl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
 
 set(TRNCCL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/trnccl)
