@@ -32,11 +32,14 @@ function(trnccl_link_time_optimised target)
   target_link_options(${target} PRIVATE ${TRNCCL_LTO_LINK_OPTIONS})
 endfunction()
 
-# What a program that links the layers' objects statically adds to its link:
-# -fno-lto, unless it opted in above. (GCC's linker plugin would otherwise
-# optimise the whole library again at every such link.)
+# What a program of this build that links the layers' objects statically
+# adds to its link: -fno-lto, unless it opted in above (GCC's linker plugin
+# would otherwise optimise the whole library again at every such link). Not
+# exported: the installed static library holds no bytecode (Install.cmake),
+# and a consumer's own link-time optimisation is its business.
 function(trnccl_static_link_without_lto target)
   if(TRNCCL_LTO_LINK_OPTIONS)
-    target_link_options(${target} INTERFACE $<$<NOT:$<BOOL:$<TARGET_PROPERTY:TRNCCL_LTO_LINK>>>:-fno-lto>)
+    target_link_options(${target} INTERFACE
+      $<BUILD_INTERFACE:$<$<NOT:$<BOOL:$<TARGET_PROPERTY:TRNCCL_LTO_LINK>>>:-fno-lto>>)
   endif()
 endfunction()
