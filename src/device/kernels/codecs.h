@@ -97,7 +97,7 @@ struct NarrowCodec {
     if constexpr (kFormat == Format::Bf16 && requires(typename V::U u) { V::storeTopHalves(p, u, u); }) {
       // Two vectors' codes picked from their lanes' top halves by one word
       // permute, instead of a shift and a narrowing store per vector (2-source
-      // sums at 64 MiB about 1.00 -> 1.14 of STREAM add, issue 19).
+      // sums at 64 MiB about 1.07 -> 1.14 of STREAM add, issue 19).
       static_assert(kVectors % 2 == 0);
       const auto onTop = [&](size_t v) { return encodeStochasticInFp32RangeOnTop<V, kFormat>(in[v], random[v]); };
       for (size_t v = 0; v < kVectors; v += 2) V::storeTopHalves(p + v * V::kLanes * kSize, onTop(v), onTop(v + 1));
