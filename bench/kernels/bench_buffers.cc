@@ -8,6 +8,7 @@ namespace trnccl::bench {
 namespace {
 
 constexpr size_t kPatternBytes = size_t{1} << 20;
+size_t alignment = 64;
 
 std::vector<std::byte> makePattern() {
   std::mt19937_64 rng(1);
@@ -26,8 +27,10 @@ BenchBuffers& BenchBuffers::instance() {
   return buffers;
 }
 
+void BenchBuffers::setAlignment(size_t bytes) { alignment = bytes; }
+
 BenchBuffers::Allocation BenchBuffers::allocate() {
-  return Allocation(static_cast<std::byte*>(std::aligned_alloc(64, kLargestBuffer)));
+  return Allocation(static_cast<std::byte*>(std::aligned_alloc(alignment, kLargestBuffer)));
 }
 
 BenchBuffers::BenchBuffers() : destination_(allocate()) {

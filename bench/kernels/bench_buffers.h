@@ -18,6 +18,11 @@ inline constexpr size_t kLargestBuffer = size_t{64} << 20;
 class BenchBuffers {
  public:
   static BenchBuffers& instance();
+  // Where every buffer starts: a multiple of `bytes` (a power of two, at
+  // least 64, the default). Set before the first instance(). The buffers'
+  // placement relative to each other moves 8-source 16-bit sums by 20% and
+  // more (README, issue 19): TRNCCL_KERNEL_BENCH_ALIGNMENT measures both.
+  static void setAlignment(size_t bytes);
 
   const void* const* sources() const { return sources_.data(); }
   void* destination() { return destination_.get(); }

@@ -7,11 +7,15 @@
 // drift in the machine's memory bandwidth (it is shared) hits the kernels
 // and their STREAM reference alike. TRNCCL_STOCHASTIC_ROUNDING=1 measures
 // the 16- and 8-bit float kernels with stochastic rounding, as the library
-// runs them under that setting.
+// runs them under that setting. TRNCCL_KERNEL_BENCH_ALIGNMENT=N (a power of
+// two, default 64) starts every buffer at a multiple of N bytes.
 #include <benchmark/benchmark.h>
 
+#include <bit>
+#include <cstdint>
 #include <exception>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -119,13 +123,20 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
   device::kernels::Isa isa;
   bool stochastic;
+  int64_t alignment;
   try {
     isa = device::kernels::selectedIsa();
     stochastic = env::getBool("TRNCCL_STOCHASTIC_ROUNDING", false);
-  } catch (const std::exception& e) {  // a bad TRNCCL_KERNEL_ISA or TRNCCL_STOCHASTIC_ROUNDING
+    alignment = env::getInt("TRNCCL_KERNEL_BENCH_ALIGNMENT", 64, 64, int64_t{1} << 30);
+    if (!std::has_single_bit(static_cast<uint64_t>(alignment)))
+      throw std::invalid_argument("TRNCCL_KERNEL_BENCH_ALIGNMENT=" + std::to_string(alignment) +
+                                  " is not a power of two");
+  } catch (const std::exception& e) {  // a bad TRNCCL_KERNEL_ISA, TRNCCL_STOCHASTIC_ROUNDING or alignment
     std::cerr << argv[0] << ": " << e.what() << "\n";
     return 1;
   }
+  bench::BenchBuffers::setAlignment(static_cast<size_t>(alignment));
+  benchmark::AddCustomContext("buffer alignment", std::to_string(alignment));
   const char* roundingName = stochastic ? "stochastic" : "nearest-even";
   benchmark::AddCustomContext("kernel ISA", device::kernels::isaName(isa));
   benchmark::AddCustomContext("rounding", roundingName);

@@ -94,7 +94,14 @@ struct NarrowCodec {
   template <size_t kVectors>
   static void storeRoundingStochastically(std::byte* p, const F* in, const typename V::U* random) {
     static_assert(kVectors % kGroup == 0);
-    if constexpr (kStochasticViaHalf) {
+    if constexpr (kFormat == Format::Bf16 && requires(typename V::U u) { V::storeTopHalves(p, u, u); }) {
+      // Two vectors' codes picked from their lanes' top halves by one word
+      // permute, instead of a shift and a narrowing store per vector (2-source
+      // sums at 64 MiB about 1.07 -> 1.14 of STREAM add, issue 19).
+      static_assert(kVectors % 2 == 0);
+      const auto onTop = [&](size_t v) { return encodeStochasticInFp32RangeOnTop<V, kFormat>(in[v], random[v]); };
+      for (size_t v = 0; v < kVectors; v += 2) V::storeTopHalves(p + v * V::kLanes * kSize, onTop(v), onTop(v + 1));
+    } else if constexpr (kStochasticViaHalf) {
       if (tryStochasticViaHalf<kVectors>(p, in, random)) return;
       // Copies, so that the caller's arrays need not live in memory.
       F values[kVectors];

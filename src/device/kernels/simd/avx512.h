@@ -23,6 +23,14 @@ constexpr WordIndex wordsOnTopIndex(uint16_t first, uint16_t half) {
   return index;
 }
 
+// vpermt2w indices for Avx512::storeTopHalves: word i is word 2i + 1 of
+// (a, b), a 32-bit lane's top half.
+constexpr WordIndex topHalvesIndex() {
+  WordIndex index{};
+  for (uint16_t i = 0; i < 32; ++i) index.words[i] = static_cast<uint16_t>(2 * i + 1);
+  return index;
+}
+
 struct Avx512 {
   static constexpr size_t kLanes = 16;
   using F = __m512;
@@ -90,6 +98,11 @@ struct Avx512 {
     constexpr __mmask32 kTopHalves = 0xAAAAAAAAu;
     for (size_t half = 0; half < 2; ++half)
       out[half] = _mm512_maskz_permutex2var_epi16(kTopHalves, a, _mm512_load_si512(kIndex[first][half].words), b);
+  }
+  // The top 16 bits of a's lanes, then b's, as 32 words at p.
+  static void storeTopHalves(std::byte* p, U a, U b) {
+    static constexpr WordIndex kIndex = topHalvesIndex();
+    _mm512_storeu_si512(p, _mm512_permutex2var_epi16(a, _mm512_load_si512(kIndex.words), b));
   }
   static bool all(M m) { return m == 0xFFFF; }
   static bool all(M m, M n) { return (m & n) == 0xFFFF; }
