@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <random>
 
 namespace trnccl::bench {
@@ -9,6 +10,8 @@ namespace {
 
 constexpr size_t kPatternBytes = size_t{1} << 20;
 size_t alignment = 64;
+std::optional<size_t> spacing;
+constexpr size_t kHugePage = size_t{2} << 20;
 
 std::vector<std::byte> makePattern() {
   std::mt19937_64 rng(1);
@@ -28,21 +31,32 @@ BenchBuffers& BenchBuffers::instance() {
 }
 
 void BenchBuffers::setAlignment(size_t bytes) { alignment = bytes; }
+void BenchBuffers::setSpacing(size_t bytes) { spacing = bytes; }
 
-BenchBuffers::Allocation BenchBuffers::allocate() {
-  return Allocation(static_cast<std::byte*>(std::aligned_alloc(alignment, kLargestBuffer)));
+std::byte* BenchBuffers::place(int j) {
+  if (!spacing) {
+    storage_.emplace_back(static_cast<std::byte*>(std::aligned_alloc(alignment, kLargestBuffer)));
+    return storage_.back().get();
+  }
+  if (storage_.empty()) {
+    const size_t bytes = (kMaxSources + 1) * (kLargestBuffer + *spacing);
+    storage_.emplace_back(
+        static_cast<std::byte*>(std::aligned_alloc(kHugePage, (bytes + kHugePage - 1) / kHugePage * kHugePage)));
+  }
+  return storage_.front().get() + j * (kLargestBuffer + *spacing);
 }
 
-BenchBuffers::BenchBuffers() : destination_(allocate()) {
+BenchBuffers::BenchBuffers() {
   const std::vector<std::byte> pattern = makePattern();
   for (int k = 0; k < kMaxSources; ++k) {
-    storage_.push_back(allocate());
-    sources_.push_back(storage_.back().get());
+    std::byte* source = place(k);
+    sources_.push_back(source);
     // Each source tiles the pattern from its own offset, so no two are equal.
     for (size_t at = 0; at < kLargestBuffer; at += kPatternBytes)
-      std::memcpy(storage_.back().get() + at, pattern.data() + k * 64, kPatternBytes);
+      std::memcpy(source + at, pattern.data() + k * 64, kPatternBytes);
   }
-  std::memset(destination_.get(), 0, kLargestBuffer);
+  destination_ = place(kMaxSources);
+  std::memset(destination_, 0, kLargestBuffer);
 }
 
 }  // namespace trnccl::bench

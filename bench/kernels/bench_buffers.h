@@ -23,9 +23,14 @@ class BenchBuffers {
   // placement relative to each other moves 8-source 16-bit sums by 20% and
   // more (README, issue 19): TRNCCL_KERNEL_BENCH_ALIGNMENT measures both.
   static void setAlignment(size_t bytes);
+  // Instead, all buffers in one 2 MiB-aligned allocation, buffer j (the
+  // sources, then the destination) at j x (kLargestBuffer + bytes) from its
+  // start: TRNCCL_KERNEL_BENCH_SPACING, which fixes every buffer's
+  // distance from the others (`bytes` a multiple of 64).
+  static void setSpacing(size_t bytes);
 
   const void* const* sources() const { return sources_.data(); }
-  void* destination() { return destination_.get(); }
+  void* destination() { return destination_; }
 
  private:
   struct Free {
@@ -34,11 +39,12 @@ class BenchBuffers {
   using Allocation = std::unique_ptr<std::byte, Free>;
 
   BenchBuffers();
-  static Allocation allocate();
+  // Where buffer j of kMaxSources + 1 starts, in storage_ (see setSpacing).
+  std::byte* place(int j);
 
   std::vector<Allocation> storage_;
   std::vector<const void*> sources_;
-  Allocation destination_;
+  std::byte* destination_;
 };
 
 }  // namespace trnccl::bench

@@ -8,13 +8,16 @@
 // and their STREAM reference alike. TRNCCL_STOCHASTIC_ROUNDING=1 measures
 // the 16- and 8-bit float kernels with stochastic rounding, as the library
 // runs them under that setting. TRNCCL_KERNEL_BENCH_ALIGNMENT=N (a power of
-// two, default 64) starts every buffer at a multiple of N bytes.
+// two, default 64) starts every buffer at a multiple of N bytes;
+// TRNCCL_KERNEL_BENCH_SPACING=N (a multiple of 64) instead lays them out
+// one after another in one allocation, N bytes between each and the next.
 #include <benchmark/benchmark.h>
 
 #include <bit>
 #include <cstdint>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -124,6 +127,7 @@ int main(int argc, char** argv) {
   device::kernels::Isa isa;
   bool stochastic;
   int64_t alignment;
+  std::optional<int64_t> spacing;
   try {
     isa = device::kernels::selectedIsa();
     stochastic = env::getBool("TRNCCL_STOCHASTIC_ROUNDING", false);
@@ -131,12 +135,23 @@ int main(int argc, char** argv) {
     if (!std::has_single_bit(static_cast<uint64_t>(alignment)))
       throw std::invalid_argument("TRNCCL_KERNEL_BENCH_ALIGNMENT=" + std::to_string(alignment) +
                                   " is not a power of two");
+    if (env::get("TRNCCL_KERNEL_BENCH_SPACING")) {
+      spacing = env::getInt("TRNCCL_KERNEL_BENCH_SPACING", 0, 0, int64_t{1} << 30);
+      if (*spacing % 64 != 0)
+        throw std::invalid_argument("TRNCCL_KERNEL_BENCH_SPACING=" + std::to_string(*spacing) +
+                                    " is not a multiple of 64");
+    }
   } catch (const std::exception& e) {  // a bad TRNCCL_KERNEL_ISA, TRNCCL_STOCHASTIC_ROUNDING or alignment
     std::cerr << argv[0] << ": " << e.what() << "\n";
     return 1;
   }
-  bench::BenchBuffers::setAlignment(static_cast<size_t>(alignment));
-  benchmark::AddCustomContext("buffer alignment", std::to_string(alignment));
+  if (spacing) {
+    bench::BenchBuffers::setSpacing(static_cast<size_t>(*spacing));
+    benchmark::AddCustomContext("buffer spacing", std::to_string(*spacing));
+  } else {
+    bench::BenchBuffers::setAlignment(static_cast<size_t>(alignment));
+    benchmark::AddCustomContext("buffer alignment", std::to_string(alignment));
+  }
   const char* roundingName = stochastic ? "stochastic" : "nearest-even";
   benchmark::AddCustomContext("kernel ISA", device::kernels::isaName(isa));
   benchmark::AddCustomContext("rounding", roundingName);

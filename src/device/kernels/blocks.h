@@ -16,7 +16,8 @@ namespace {
 // block(sourceAt, out, first): reduce elements first .. first + kBlock - 1;
 // sourceAt(k) is where source k's block starts. A block must be done reading
 // one source before it asks for the next (the tail reuses one staging buffer).
-// nsrcs is how many sources the block reads (for prefetching).
+// nsrcs is how many sources the block reads (for prefetching): an int, or a
+// std::integral_constant where the kernel is compiled for that count.
 //
 // A call with one or two sources that touches more bytes than the caches
 // hold (kStreamingBytes) writes its whole blocks with non-temporal stores, as glibc's memcpy does
@@ -94,8 +95,9 @@ inline bool streams(const std::byte* dst, int nsrcs, size_t touchedBytes) {
 // than a run-time choice in the loop: a second inlined copy of the block in
 // the loop cost the kernels that never stream about 10% (register
 // allocation).
-template <size_t kBlock, size_t kSrcSize, size_t kDstSize, size_t kPrefetchBytes, bool kStreaming, class Block>
-void forEachBlock(std::byte* dst, const void* const* srcs, int nsrcs, size_t count, Block block) {
+template <size_t kBlock, size_t kSrcSize, size_t kDstSize, size_t kPrefetchBytes, bool kStreaming, class Sources,
+          class Block>
+void forEachBlock(std::byte* dst, const void* const* srcs, Sources nsrcs, size_t count, Block block) {
   // Beyond two sources the hardware prefetcher keeps too few misses in
   // flight; asking for each source's lines kPrefetchBytes ahead adds them
   // (see kernel_templates.h for the distances; 2 sources would lose).

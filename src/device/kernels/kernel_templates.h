@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "device/kernels/blocks.h"
 #include "device/kernels/codecs.h"
@@ -33,8 +35,9 @@ struct Job {
 // kVectors vectors of each source; sourceAt(k) is where source k's block
 // starts. Every source's block is loaded before anything is stored, so dst
 // may alias the first source.
-template <size_t kVectors, class V, class Src, class Dst, class Op, class Rounding, class SourceAt>
-void reduceBlock(SourceAt sourceAt, int nsrcs, std::byte* out, const Op& op, const Rounding& rounding, uint64_t index) {
+template <size_t kVectors, class V, class Src, class Dst, class Op, class Rounding, class SourceAt, class Sources>
+void reduceBlock(SourceAt sourceAt, Sources nsrcs, std::byte* out, const Op& op, const Rounding& rounding,
+                 uint64_t index) {
   static_assert(kVectors % Src::kGroup == 0 && kVectors % Dst::kGroup == 0);
   constexpr size_t kSrcStride = V::kLanes * Src::kSize;
   typename V::F acc[kVectors], x[kVectors];
@@ -58,26 +61,21 @@ void reduceBlock(SourceAt sourceAt, int nsrcs, std::byte* out, const Op& op, con
 }
 
 // How far ahead kernels with more than two sources prefetch each source
-// (blocks.h). 256 bytes took 8-source 16-bit sums at 64 MiB from about 0.6
-// to 0.8 of STREAM add; longer distances measured slower there (fp32 about
-// 10% at 512 and 1024 bytes). Stochastic rounding's 16-bit sums, though,
-// gained about 15% from 1024 bytes (bf16 8-source sums at 64 MiB about 22
-// -> 26 GB/s), FP8 neither gained nor lost: why the two differ is not known.
-// FP8 sources with nearest even prefetch 384 bytes ahead: 8-source sums at
-// 64 MiB measured about 0.82 -> 0.87 of STREAM add on the byte-lane path
-// (avx512vbmi) against 256, while 128, 448 and 512 bytes were slower (0.65
-// at 128 and 512), and so were blocks of eight vectors (0.54). 192 bytes
-// for 16-bit sources measured within noise for 8-source sums and 5-10%
-// slower for 8-source PreMulSum (issue 19, fifth pass).
-template <class Rounding, class Src>
-inline constexpr size_t kPrefetchBytes = Rounding::kStochastic ? 1024
-                                         : Src::kSize == 1     ? 384
-                                                               : 256;
+// (blocks.h): 384 bytes for FP8, 256 for wider types. Measured with 8
+// sources at 64 MiB once each source had loads of its own (see
+// withSourceCount), in ratios to STREAM add: FP8 sums 0.89-0.99 at 384
+// against 0.70 at 512 and 0.76 with none (stochastic rounding 0.84 against
+// 0.72-0.75 at 256 and 1024); 16-bit sums 0.92-1.00 at 128 and 256 and with
+// none, 0.84-0.89 at 384-1024, and with stochastic rounding 0.94-0.99 at
+// 256 against 0.81 at 1024 (which the loop before it had needed); fp32
+// within noise of none (issue 19, seventh pass).
+template <class Src>
+inline constexpr size_t kPrefetchBytes = Src::kSize == 1 ? 384 : 256;
 
-template <size_t kVectors, class V, class Src, class Dst, class Op, class Rounding>
-void runBlocksOf(const Job& job, const Op& op, const Rounding& rounding) {
+template <size_t kVectors, class V, class Src, class Dst, class Op, class Rounding, class Sources>
+void runBlocksOf(const Job& job, Sources nsrcs, const Op& op, const Rounding& rounding) {
   const auto block = [&](auto sourceAt, std::byte* out, size_t first) {
-    reduceBlock<kVectors, V, Src, Dst>(sourceAt, job.nsrcs, out, op, rounding, job.firstIndex + first);
+    reduceBlock<kVectors, V, Src, Dst>(sourceAt, nsrcs, out, op, rounding, job.firstIndex + first);
   };
   constexpr size_t kBlock = kVectors * V::kLanes;
   // Streaming stores (blocks.h) where they measured faster: 16-bit
@@ -93,34 +91,51 @@ void runBlocksOf(const Job& job, const Op& op, const Rounding& rounding) {
   if constexpr (kMayStream) {
     const size_t touchedBytes = job.count * (static_cast<size_t>(job.nsrcs) * Src::kSize + Dst::kSize);
     if (streams(job.dst, job.nsrcs, touchedBytes))
-      return forEachBlock<kBlock, Src::kSize, Dst::kSize, kPrefetchBytes<Rounding, Src>, true>(
-          job.dst, job.srcs, job.nsrcs, job.count, block);
-  }
-  forEachBlock<kBlock, Src::kSize, Dst::kSize, kPrefetchBytes<Rounding, Src>, false>(job.dst, job.srcs, job.nsrcs,
+      return forEachBlock<kBlock, Src::kSize, Dst::kSize, kPrefetchBytes<Src>, true>(job.dst, job.srcs, nsrcs,
                                                                                      job.count, block);
+  }
+  forEachBlock<kBlock, Src::kSize, Dst::kSize, kPrefetchBytes<Src>, false>(job.dst, job.srcs, nsrcs, job.count, block);
 }
 
-template <class V, class Src, class Dst, class Op, class Rounding>
-void runBlocks(const Job& job, const Op& op, const Rounding& rounding) {
+template <class V, class Src, class Dst, class Op, class Rounding, class Sources>
+void runBlocks(const Job& job, Sources nsrcs, const Op& op, const Rounding& rounding) {
   // Four vectors in flight per source hide load latency and loop overhead.
   // FP8 sources (decoded kGroup vectors at a time) with one or two of them
   // are compute-bound and gain from eight; with more sources eight run
   // short of registers and prefetch distance.
-  if constexpr (Src::kGroup > 1) {
-    if (job.nsrcs <= 2) return runBlocksOf<8, V, Src, Dst>(job, op, rounding);
+  if constexpr (Src::kGroup > 1 && std::is_same_v<Sources, int>) {
+    if (nsrcs <= 2) return runBlocksOf<8, V, Src, Dst>(job, nsrcs, op, rounding);
   }
-  runBlocksOf<4, V, Src, Dst>(job, op, rounding);
+  runBlocksOf<4, V, Src, Dst>(job, nsrcs, op, rounding);
 }
 
 // One rounding policy chosen per call; stochastic only where the destination
 // is a narrow format.
-template <class V, class Src, class Dst, class Op>
-void runJob(const Job& job, const Op& op, const RoundingMode& mode, const RandomKey& key) {
+template <class V, class Src, class Dst, class Op, class Sources>
+void runJob(const Job& job, Sources nsrcs, const Op& op, const RoundingMode& mode, const RandomKey& key) {
   if constexpr (Dst::kRounds) {
     if (mode.kind == Rounding::Stochastic)
-      return runBlocks<V, Src, Dst>(job, op, RoundStochastically<V>(key, job.firstIndex));
+      return runBlocks<V, Src, Dst>(job, nsrcs, op, RoundStochastically<V>(key, job.firstIndex));
   }
-  runBlocks<V, Src, Dst>(job, op, RoundNearestEven{});
+  runBlocks<V, Src, Dst>(job, nsrcs, op, RoundNearestEven{});
+}
+
+// Reductions of 3 .. kMaxUnrolledSources sources are compiled for their
+// count: the loop over the sources unrolls, and each source gets load
+// instructions of its own. The hardware's stride prefetchers learn one
+// stride per load instruction; a loop's one load serving every source in
+// turn taught them none, which left the buffers' placement relative to each
+// other in charge (8-source bf16 sums at 64 MiB measured 12-35 GB/s by
+// placement alone, 31-34 compiled for 8; issue 19). Beyond it, and for one
+// or two sources (whose loops already have a load each), an int.
+inline constexpr int kMaxUnrolledSources = 8;
+
+template <class Run>
+void withSourceCount(int nsrcs, Run run) {
+  const auto compiled = [&]<int... k>(std::integer_sequence<int, k...>) {
+    return ((nsrcs == k + 3 && (run(std::integral_constant<int, k + 3>{}), true)) || ...);
+  };
+  if (!compiled(std::make_integer_sequence<int, kMaxUnrolledSources - 2>{})) run(nsrcs);
 }
 
 // The operator of a call: PreMulSum with its scalar in the lanes' type, a
@@ -136,13 +151,14 @@ Op operatorOf(const ReduceArgs& args) {
 template <class V, class Codec, class Op>
 void reduceKernel(const ReduceArgs& args, const RandomKey& key) {
   const Job job{static_cast<std::byte*>(args.dst), args.srcs, args.nsrcs, args.count, args.rounding.firstIndex};
-  runJob<V, Codec, Codec>(job, operatorOf<Op, Codec>(args), args.rounding, key);
+  const Op op = operatorOf<Op, Codec>(args);
+  withSourceCount(args.nsrcs, [&](auto nsrcs) { runJob<V, Codec, Codec>(job, nsrcs, op, args.rounding, key); });
 }
 
 template <class V, class Src, class Dst>
 void convertKernel(const ConvertArgs& args, const RandomKey& key) {
   const Job job{static_cast<std::byte*>(args.dst), &args.src, 1, args.count, args.rounding.firstIndex};
-  runJob<V, Src, Dst>(job, Sum<V>(1), args.rounding, key);
+  runJob<V, Src, Dst>(job, 1, Sum<V>(1), args.rounding, key);
 }
 
 // Rounds once, to nearest even (fp32 results are never rounded stochastically).

@@ -15,8 +15,10 @@ namespace {
 
 // Not a multiple of any lane count: vector bodies and a tail.
 constexpr size_t kCount = 4096 + 61;
-constexpr int kSourceCounts[] = {1, 2, 3, 8};
-constexpr int kMaxSources = 8;
+// Every source count: 3 .. 8 are each compiled for their count, 1, 2 and
+// beyond 8 loop over the sources (kernel_templates.h).
+constexpr int kSourceCounts[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+constexpr int kMaxSources = 10;
 // Stochastic rounding's element index crosses 2^33 inside the buffer (where
 // the high word of the pairs that share a hash changes, rounding.h), from an
 // odd index (pairs split across vectors).

@@ -92,10 +92,10 @@ TEST_CASE("kernels: reduce works in place (dst == srcs[0]) on every ISA", "[kern
   constexpr size_t kCount = 4097;
   std::mt19937_64 rng(11);
   for (trncclDataType_t type : kAllTypes) {
-    std::vector<std::vector<std::byte>> sources(8, std::vector<std::byte>(kCount * typeSize(type)));
+    std::vector<std::vector<std::byte>> sources(9, std::vector<std::byte>(kCount * typeSize(type)));
     for (auto& source : sources) fillRandom(type, Values::AnyBits, source.data(), kCount, rng);
     for (trncclRedOp_t op : kAllOps) {
-      for (int nsrcs : {1, 2, 8}) {
+      for (int nsrcs : {1, 2, 3, 8, 9}) {  // looping, and compiled for the count (kernel_templates.h)
         for (Isa isa : supportedIsas()) {
           std::vector<const void*> srcs;
           for (int k = 0; k < nsrcs; ++k) srcs.push_back(sources[k].data());

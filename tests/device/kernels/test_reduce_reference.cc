@@ -33,8 +33,10 @@ namespace {
 
 constexpr size_t kLargest = (size_t{1} << 20) + 3;
 constexpr size_t kSizes[] = {0, 1, 7, 4097, kLargest};
-constexpr int kSourceCounts[] = {1, 2, 8};
-constexpr int kMaxSources = 8;
+// Looping over the sources (1, 2, 9) and compiled for the count (3 .. 8;
+// kernel_templates.h).
+constexpr int kSourceCounts[] = {1, 2, 5, 8, 9};
+constexpr int kMaxSources = 9;
 constexpr size_t kGuardBytes = 64;
 constexpr std::byte kSentinel{0xA5};
 
