@@ -73,10 +73,19 @@ struct NarrowCodec {
 
   static void store(std::byte* p, const F* in) {
     if constexpr (kBytes) {
-      F jammed[kGroup];
-      for (size_t g = 0; g < kGroup; ++g) jammed[g] = jammedAtHalfScale(in[g]);
-      V::storeB(p, halfToFp8NearestEvenBytes<V, kFormat>(V::floatToHalfTowardZero(jammed),
-                                                         V::floatToHalfTowardZero(jammed + kHalfGroup)));
+      if constexpr (kFormat == Format::E4m3) {
+        // Most blocks take the route without the fp16 conversion.
+        F scaled[kGroup];
+        const F* atHalfScale = in;
+        if constexpr (!kHalfScaled) {
+          for (size_t g = 0; g < kGroup; ++g) scaled[g] = V::mul(in[g], V::splatF(0x1p-8f));
+          atHalfScale = scaled;
+        }
+        typename V::B codes;
+        if (tryE4m3NormalRangeBytes<V>(atHalfScale, codes)) return V::storeB(p, codes);
+        return storeThroughHalfOutOfLine(p, in[0], in[1], in[2], in[3]);
+      }
+      storeThroughHalf(p, in);
     } else if constexpr (kSize == 1 && requires { V::floatToHalfTowardZero(in); }) {
       F jammed[kGroup];
       for (size_t g = 0; g < kGroup; ++g) jammed[g] = jammedAtHalfScale(in[g]);
@@ -133,6 +142,23 @@ struct NarrowCodec {
   template <size_t kVectors>
   [[gnu::noinline]] static void encodeStochasticallyOutOfLine(std::byte* p, const F* in, const typename V::U* random) {
     encodeStochastically<kVectors>(p, in, random);
+  }
+
+  // FP8 nearest even in byte lanes through the hardware's fp16 conversion
+  // (jammedAtHalfScale).
+  static void storeThroughHalf(std::byte* p, const F* in) {
+    F jammed[kGroup];
+    for (size_t g = 0; g < kGroup; ++g) jammed[g] = jammedAtHalfScale(in[g]);
+    V::storeB(p, halfToFp8NearestEvenBytes<V, kFormat>(V::floatToHalfTowardZero(jammed),
+                                                       V::floatToHalfTowardZero(jammed + kHalfGroup)));
+  }
+  // The same for the blocks tryE4m3NormalRangeBytes declines: out of line,
+  // its constants out of the common route's registers, and the vectors
+  // passed by value so that the caller's need not live in memory.
+  [[gnu::noinline]] static void storeThroughHalfOutOfLine(std::byte* p, F v0, F v1, F v2, F v3) {
+    static_assert(kGroup == 4);
+    const F in[] = {v0, v1, v2, v3};
+    storeThroughHalf(p, in);
   }
 
   static void storeCodes(std::byte* p, typename V::U codes) {
