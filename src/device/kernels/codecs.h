@@ -83,8 +83,9 @@ struct NarrowCodec {
         }
         typename V::B codes;
         if (tryE4m3NormalRangeBytes<V>(atHalfScale, codes)) return V::storeB(p, codes);
-        return storeThroughHalfOutOfLine(p, in[0], in[1], in[2], in[3]);
       }
+      // Inlined: called out of line (the vectors passed by value), it made
+      // 8-source E4M3 sums at 64 MiB about 12% slower.
       storeThroughHalf(p, in);
     } else if constexpr (kSize == 1 && requires { V::floatToHalfTowardZero(in); }) {
       F jammed[kGroup];
@@ -151,14 +152,6 @@ struct NarrowCodec {
     for (size_t g = 0; g < kGroup; ++g) jammed[g] = jammedAtHalfScale(in[g]);
     V::storeB(p, halfToFp8NearestEvenBytes<V, kFormat>(V::floatToHalfTowardZero(jammed),
                                                        V::floatToHalfTowardZero(jammed + kHalfGroup)));
-  }
-  // The same for the blocks tryE4m3NormalRangeBytes declines: out of line,
-  // its constants out of the common route's registers, and the vectors
-  // passed by value so that the caller's need not live in memory.
-  [[gnu::noinline]] static void storeThroughHalfOutOfLine(std::byte* p, F v0, F v1, F v2, F v3) {
-    static_assert(kGroup == 4);
-    const F in[] = {v0, v1, v2, v3};
-    storeThroughHalf(p, in);
   }
 
   static void storeCodes(std::byte* p, typename V::U codes) {
