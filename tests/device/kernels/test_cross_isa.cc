@@ -1,8 +1,11 @@
 // Every ISA path gives the scalar path's bits, for every type, op and
 // conversion, in both rounding modes, on data with every kind of value: NaN
 // (quiet, signalling, with payloads and signs), +-inf, +-0, subnormals, max.
+#include <bit>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -127,6 +130,25 @@ TEST_CASE("kernels: every ISA converts to the scalar path's bits", "[kernels][cr
   }
 }
 
+// Every ISA converts the FP32 values (their bits) to `to` as the scalar path
+// does, in one call.
+void requireConvertsFp32AsScalar(trncclDataType_t to, const std::vector<uint32_t>& values) {
+  const auto run = [&](Isa isa) {
+    std::vector<std::byte> dst(values.size() * typeSize(to));
+    convert(isa, convertArgs(dst.data(), to, values.data(), trncclFloat32, values.size()));
+    return dst;
+  };
+  const std::vector<std::byte> expected = run(Isa::Scalar);
+  for (Isa isa : supportedIsas()) {
+    const std::vector<std::byte> result = run(isa);
+    size_t i = 0;
+    while (i < values.size() && bitsAt(to, result.data(), i) == bitsAt(to, expected.data(), i)) ++i;
+    INFO(typeName(to) << " on " << isaName(isa) << ": element " << i << ", input "
+                      << hex(i < values.size() ? values[i] : 0));
+    REQUIRE(i == values.size());
+  }
+}
+
 // FP32 values of every exponent and every 24 leading bits (the low 8 bits
 // varied), rounded to each narrow format: each ISA's encoder against the
 // scalar path's, far beyond what the random buffers reach.
@@ -135,19 +157,80 @@ TEST_CASE("kernels: every ISA rounds 2^24 FP32 values spread over every exponent
   std::vector<uint32_t> values(size_t{1} << 24);
   for (size_t i = 0; i < values.size(); ++i)
     values[i] = static_cast<uint32_t>(i << 8) | ((static_cast<uint32_t>(i) * 0x9E3779B1u) >> 24);
-  for (trncclDataType_t to : {trncclFloat8e4m3, trncclFloat8e5m2, trncclFloat16, trncclBfloat16}) {
-    const auto run = [&](Isa isa) {
-      std::vector<std::byte> dst(values.size() * typeSize(to));
-      convert(isa, convertArgs(dst.data(), to, values.data(), trncclFloat32, values.size()));
-      return dst;
-    };
-    const std::vector<std::byte> expected = run(Isa::Scalar);
-    for (Isa isa : supportedIsas()) {
-      const std::vector<std::byte> result = run(isa);
-      size_t i = 0;
-      while (i < values.size() && bitsAt(to, result.data(), i) == bitsAt(to, expected.data(), i)) ++i;
-      INFO(typeName(to) << " on " << isaName(isa) << ": input " << hex(i < values.size() ? values[i] : 0));
-      REQUIRE(i == values.size());
+  for (trncclDataType_t to : {trncclFloat8e4m3, trncclFloat8e5m2, trncclFloat16, trncclBfloat16})
+    requireConvertsFp32AsScalar(to, values);
+}
+
+// FP8 nearest even takes a short route for blocks of 64 values whose every
+// value is zero or rounds to a normal E4M3 (encoding.h), and declines any
+// other block. Blocks of random values in that range (mantissas random, tied,
+// or tied but for a bit below FP32's top 16) each with one value at an edge
+// of the route (at a position that moves with the block), and blocks with
+// none: every ISA against the scalar path.
+TEST_CASE(
+    "kernels: every ISA encodes FP8 blocks of normal-range values with one edge value each as the scalar path does",
+    "[kernels][cross-isa]") {
+  constexpr size_t kBlock = 64;
+  const float smallestNormal = std::ldexp(1.0f, -6), smallestSubnormal = std::ldexp(1.0f, -9);
+  std::vector<float> edges = {0.0f,
+                              smallestNormal,
+                              smallestNormal - smallestSubnormal / 2,  // a tie between subnormal 7 and 2^-6
+                              smallestNormal - smallestSubnormal / 4,
+                              std::ldexp(1.0f, -7),
+                              std::ldexp(1.875f, -7),
+                              std::ldexp(1.9375f, -7),
+                              432.0f,  // 448 - half an ulp: a tie, to 448
+                              448.0f,
+                              464.0f,  // 448 + half an ulp: a tie, to 448
+                              480.0f,
+                              512.0f,
+                              std::ldexp(1.0f, 100),
+                              std::numeric_limits<float>::max(),
+                              std::numeric_limits<float>::infinity(),
+                              std::numeric_limits<float>::quiet_NaN(),
+                              std::numeric_limits<float>::denorm_min(),
+                              std::ldexp(1.0f, -118),
+                              std::ldexp(1.0f, -125),
+                              std::ldexp(1.5f, -127)};
+  for (size_t i = 0, n = edges.size(); i < n; ++i) {
+    edges.push_back(std::nextafter(edges[i], 0.0f));
+    edges.push_back(std::nextafter(edges[i], std::numeric_limits<float>::infinity()));
+  }
+  std::mt19937_64 rng(46);
+  std::vector<uint32_t> values;
+  for (size_t e = 0; e <= 2 * edges.size(); ++e) {  // each edge with both signs, then a block of none
+    for (size_t j = 0; j < kBlock; ++j) {
+      const uint64_t r = rng();
+      uint32_t mantissa = static_cast<uint32_t>(r) & 0x7FFFFF;
+      if ((r >> 32) % 4 == 1) mantissa = (mantissa & 0x700000) | 0x80000;  // a tie
+      if ((r >> 32) % 4 == 2) mantissa = (mantissa & 0x700000) | 0x80000 | (1u << ((r >> 40) % 16));
+      const uint32_t exponent = 121 + static_cast<uint32_t>((r >> 48) % 14);  // 2^-6 .. 2^8 (exclusive)
+      values.push_back(static_cast<uint32_t>(r >> 63) << 31 | exponent << 23 | mantissa);
+    }
+    if (e < 2 * edges.size())
+      values[values.size() - kBlock + e % kBlock] = std::bit_cast<uint32_t>((e % 2 == 0 ? 1.0f : -1.0f) * edges[e / 2]);
+  }
+  for (trncclDataType_t to : {trncclFloat8e4m3, trncclFloat8e5m2}) requireConvertsFp32AsScalar(to, values);
+}
+
+// The same route in reductions, where E4M3 sums keep fp16's scale: sources
+// near one, whose sums of 2 and 8 and their averages it mostly takes.
+TEST_CASE("kernels: every ISA reduces FP8 sources near one to the scalar path's bits", "[kernels][cross-isa]") {
+  std::mt19937_64 rng(47);
+  for (trncclDataType_t type : {trncclFloat8e4m3, trncclFloat8e5m2}) {
+    std::vector<std::vector<std::byte>> sources;
+    for (int k = 0; k < kMaxSources; ++k) sources.push_back(randomBuffer(type, Values::NearOne, rng));
+    for (trncclRedOp_t op : {trncclSum, trncclAvg}) {
+      for (int nsrcs : kSourceCounts) {
+        std::vector<const void*> srcs;
+        for (int k = 0; k < nsrcs; ++k) srcs.push_back(sources[k].data());
+        const std::vector<std::byte> expected = runReduce(Isa::Scalar, type, op, srcs, Rounding::NearestEven);
+        for (Isa isa : supportedIsas()) {
+          const size_t i = firstDifference(type, runReduce(isa, type, op, srcs, Rounding::NearestEven), expected);
+          INFO(typeName(type) << " " << opName(op) << " K=" << nsrcs << " on " << isaName(isa) << ": element " << i);
+          REQUIRE(i == kCount);
+        }
+      }
     }
   }
 }

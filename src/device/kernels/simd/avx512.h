@@ -99,11 +99,12 @@ struct Avx512 {
     for (size_t half = 0; half < 2; ++half)
       out[half] = _mm512_maskz_permutex2var_epi16(kTopHalves, a, _mm512_load_si512(kIndex[first][half].words), b);
   }
-  // The top 16 bits of a's lanes, then b's, as 32 words at p.
-  static void storeTopHalves(std::byte* p, U a, U b) {
+  // The top 16 bits of a's lanes, then b's, as 32 words.
+  static H topHalves(U a, U b) {
     static constexpr WordIndex kIndex = topHalvesIndex();
-    _mm512_storeu_si512(p, _mm512_permutex2var_epi16(a, _mm512_load_si512(kIndex.words), b));
+    return _mm512_permutex2var_epi16(a, _mm512_load_si512(kIndex.words), b);
   }
+  static void storeTopHalves(std::byte* p, U a, U b) { _mm512_storeu_si512(p, topHalves(a, b)); }
   static bool all(M m) { return m == 0xFFFF; }
   static bool all(M m, M n) { return (m & n) == 0xFFFF; }
 

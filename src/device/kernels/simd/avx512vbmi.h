@@ -35,6 +35,12 @@ struct Avx512Vbmi : Avx512Bf16 {
   static MB notBelowB(B a, B b) { return _mm512_cmpge_epu8_mask(a, b); }
   static B addOneWhereB(MB m, B a) { return _mm512_mask_add_epi8(a, m, a, splatB(1)); }
   static B minB(B a, B b) { return _mm512_min_epu8(a, b); }
+  // Signed bytes, the sum clamped to -128..127.
+  static B addSaturatingB(B a, B b) { return _mm512_adds_epi8(a, b); }
+  static MB lessThanB(B a, B b) { return _mm512_cmplt_epu8_mask(a, b); }
+  static bool allB(MB m) { return _kortestc_mask64_u8(m, m) != 0; }
+  // Each bit from a where mask has it set, from b elsewhere (vpternlogd).
+  static B selectBits(B mask, B a, B b) { return _mm512_ternarylogic_epi32(mask, a, b, 0xCA); }
   static B selectB(MB m, B a, B b) { return _mm512_mask_blend_epi8(m, b, a); }
 };
 
