@@ -19,8 +19,8 @@ namespace {
 // nsrcs is how many sources the block reads (for prefetching): an int, or a
 // std::integral_constant where the kernel is compiled for that count.
 //
-// A call with one or two sources that touches more bytes than the caches
-// hold (kStreamingBytes) writes its whole blocks with non-temporal stores, as glibc's memcpy does
+// A call that touches more bytes than the caches hold (kStreamingBytes)
+// writes its whole blocks with non-temporal stores, as glibc's memcpy does
 // beyond its threshold: the destination's lines are not read from memory
 // before being overwritten (a plain store's read-for-ownership costs a
 // K-source reduction 1/(K+2) of its memory traffic), and are not kept in
@@ -30,10 +30,10 @@ namespace {
 // must be 16-byte aligned. (Streaming a block right after computing it
 // would load lines that the codec's 16- or 32-byte stores have not yet
 // written to L1: a load spanning several pending stores waits for them,
-// which cost compute-bound kernels 10-20%.) With more sources streaming
-// measured slower here (8-source bf16 sums at 64 MiB about 0.85 -> 0.78 of
-// STREAM add): the stores' write-combining buffers seem to compete with the
-// eight sources' prefetches for miss buffers.
+// which cost compute-bound kernels 10-20%.) 8-source sums gain as much
+// (bf16 and fp16 at 64 MiB about 0.88 -> 1.02 of STREAM add) since each
+// source has loads of their own (kernel_templates.h); before, with the
+// stride prefetchers untrained, streaming had measured slower there.
 inline constexpr size_t kStreamingBytes = size_t{32} << 20;
 
 template <size_t kBytes>
@@ -86,8 +86,8 @@ inline void unstageTail(std::byte* dst, const std::byte* staged, size_t bytes) {
 }
 
 // Whether a call streams its stores (see above), for kernels that may.
-inline bool streams(const std::byte* dst, int nsrcs, size_t touchedBytes) {
-  return nsrcs <= 2 && touchedBytes >= kStreamingBytes && reinterpret_cast<uintptr_t>(dst) % 16 == 0;
+inline bool streams(const std::byte* dst, size_t touchedBytes) {
+  return touchedBytes >= kStreamingBytes && reinterpret_cast<uintptr_t>(dst) % 16 == 0;
 }
 
 // kStreaming: whole blocks go out through the staging blocks (kBlock *

@@ -80,17 +80,18 @@ void runBlocksOf(const Job& job, Sources nsrcs, const Op& op, const Rounding& ro
   constexpr size_t kBlock = kVectors * V::kLanes;
   // Streaming stores (blocks.h) where they measured faster: 16-bit
   // destinations (bf16 and fp16 sums of two sources at 64 MiB about 33 ->
-  // 45-50 GB/s). They measured slower for 32- and 64-bit ones (fp32, int32,
-  // fp64 about 40 -> 33 GB/s; why is not known) and for the compute-bound
-  // kernels: FP8 (as fast from DRAM as from L1; e5m2 about 26 -> 23).
-  // Stochastic rounding streams too since its random bits cost a hash per
-  // pair of elements (rounding.h): bf16 sums of two sources at 64 MiB about
-  // 35 -> 43 GB/s, fp16 31 -> 37 (with one hash per element it measured
-  // slower). (The scalar ISA's blocks are not whole lines.)
-  constexpr bool kMayStream = Dst::kSize == 2 && !Src::kComputeBound && kBlock * Dst::kSize % 64 == 0;
+  // 45-50 GB/s, of eight 0.88 -> 1.02 of STREAM add) and wider ones with
+  // more than two sources (8-source fp32, fp64 and int32 sums about 0.98 ->
+  // 1.07). With two sources they measured slower for fp32 and fp64 (0.99 ->
+  // 0.77; why is not known) and for the compute-bound kernels: FP8 (as fast
+  // from DRAM as from L1; e5m2 about 26 -> 23). Stochastic rounding streams
+  // too since its random bits cost a hash per pair of elements (rounding.h):
+  // bf16 sums of two sources at 64 MiB about 35 -> 43 GB/s, fp16 31 -> 37.
+  // (The scalar ISA's blocks are not whole lines.)
+  constexpr bool kMayStream = Dst::kSize >= 2 && !Src::kComputeBound && kBlock * Dst::kSize % 64 == 0;
   if constexpr (kMayStream) {
     const size_t touchedBytes = job.count * (static_cast<size_t>(job.nsrcs) * Src::kSize + Dst::kSize);
-    if (streams(job.dst, job.nsrcs, touchedBytes))
+    if ((Dst::kSize == 2 || job.nsrcs > 2) && streams(job.dst, touchedBytes))
       return forEachBlock<kBlock, Src::kSize, Dst::kSize, kPrefetchBytes<Src>, true>(job.dst, job.srcs, nsrcs,
                                                                                      job.count, block);
   }
