@@ -20,8 +20,9 @@ class BenchBuffers {
   static BenchBuffers& instance();
   // Where every buffer starts: a multiple of `bytes` (a power of two, at
   // least 64, the default). Set before the first instance(). The buffers'
-  // placement relative to each other moves 8-source 16-bit sums by 20% and
-  // more (README, issue 19): TRNCCL_KERNEL_BENCH_ALIGNMENT measures both.
+  // placement relative to each other moved 8-source sums up to 3x while one
+  // load instruction served every source (docs/kernels.md); this and
+  // setSpacing measure it.
   static void setAlignment(size_t bytes);
   // Instead, all buffers in one 2 MiB-aligned allocation, buffer j (the
   // sources, then the destination) at j x (kLargestBuffer + bytes) from its
