@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
         throw std::invalid_argument("TRNCCL_KERNEL_BENCH_SPACING=" + std::to_string(*spacing) +
                                     " is not a multiple of 64");
     }
-  } catch (const std::exception& e) {  // a bad TRNCCL_KERNEL_ISA, TRNCCL_STOCHASTIC_ROUNDING or alignment
+  } catch (const std::exception& e) {  // a bad TRNCCL_KERNEL_ISA, TRNCCL_STOCHASTIC_ROUNDING, alignment or spacing
     std::cerr << argv[0] << ": " << e.what() << "\n";
     return 1;
   }

@@ -32,7 +32,7 @@ namespace {
 // written to L1: a load spanning several pending stores waits for them,
 // which cost compute-bound kernels 10-20%.) 8-source sums gain as much
 // (bf16 and fp16 at 64 MiB about 0.88 -> 1.02 of STREAM add) since each
-// source has loads of their own (kernel_templates.h); before, with the
+// source has loads of its own (kernel_templates.h); before, with the
 // stride prefetchers untrained, streaming had measured slower there.
 inline constexpr size_t kStreamingBytes = size_t{32} << 20;
 

@@ -177,88 +177,78 @@ struct NarrowCodec {
     else
       V::storeU8(p, codes);
   }
-  // Whether the ISA has an fp16 or bf16 conversion instruction for kFormat.
-  static constexpr bool kHardwareNearestEven = kFormat == Format::Fp16 ? requires(std::byte * p, F v) {
-    V::tryStoreHalfNearestEven(p, v);
+  // Whether the ISA has an fp16 or bf16 conversion instruction for kFormat
+  // (tryHardwareNearestEven).
+  static constexpr bool kHasHalfConversion = requires(std::byte * p, F v) { V::tryStoreHalfNearestEven(p, v); };
+  static constexpr bool kHasBf16Conversion = requires(std::byte * p, F v) { V::tryStoreBf16NearestEven(p, v); };
+  static constexpr bool kHardwareNearestEven =
+      (kFormat == Format::Fp16 && kHasHalfConversion) || (kFormat == Format::Bf16 && kHasBf16Conversion);
+  [[gnu::noinline]] static void encodeNearestEvenOutOfLine(std::byte* p, F value) {
+    storeCodes(p, encode<V, kFormat, false>(value, V::splatU(0)));
   }
-                              : kFormat == Format::Bf16 && requires(std::byte * p, F v) {
-                                  V::tryStoreBf16NearestEven(p, v);
-                                };
-                              [[gnu::noinline]] static void encodeNearestEvenOutOfLine(std::byte* p, F value) {
-                                storeCodes(p, encode<V, kFormat, false>(value, V::splatU(0)));
-                              }
-                              // The ISA's fp16 or bf16 conversion instruction, where it has one and it
-                              // gives the encoder's bits for this vector.
-                              static bool tryHardwareNearestEven(std::byte* p, F value) {
-                                if constexpr (kFormat == Format::Fp16 &&
-                                              requires { V::tryStoreHalfNearestEven(p, value); })
-                                  return V::tryStoreHalfNearestEven(p, value);
-                                else if constexpr (kFormat == Format::Bf16 &&
-                                                   requires { V::tryStoreBf16NearestEven(p, value); })
-                                  return V::tryStoreBf16NearestEven(p, value);
-                                else
-                                  return false;
-                              }
-                              // Stochastic rounding through fp16 where every lane's magnitude, at fp16's
-                              // scale, is 0 or lies in [2^-14, the format's largest finite]: the random bits added
-                              // below the format's last kept bit, then the hardware's truncation to fp16
-                              // (and for FP8 the drop of fp16's extra bits) give the generic encoder's
-                              // bits, carries included (zeros truncate to zero). Declines (false) for
-                              // blocks with subnormals, overflow or NaN.
-                              template <size_t kVectors>
-                              static bool tryStochasticViaHalf(std::byte* p, const F* in, const typename V::U* random) {
-                                constexpr uint32_t kDropped = 23 - spec(kFormat).mantissaBits;
-                                constexpr uint32_t kSmallestNormal = 0x38800000u;  // 2^-14
-                                // 65504, 57344, 448 x 2^-8: adding the random bits cannot overflow.
-                                constexpr uint32_t kLargestFinite = kFormat == Format::Fp16   ? 0x477FE000u
-                                                                    : kFormat == Format::E5m2 ? 0x47600000u
-                                                                                              : 0x3FE00000u;
-                                // Zero or at least 2^-14: magnitude - 1 (0 wraps) above 2^-14's bits -
-                                // 2. The block's least and largest magnitudes decide, in one test.
-                                typename V::U leastMinusOne = V::splatU(UINT32_MAX), largest = V::splatU(0);
-                                F adjusted[kVectors];
-                                for (size_t v = 0; v < kVectors; ++v) {
-                                  const F value = kFormat == Format::E4m3 && !kHalfScaled
-                                                      ? V::mul(in[v], V::splatF(0x1p-8f))
-                                                      : in[v];
-                                  const auto bits = V::asU(value);
-                                  const auto magnitude = V::bitAnd(bits, V::splatU(~kFp32SignBit));
-                                  leastMinusOne = V::minU(leastMinusOne, V::sub(magnitude, V::splatU(1)));
-                                  largest = V::maxU(largest, magnitude);
-                                  adjusted[v] = V::asF(V::add(bits, V::template shr<32 - kDropped>(random[v])));
-                                }
-                                if (!V::all(V::lessThanUnsigned(V::splatU(kSmallestNormal - 2), leastMinusOne),
-                                            V::lessThanUnsigned(largest, V::splatU(kLargestFinite + 1))))
-                                  return false;
-                                for (size_t v = 0; v < kVectors; v += kGroup) {
-                                  std::byte* out = p + v * V::kLanes * kSize;
-                                  if constexpr (kFormat == Format::Fp16) {
-                                    V::storeHalfTowardZero(out, adjusted[v]);
-                                  } else if constexpr (kBytes) {
-                                    V::storeB(out, halfToFp8TowardZeroBytes<V, kFormat>(
-                                                       V::floatToHalfTowardZero(adjusted + v),
-                                                       V::floatToHalfTowardZero(adjusted + v + kHalfGroup)));
-                                  } else {
-                                    V::storeHAsU8(
-                                        out, halfToFp8TowardZero<V, kFormat>(V::floatToHalfTowardZero(adjusted + v)));
-                                  }
-                                }
-                                return true;
-                              }
-                              // FP8 nearest even truncates to fp16 with the hardware after jamming a
-                              // sticky bit: FP32 bit 21 - M (one below FP8's rounding bit) is set when
-                              // any bit below it is. fp16 keeps that bit wherever FP8's result can be
-                              // nonzero (FP8 drops at most 6 more bits than fp16 there, subnormals
-                              // included), so the fp16 bits below FP8's rounding bit are zero exactly
-                              // when FP32's were: the nearest-even rounding to FP8 that follows is
-                              // exact. E4M3 is scaled by 2^-8 to line its exponent up with fp16's (see
-                              // fp8ToHalf).
-                              static F jammedAtHalfScale(F value) {
-                                constexpr uint32_t kJam = 1u << (21 - spec(kFormat).mantissaBits);
-                                const F scaled =
-                                    kFormat == Format::E4m3 && !kHalfScaled ? V::mul(value, V::splatF(0x1p-8f)) : value;
-                                return V::asF(V::orIfAny(V::asU(scaled), V::splatU(kJam - 1), V::splatU(kJam)));
-                              }
+  // The ISA's conversion instruction, where it gives the encoder's bits for
+  // this vector (only where kHardwareNearestEven).
+  static bool tryHardwareNearestEven(std::byte* p, F value) {
+    if constexpr (kFormat == Format::Fp16)
+      return V::tryStoreHalfNearestEven(p, value);
+    else
+      return V::tryStoreBf16NearestEven(p, value);
+  }
+  // Stochastic rounding through fp16 where every lane's magnitude, at fp16's
+  // scale, is 0 or lies in [2^-14, the format's largest finite]: the random bits added
+  // below the format's last kept bit, then the hardware's truncation to fp16
+  // (and for FP8 the drop of fp16's extra bits) give the generic encoder's
+  // bits, carries included (zeros truncate to zero). Declines (false) for
+  // blocks with subnormals, overflow or NaN.
+  template <size_t kVectors>
+  static bool tryStochasticViaHalf(std::byte* p, const F* in, const typename V::U* random) {
+    constexpr uint32_t kDropped = 23 - spec(kFormat).mantissaBits;
+    constexpr uint32_t kSmallestNormal = 0x38800000u;  // 2^-14
+    // 65504, 57344, 448 x 2^-8: adding the random bits cannot overflow.
+    constexpr uint32_t kLargestFinite = kFormat == Format::Fp16   ? 0x477FE000u
+                                        : kFormat == Format::E5m2 ? 0x47600000u
+                                                                  : 0x3FE00000u;
+    // Zero or at least 2^-14: magnitude - 1 (0 wraps) above 2^-14's bits -
+    // 2. The block's least and largest magnitudes decide, in one test.
+    typename V::U leastMinusOne = V::splatU(UINT32_MAX), largest = V::splatU(0);
+    F adjusted[kVectors];
+    for (size_t v = 0; v < kVectors; ++v) {
+      const F value = kFormat == Format::E4m3 && !kHalfScaled ? V::mul(in[v], V::splatF(0x1p-8f)) : in[v];
+      const auto bits = V::asU(value);
+      const auto magnitude = V::bitAnd(bits, V::splatU(~kFp32SignBit));
+      leastMinusOne = V::minU(leastMinusOne, V::sub(magnitude, V::splatU(1)));
+      largest = V::maxU(largest, magnitude);
+      adjusted[v] = V::asF(V::add(bits, V::template shr<32 - kDropped>(random[v])));
+    }
+    if (!V::all(V::lessThanUnsigned(V::splatU(kSmallestNormal - 2), leastMinusOne),
+                V::lessThanUnsigned(largest, V::splatU(kLargestFinite + 1))))
+      return false;
+    for (size_t v = 0; v < kVectors; v += kGroup) {
+      std::byte* out = p + v * V::kLanes * kSize;
+      if constexpr (kFormat == Format::Fp16) {
+        V::storeHalfTowardZero(out, adjusted[v]);
+      } else if constexpr (kBytes) {
+        V::storeB(out, halfToFp8TowardZeroBytes<V, kFormat>(V::floatToHalfTowardZero(adjusted + v),
+                                                            V::floatToHalfTowardZero(adjusted + v + kHalfGroup)));
+      } else {
+        V::storeHAsU8(out, halfToFp8TowardZero<V, kFormat>(V::floatToHalfTowardZero(adjusted + v)));
+      }
+    }
+    return true;
+  }
+  // FP8 nearest even truncates to fp16 with the hardware after jamming a
+  // sticky bit: FP32 bit 21 - M (one below FP8's rounding bit) is set when
+  // any bit below it is. fp16 keeps that bit wherever FP8's result can be
+  // nonzero (FP8 drops at most 6 more bits than fp16 there, subnormals
+  // included), so the fp16 bits below FP8's rounding bit are zero exactly
+  // when FP32's were: the nearest-even rounding to FP8 that follows is
+  // exact. E4M3 is scaled by 2^-8 to line its exponent up with fp16's (see
+  // fp8ToHalf).
+  static F jammedAtHalfScale(F value) {
+    constexpr uint32_t kJam = 1u << (21 - spec(kFormat).mantissaBits);
+    const F scaled = kFormat == Format::E4m3 && !kHalfScaled ? V::mul(value, V::splatF(0x1p-8f)) : value;
+    return V::asF(V::orIfAny(V::asU(scaled), V::splatU(kJam - 1), V::splatU(kJam)));
+  }
 };
 
 // Integers and fp64 in their own generic vectors L (simd::VectorLanes).

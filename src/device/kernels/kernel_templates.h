@@ -66,8 +66,8 @@ void reduceBlock(SourceAt sourceAt, Sources nsrcs, std::byte* out, const Op& op,
 // withSourceCount), in ratios to STREAM add: FP8 sums 0.89-0.99 at 384
 // against 0.70 at 512 and 0.76 with none (stochastic rounding 0.84 against
 // 0.72-0.75 at 256 and 1024); 16-bit sums 0.92-1.00 at 128 and 256 and with
-// none, 0.84-0.89 at 384-1024, and with stochastic rounding 0.94-0.99 at
-// 256 against 0.81 at 1024 (which the loop before it had needed); fp32
+// none, 0.84-0.89 at 384-1024, and with stochastic rounding 0.94-1.01 at
+// 256 against 0.79-0.82 at 1024 (which the loop before it had needed); fp32
 // within noise of none (issue 19, seventh pass).
 template <class Src>
 inline constexpr size_t kPrefetchBytes = Src::kSize == 1 ? 384 : 256;
