@@ -31,8 +31,9 @@ void Reporter::begin() {
 
 void Reporter::add(const Row& row) {
   rows_.push_back(row);
-  const std::string text =
-      options_.style == TableStyle::nccom ? nccom_row(row, options_.show_algorithm) : table_row(row, options_.mpi_peer);
+  const std::string text = options_.style == TableStyle::nccom
+                               ? nccom_row(row, options_.show_algorithm, options_.gib_bandwidth)
+                               : table_row(row, options_.mpi_peer);
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);  // mpirun forwards output as it comes: show each size as it finishes
 }
@@ -47,7 +48,9 @@ void Reporter::finish() {
   // Over the placements measured: nccom-test's runs time out of place only.
   const size_t placements = rows_.size() * (options_.in_place ? 2 : 1);
   const double avg_busbw = placements == 0 ? 0.0 : busbw / static_cast<double>(placements);
-  std::fputs((options_.style == TableStyle::nccom ? nccom_footer(avg_busbw) : table_footer(wrong, avg_busbw)).c_str(),
+  std::fputs((options_.style == TableStyle::nccom ? nccom_footer(avg_busbw, options_.gib_bandwidth)
+                                                  : table_footer(wrong, avg_busbw))
+                 .c_str(),
              stdout);
   if (options_.style == TableStyle::nccom && wrong > 0) std::printf("%zu wrong elements\n", wrong);
   std::fflush(stdout);

@@ -72,10 +72,10 @@ class Routes {
   size_t lastIndex_ = 0;
 };
 
-// The three terms of one rank-channel's step chain.
+// The terms of one rank-channel's step chain (issue: its messages' issuing).
 struct Chain {
-  double latency = 0, transfer = 0, reduction = 0;
-  double seconds() const { return latency + transfer + reduction; }
+  double latency = 0, issue = 0, transfer = 0, reduction = 0;
+  double seconds() const { return latency + issue + transfer + reduction; }
 };
 
 // Per link, the bytes one phase puts on it and the time issuing its messages
@@ -101,6 +101,9 @@ class LinkLoads {
   void addTo(std::vector<double>& total) const {
     for (int link : touched_) total[link] += bytes_[link];
   }
+
+  // Whether issuing its messages held `link` longer than its bytes did.
+  bool issueBound(int link) const { return issueSeconds_[link] > bytes_[link] * (*secondsPerByte_)[link]; }
 
   // The most loaded link (-1: none) and its busy time.
   std::pair<int, double> busiest() const {
@@ -148,7 +151,7 @@ class BoundTally {
 int phaseBound(const Chain& chain, std::pair<int, double> busiest) {
   if (busiest.first >= 0 && busiest.second >= chain.seconds()) return busiest.first;
   if (chain.reduction > chain.latency && chain.reduction >= chain.transfer) return kVectorEngine;
-  if (chain.transfer > chain.latency && busiest.first >= 0) return busiest.first;
+  if (chain.transfer + chain.issue > chain.latency && busiest.first >= 0) return busiest.first;
   return kLatency;
 }
 
@@ -220,7 +223,8 @@ void CostModel::add(const StepSource& source) {
         if (step.recvPeer >= 0) {
           const Route& route = st.routes.between(step.recvPeer, rank);
           chain.latency += steps * route.latency;
-          chain.transfer += bytes * route.secondsPerByte + steps * route.issueSeconds;
+          chain.transfer += bytes * route.secondsPerByte;
+          chain.issue += steps * route.issueSeconds;
           st.loads[phase].add(st.routes.links(route), route.linkCount, bytes, route.issueLink,
                               steps * route.issueSeconds);
         }
@@ -239,13 +243,23 @@ Prediction CostModel::prediction() const {
   Prediction prediction;
   for (size_t phase = 0; phase < st.longest.size(); ++phase) {
     const std::pair<int, double> busiest = st.loads[phase].busiest();
-    const double seconds = std::max(st.longest[phase].seconds(), busiest.second);
-    tally.add(phaseBound(st.longest[phase], busiest), seconds);
+    const Chain& chain = st.longest[phase];
+    const double seconds = std::max(chain.seconds(), busiest.second);
+    tally.add(phaseBound(chain, busiest), seconds);
     prediction.seconds += seconds;
+    TimeParts& parts = prediction.parts;
+    if (busiest.first >= 0 && busiest.second >= chain.seconds()) {
+      (st.loads[phase].issueBound(busiest.first) ? parts.latency : parts.bandwidth) += busiest.second;
+    } else {
+      parts.latency += chain.latency + chain.issue;
+      parts.bandwidth += chain.transfer;
+      parts.reduction += chain.reduction;
+    }
   }
   if (prediction.seconds > 0) {  // a call that moves nothing is not launched
     tally.add(kLaunch, st.net.launchSec());
     prediction.seconds += st.net.launchSec();
+    prediction.parts.launch = st.net.launchSec();
   }
   prediction.bound = tally.dominant(st.net);
   return prediction;

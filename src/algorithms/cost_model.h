@@ -72,9 +72,21 @@ inline double linkBusySeconds(double bytes, double bytesPerSec, double issueSeco
   return std::max(bytes / bytesPerSec, issueSeconds);
 }
 
+// What a prediction's time is made of, by the cost model's terms; they add
+// up to its seconds. Per phase, the longest chain's terms, or the busiest
+// link's busy time when that is longer (bandwidth for its bytes, latency
+// when issuing its messages held it longer).
+struct TimeParts {
+  double launch = 0;
+  double latency = 0;  // the routes' latency and the DMA engines issuing each message
+  double bandwidth = 0;
+  double reduction = 0;
+};
+
 struct Prediction {
   double seconds = 0;
   std::string bound;  // "link chip3->chip7", "latency", "vector engine", "launch"
+  TimeParts parts;    // the cost model's split (other engines leave it empty)
 };
 
 // The model fed one rank's schedule at a time, so a caller need not hold

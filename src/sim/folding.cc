@@ -215,6 +215,30 @@ Prediction predictFolded(const algo::Algorithm& algorithm, const algo::Collectiv
   return prediction;
 }
 
+Prediction predictFoldedSlowest(const algo::Algorithm& algorithm, const algo::CollectiveArgs& args,
+                                const algo::Network& folded, const Folding& folding) {
+  const PlacedRoutes placedRoutes(folded, folding);
+  std::vector<int> instances = probedInstances(folding.instances);
+  instances.insert(instances.begin(), 0);
+  Prediction slowest;
+  for (int instance : instances) {
+    algo::CostModel model(placedRoutes);
+    for (int r = 0; r < folding.ranksPerInstance; ++r)
+      model.add(*algorithm.steps(algo::argsOfRank(args, instance * folding.ranksPerInstance + r)));
+    const algo::Prediction p = model.prediction();
+    if (p.seconds > slowest.seconds) static_cast<algo::Prediction&>(slowest) = p;
+  }
+  slowest.engine = Engine::Folded;
+  slowest.bound += " (instances unlike: the slowest of " + std::to_string(instances.size()) + " priced as all)";
+  return slowest;
+}
+
+Prediction FoldedPricing::priceSlowest(const algo::Algorithm& algorithm, const algo::CollectiveArgs& args) const {
+  algo::CollectiveArgs each = args;
+  each.maxStepElements = 0;  // as the tuner prices candidates
+  return predictFoldedSlowest(algorithm, each, *folded_, folding_);
+}
+
 FoldedPricing::FoldedPricing(const algo::Network& net, const Folding& folding)
     : folded_(foldedNetwork(net, folding)), folding_(folding) {}
 
@@ -237,7 +261,7 @@ algo::Tuner::Predictor FoldedPricing::predictor() {
       return algo::Prediction(price(a, args));
     } catch (const Error& e) {
       if (e.code() != trncclInvalidArgument) throw;
-      return algo::Prediction{std::numeric_limits<double>::infinity(), ""};
+      return algo::Prediction{std::numeric_limits<double>::infinity(), "", {}};
     }
   };
 }

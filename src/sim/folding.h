@@ -58,6 +58,13 @@ std::unique_ptr<algo::Network> foldedNetwork(const algo::Network& net, const Fol
 Prediction predictFolded(const algo::Algorithm& algorithm, const algo::CollectiveArgs& args,
                          const algo::Network& folded, const Folding& folding);
 
+// For an algorithm whose instances are not alike (predictFolded() refuses
+// it): each probed instance's ranks (the first, second, middle and last
+// instance's) priced as if every instance did what they do, and the slowest
+// kept. An approximation of pricing every rank, named so in its bound.
+Prediction predictFoldedSlowest(const algo::Algorithm& algorithm, const algo::CollectiveArgs& args,
+                                const algo::Network& folded, const Folding& folding);
+
 // The folded prices of one machine's calls, each algorithm and call priced
 // once: the tuner's candidates, and the rows of a sweep that name an
 // algorithm the tuner priced for "auto" (or the other way round). Thread-safe.
@@ -73,6 +80,9 @@ class FoldedPricing {
   // the instances unlike (it loses; if nothing else can run, pricing it says
   // why). Never below Tuner::lowerBound(): folding only merges links.
   algo::Tuner::Predictor predictor();
+  // predictFoldedSlowest() of `args`, not kept: for a row that names an
+  // algorithm price() refuses.
+  Prediction priceSlowest(const algo::Algorithm& algorithm, const algo::CollectiveArgs& args) const;
 
  private:
   // algorithm (by name: each call's tuner makes its own), collective,

@@ -4,12 +4,14 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "topology/runtime_era.h"
 
 namespace trnccl::sim {
 namespace {
 
 const char* const kKnownKnobs =
-    "link.bandwidth, link.latency, efa.gbps, efa.latency, nodes, launch, dma.bandwidth, dma.message";
+    "link.bandwidth, link.latency, efa.gbps, efa.latency, nodes, launch, dma.bandwidth, dma.message, proxy, "
+    "efa.efficiency";
 
 // A number, all of `text`, above 0 (or at least 0).
 double number(const std::string& text, const std::string& knob, bool zeroAllowed) {
@@ -50,6 +52,12 @@ void setKnob(Knobs& knobs, const std::string& assignment) {
     knobs.efaGbps = positive(value, name);
   } else if (name == "efa.latency") {
     knobs.efaLatencyUs = positive(value, name);
+  } else if (name == "efa.efficiency") {
+    knobs.efaEfficiency = positive(value, name);
+    if (*knobs.efaEfficiency > 1)
+      throwError(trncclInvalidArgument, "--set efa.efficiency='" + value + "': a fraction of the line rate, at most 1");
+  } else if (name == "proxy") {
+    knobs.proxyUs = number(value, name, true);
   } else if (name == "nodes") {
     const double n = positive(value, name);
     if (n != static_cast<int>(n) || n > topo::kMaxNodes)
@@ -67,6 +75,8 @@ void setKnob(Knobs& knobs, const std::string& assignment) {
 }
 
 void applyKnobs(const Knobs& knobs, topo::Topology& t) {
+  // The era first: a --set on one of its figures changes that figure only.
+  if (!knobs.runtime.empty()) topo::applyRuntimeEra(topo::loadRuntimeEra(knobs.runtime), t);
   for (topo::Link& link : t.links) {
     link.bytesPerSec =
         knobs.linkBandwidthGBs ? *knobs.linkBandwidthGBs * 1e9 : link.bytesPerSec * knobs.linkBandwidthScale;
@@ -76,6 +86,10 @@ void applyKnobs(const Knobs& knobs, topo::Topology& t) {
     if (t.nics.empty()) throwError(trncclInvalidArgument, "--set efa.gbps: topology '" + t.name + "' has no EFA NICs");
     for (topo::Nic& nic : t.nics) nic.bytesPerSec = *knobs.efaGbps * 1e9 / 8 / static_cast<double>(t.nics.size());
   }
+  if (knobs.efaEfficiency) {
+    t.efaEfficiency = *knobs.efaEfficiency;
+    t.efaEfficiencySource = "--set efa.efficiency";
+  }
   if (knobs.efaLatencyUs) t.efaLatencySec = *knobs.efaLatencyUs * 1e-6;
   if (knobs.nodes) t.nodes = *knobs.nodes;
   for (size_t i = 0; i < topo::kEngineFigures.size(); ++i)
@@ -84,6 +98,10 @@ void applyKnobs(const Knobs& knobs, topo::Topology& t) {
       t.engine.*f.member = *knobs.engine[i] * f.perUnit;
       t.engine.sources[i] = std::string("--set ") + f.knob;
     }
+  if (knobs.proxyUs) {
+    t.engine.proxySec = *knobs.proxyUs * 1e-6;
+    t.engine.proxySource = "--set proxy";
+  }
   removeFailedLinks(knobs.failedLinks, t);
 }
 

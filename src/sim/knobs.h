@@ -26,7 +26,12 @@ struct Knobs {
   // launch=30 (us), dma.bandwidth=200 (GB/s), dma.message=1 (us); 0: not
   // modelled (launch=0,dma.bandwidth=0,dma.message=0: the links alone).
   std::array<std::optional<double>, topo::kEngineFigures.size()> engine;
-  std::vector<ChipPair> failedLinks;  // --fail-link 3-7
+  std::optional<double> efaEfficiency;  // efa.efficiency=0.5: of each NIC's line rate
+  std::optional<double> proxyUs;        // proxy=5 (us): the runtime's cost per message over EFA
+  std::vector<ChipPair> failedLinks;    // --fail-link 3-7
+  // --runtime 2023: the Neuron runtime era whose launch, per-message and
+  // proxy costs apply (topo::RuntimeEra); empty: the file's, or the newest.
+  std::string runtime;
 };
 
 // Applies one "name=value" to `knobs`. Throws Error(InvalidArgument) naming

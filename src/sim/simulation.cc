@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "algorithms/algorithm_filter.h"
+#include "algorithms/cost_model.h"
 #include "algorithms/tuner.h"
 #include "base/error.h"
 #include "sim/analytical_engine.h"
@@ -86,12 +87,46 @@ Prediction simulateFolded(const Machine& machine, const Call& call, FoldedPricin
   const algo::CollectiveArgs args = argsOf(machine, call);
   const algo::Algorithm& algorithm = choose(tuner, args);
   // Priced by the tuner already unless it was the only candidate.
-  Prediction p = pricing.price(algorithm, args);
+  Prediction p;
+  try {
+    p = pricing.price(algorithm, args);
+  } catch (const Error& e) {
+    // An algorithm asked for by name whose instances differ (a 2D torus
+    // with fewer elements than ranks) is still priced, from its probed
+    // instances, unless the folded engine was asked for by name; the
+    // tuner's candidates are not (they lose instead).
+    if (e.code() != trncclInvalidArgument || call.algorithm == "auto" || call.engine != Engine::Auto ||
+        std::string(e.what()).find("does not treat the instances alike") == std::string::npos)
+      throw;
+    p = pricing.priceSlowest(algorithm, args);
+  }
   p.algorithm = algorithm.name();
   return p;
 }
 
 }  // namespace
+
+Prediction explain(const Machine& machine, const Call& call) {
+  const std::optional<Folding> folding = foldingOf(machine);
+  Call byModel = call;
+  byModel.engine =
+      folding && call.stragglers.empty() && machine.ranks() > kFoldAboveRanks ? Engine::Folded : Engine::Analytical;
+  engineFor(machine, byModel, folding.has_value());  // what it cannot take, refused as simulate() does
+  if (byModel.engine == Engine::Folded) return simulate(machine, byModel);
+  if (!call.stragglers.empty())
+    throwError(trncclInvalidArgument, "--straggler: the cost model that splits the time has no late ranks");
+  const algo::Tuner tuner(algo::AlgorithmFilter(call.algorithm, "--algo", algo::Tuner::algorithmNames()),
+                          machine.network(), &machine.layout());
+  const algo::CollectiveArgs args = argsOf(machine, call);
+  const algo::Algorithm& algorithm = choose(tuner, args);
+  algo::CostModel model(machine.network());
+  for (int r = 0; r < args.nranks; ++r) model.add(*algorithm.steps(algo::argsOfRank(args, r)));
+  Prediction p;
+  static_cast<algo::Prediction&>(p) = model.prediction();
+  p.algorithm = algorithm.name();
+  p.engine = Engine::Analytical;
+  return p;
+}
 
 Prediction simulate(const Machine& machine, const Call& call, FoldedPricing* pricing) {
   const std::optional<Folding> folding = foldingOf(machine);

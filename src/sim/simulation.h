@@ -48,4 +48,11 @@ inline constexpr int kFoldAboveRanks = 1024;
 // that a sweep prices each algorithm and size once (FoldedPricing).
 Prediction simulate(const Machine& machine, const Call& call, FoldedPricing* pricing = nullptr);
 
+// The tuner's cost model over every rank's schedule (folded above
+// kFoldAboveRanks ranks where the instances are alike), whose prediction
+// carries the split of its time into launch, latency, bandwidth and
+// reduction (algo::TimeParts) that the event engines do not give. The
+// engine named is Analytical (or Folded). simulate()'s errors.
+Prediction explain(const Machine& machine, const Call& call);
+
 }  // namespace trnccl::sim

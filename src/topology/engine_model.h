@@ -24,6 +24,13 @@ struct EngineModel {
   double dmaMessageSec = 0;
   // Per figure above, in kEngineFigures' order: where it comes from.
   std::array<std::string, 3> sources;
+  // Per message crossing EFA: the runtime's network proxy posting it, on
+  // top of the NIC's latency (a runtime figure, runtime_era.h).
+  double proxySec = 0;
+  std::string proxySource;
+  // The Neuron runtime era launchSec, dmaMessageSec and proxySec come from
+  // ("2026"); empty: the topology file's own figures.
+  std::string runtime;
 };
 
 struct EngineFigure {

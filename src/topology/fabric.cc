@@ -59,8 +59,10 @@ Fabric::Fabric(const Topology& t)
     }
     for (size_t n = 0; n < t.nics.size(); ++n) {
       const std::string nic = "node" + std::to_string(node) + " efa" + std::to_string(n);
-      links_.push_back({nic + " out", t.nics[n].bytesPerSec, t.efaLatencySec});
-      links_.push_back({nic + " in", t.nics[n].bytesPerSec, 0});
+      // The proxy posts each message before the NIC carries it.
+      const double rate = t.nics[n].bytesPerSec * t.efaEfficiency;
+      links_.push_back({nic + " out", rate, t.efaLatencySec + t.engine.proxySec});
+      links_.push_back({nic + " in", rate, 0});
     }
     for (int chip = 0; modelsDma(t) && chip < t.chips; ++chip)
       links_.push_back({chipName(node, chip) + " dma", t.engine.dmaBytesPerSec, 0, t.engine.dmaMessageSec});

@@ -15,6 +15,8 @@
 
 #include "base/env.h"
 #include "base/error.h"
+#include "topology/data_files.h"
+#include "topology/runtime_era.h"
 #include "topology/topology.h"
 
 namespace trnccl::topo {
@@ -111,6 +113,10 @@ Topology loadTopology(const std::string& spec) {
   if (target.empty()) throwError(trncclInvalidArgument, "topology '" + spec + "' names no topology");
   const std::string file = isPath(target) ? target : findShipped(target);
   Topology t = parseTopology(readFile(file), file);
+  // A file that models the chips' engines but not the runtime's costs runs
+  // under the newest runtime era (its launch, per-message and proxy costs).
+  if (t.engine.dmaBytesPerSec > 0 && t.engine.sources[0].empty() && t.engine.sources[2].empty())
+    applyRuntimeEra(loadRuntimeEra(""), t);
   if (instances) {
     if (*instances > 1 && t.nics.empty()) {
       throwError(trncclInvalidArgument, "topology '" + spec + "': " + file + " has no EFA NICs to join " +
@@ -131,5 +137,16 @@ std::vector<std::string> shippedTopologyNames() {
   }
   return {names.begin(), names.end()};
 }
+
+std::string shippedDataPath(const std::string& relative) {
+  for (const fs::path& dir : searchDirs()) {
+    std::error_code ec;
+    const fs::path file = dir / relative;
+    if (fs::is_regular_file(file, ec)) return file.string();
+  }
+  return {};
+}
+
+std::string readDataFile(const std::string& path) { return readFile(path); }
 
 }  // namespace trnccl::topo

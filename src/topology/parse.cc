@@ -148,12 +148,20 @@ void checkConnected(const JsonField& root, const Topology& t) {
 }
 
 void readEfa(const JsonField& field, Topology& t) {
-  field.allowOnly({"gbpsPerNic", "nicChips", "latencySec"});
+  field.allowOnly({"gbpsPerNic", "nicChips", "latencySec", "efficiency"});
   const double bytesPerSec = field["gbpsPerNic"].asPositive() * 1e9 / 8;
   const JsonField chips = field["nicChips"];
   if (chips.size() == 0) chips.fail("empty (omit /efa for an instance without EFA)");
   for (size_t i = 0; i < chips.size(); ++i) t.nics.push_back({readChip(chips[i], t.chips), bytesPerSec});
   t.efaLatencySec = field["latencySec"].asNonNegative();
+  // {"value": fraction of the line rate, "source": ...}, like the engine's figures.
+  if (auto efficiency = field.find("efficiency")) {
+    efficiency->allowOnly({"value", "source"});
+    t.efaEfficiency = (*efficiency)["value"].asPositive();
+    if (t.efaEfficiency > 1) (*efficiency)["value"].fail("above 1 (a fraction of the NIC's line rate)");
+    t.efaEfficiencySource = (*efficiency)["source"].asString();
+    if (t.efaEfficiencySource.empty()) (*efficiency)["source"].fail("empty: say where the figure comes from");
+  }
 }
 
 // Each figure: {"value": number, "source": "where it comes from"}; a figure

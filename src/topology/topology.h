@@ -42,6 +42,10 @@ struct Topology {
   std::vector<Link> links;  // every chip link of one instance (from the torus and/or listed)
   std::vector<Nic> nics;    // per instance
   double efaLatencySec = 15e-6;
+  // The fraction of a NIC's line rate a collective's messages get from it
+  // (the files' /efa/efficiency, fitted per generation), and its source.
+  double efaEfficiency = 1;
+  std::string efaEfficiencySource;
   double onChipBytesPerSec = 0;  // between the NeuronCores of one chip
   double onChipLatencySec = 0;
   device::DeviceModel device = device::trainium();

@@ -50,8 +50,43 @@ TEST_CASE("trnccl-sim writes CSV and JSON with nccl-tests' bandwidths", "[sim][c
   CHECK(row["busbw_gbps"].get<double>() == Approx(algbw / 2).epsilon(1e-6));
   const auto csv = runCommand(kSim + " --topo trn1.2xlarge --algo ring --sizes 1K:4K:x2 --format csv");
   REQUIRE(csv.status == 0);
-  CHECK_THAT(csv.output, Catch::StartsWith("machine,ranks,algo,chosen,engine,bytes,count,time_us,algbw_gbps,"));
+  CHECK_THAT(csv.output, Catch::StartsWith("machine,runtime,ranks,algo,chosen,engine,bytes,count,time_us,time_low_us,"
+                                           "time_high_us,algbw_gbps,"));
   CHECK(std::count(csv.output.begin(), csv.output.end(), '\n') == 1 + 3);
+}
+
+TEST_CASE("trnccl-sim names the runtime era in every output, and its bands widen off the fitted machines",
+          "[sim][cli]") {
+  const std::string machines = "--topo trn1.32xlarge,trn1.32xlarge:4,inf2.48xlarge --algo auto --sizes 1M";
+  const auto table = runCommand(kSim + " " + machines + " --runtime 2023");
+  REQUIRE(table.status == 0);
+  CHECK_THAT(table.output, Catch::Contains("trn1.32xlarge: hardware trainium"));
+  CHECK_THAT(table.output, Catch::Contains("Neuron runtime 2023"));
+  const auto newest = runCommand(kSim + " " + machines);
+  REQUIRE(newest.status == 0);
+  CHECK_THAT(newest.output, Catch::Contains("Neuron runtime 2026"));  // the default: the newest era
+
+  const nlohmann::json rows = predictedRows(machines + " --runtime 2023");
+  REQUIRE(rows.size() == 3);
+  std::vector<double> widths;  // high / low: (1 + f)^2
+  for (const auto& row : rows) {
+    CAPTURE(row.dump());
+    CHECK(row["runtime"] == "2023");
+    const double t = row["time_us"], low = row["time_low_us"], high = row["time_high_us"];
+    CHECK(low < t);
+    CHECK(high > t);
+    CHECK(high / t == Approx(t / low).epsilon(1e-9));
+    widths.push_back(high / low);
+  }
+  // The 2023 runtime was fitted on one trn1.32xlarge: four of them, and inf2's
+  // unfitted hardware, get wider bands.
+  CHECK(widths[1] > widths[0]);
+  CHECK(widths[2] > widths[1]);
+  CHECK_THAT(rows[0]["band_basis"].get<std::string>(), Catch::StartsWith("fitted"));
+  CHECK_THAT(rows[1]["band_basis"].get<std::string>(), Catch::StartsWith("off the fit"));
+  const auto bad = runCommand(kSim + " --runtime 1999 --sizes 1K");
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.output, Catch::Contains("--runtime '1999'"));
 }
 
 TEST_CASE("trnccl-sim simulates gather, scatter, the v-collectives and permute with the algorithm that runs them",

@@ -170,3 +170,32 @@ TEST_CASE("folding: prices kept across a sweep's calls are each algorithm's and 
       CHECK(shared.bound == alone.bound);
     }
 }
+
+TEST_CASE("folding: an algorithm whose instances differ is priced by its slowest probed instance, near every rank's",
+          "[sim][folding]") {
+  // 40 trn1.32xlarge, 1,280 ranks (auto folds above 1,024): a 2D torus
+  // all-reduce of 32 floats has fewer elements than ranks, so the
+  // instances do not do alike (the sweep's rows from 32 to 512 bytes).
+  const sim::Machine m("trn1.32xlarge:40", {});
+  const auto folding = sim::foldingOf(m);
+  REQUIRE(folding.has_value());
+  const algo::Tuner tuner(algo::AlgorithmFilter("torus2d", "--algo", algo::Tuner::algorithmNames()), m.network(),
+                          &m.layout());
+  const algo::CollectiveArgs args = allReduceOn(m, 32);
+  const algo::Algorithm& torus = tuner.choose(args);
+  const auto folded = sim::foldedNetwork(m.network(), *folding);
+  REQUIRE_THROWS_WITH(sim::predictFolded(torus, args, *folded, *folding),
+                      Catch::Contains("does not treat the instances alike"));
+  sim::Call call;
+  call.count = 32;
+  call.algorithm = "torus2d";
+  const sim::Prediction slowest = sim::simulate(m, call);
+  CHECK(slowest.engine == sim::Engine::Folded);
+  CHECK_THAT(slowest.bound, Catch::Contains("instances unlike: the slowest of 4 priced as all"));
+  // The cost model over all 1,280 ranks, the reference folding stands for.
+  const algo::Prediction all = tuner.predict(torus, args);
+  CHECK(slowest.seconds == Approx(all.seconds).epsilon(0.10));
+  // Folding named by --engine still refuses it.
+  call.engine = sim::Engine::Folded;
+  CHECK_THROWS_WITH(sim::simulate(m, call), Catch::Contains("does not treat the instances alike"));
+}

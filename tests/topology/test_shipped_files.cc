@@ -115,16 +115,21 @@ TEST_CASE("every shipped topology loads with DESIGN.md's figures", "[topology][f
     CHECK(static_cast<int>(t.nics.size()) == e.nics);
     CHECK(efaBytesPerSec == Approx(e.efaGbps * 1e9 / 8));
 
-    // Every collective-engine figure is there with its source; Trainium's
-    // were fitted to the published trn1 measurements.
+    // Every collective-engine figure is there with its source. The DMA
+    // engines' rate is the chip generation's, fitted to the published
+    // measurements of trn1 and trn2 (inf2's assumed from trn1's); launch and
+    // per message are the newest runtime era's (topologies/runtimes/).
     for (size_t i = 0; i < trnccl::topo::kEngineFigures.size(); ++i) {
       INFO(trnccl::topo::kEngineFigures[i].key);
       CHECK(t.engine.*trnccl::topo::kEngineFigures[i].member > 0);
-      if (std::string(t.device.generation) == "trainium" && e.name != std::string("inf2.48xlarge"))
-        CHECK_THAT(t.engine.sources[i], Catch::StartsWith("fitted to shared/calibration/trn1"));
+      if (trnccl::topo::kEngineFigures[i].key != std::string("dmaBytesPerSec"))
+        CHECK_THAT(t.engine.sources[i], Catch::StartsWith("runtime 2026: "));
+      else if (e.name != std::string("inf2.48xlarge"))
+        CHECK_THAT(t.engine.sources[i], Catch::StartsWith("fitted to "));
       else
         CHECK_THAT(t.engine.sources[i], Catch::StartsWith("assumed"));
     }
+    CHECK(t.engine.runtime == "2026");
   }
 }
 

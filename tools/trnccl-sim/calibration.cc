@@ -2,62 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 
-#include "base/error.h"
+#include "fit.h"
 #include "logic/datatypes.h"
 #include "logic/text_format.h"
 #include "measured_run.h"
 #include "sweep.h"
-#include "topology/topology.h"
 
 namespace trnccl::simtool {
 namespace {
-
-constexpr size_t kFigures = topo::kEngineFigures.size();
-using Figures = std::array<double, kFigures>;  // in each figure's unit
-
-// The sweep that predicts `run`: what its name says, the command line for
-// what it leaves out (--coll, --dtype, --ranks, --topo's ":N"), each size of
-// the file once.
-Options sweepOf(const Options& options, const Variant& variant, const MeasuredRun& run) {
-  Options o = options;
-  o.variants = {variant};
-  if (run.instances > 0) o.variants[0].knobs.nodes = run.instances;
-  o.collective = run.collective.value_or(options.collective);
-  o.type = run.type.value_or(options.type);
-  o.ranks = run.ranks > 0 ? run.ranks : options.ranks;
-  o.algorithms = {options.algorithms.at(0)};
-  o.stragglers.clear();
-  o.sizes.clear();
-  for (const Measurement& m : run.points) o.sizes.push_back(m.bytes);
-  return o;
-}
-
-// "all_reduce float, 64 ranks, 2 instances of trn1.32xlarge"
-std::string sweepText(const Options& o) {
-  const Variant& v = o.variants.at(0);
-  return std::string(perf::collective_name(o.collective)) + " " + std::string(perf::type_name(o.type)) + ", " +
-         (o.ranks > 0 ? std::to_string(o.ranks) : std::string("all")) + " ranks, " +
-         (v.knobs.nodes ? std::to_string(*v.knobs.nodes) + " instances of " : std::string()) + v.label;
-}
-
-// The run's sizes on `variant`; throws what sweep() could not price.
-std::vector<Row> predict(const Options& options, const Variant& variant, const MeasuredRun& run) {
-  const Options o = sweepOf(options, variant, run);
-  std::vector<std::string> skipped;
-  std::vector<Row> rows;
-  try {
-    rows = sweep(o, skipped);
-  } catch (const Error& e) {  // e.g. more ranks than the machine has: the file's, not a --ranks given
-    throwError(e.code(), run.file + " (" + sweepText(o) + "): " + e.what());
-  }
-  if (!skipped.empty()) throwError(trncclInvalidArgument, run.file + ": cannot price " + skipped.front());
-  return rows;
-}
 
 double errorOf(double predictedUs, double measuredUs) { return (predictedUs - measuredUs) / measuredUs; }
 
@@ -68,119 +24,45 @@ double medianAbs(std::vector<double> errors) {
   return n == 0 ? 0 : n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
 }
 
-// Every measurement of every run, with its prediction under some figures.
-struct Point {
-  size_t run = 0;
-  Measurement measured;
+// The q-quantile of |errors| (nearest rank).
+double quantileAbs(std::vector<double> errors, double q) {
+  for (double& e : errors) e = std::fabs(e);
+  std::sort(errors.begin(), errors.end());
+  if (errors.empty()) return 0;
+  return errors[std::min(errors.size() - 1, static_cast<size_t>(std::ceil(q * errors.size())) - 1)];
+}
+
+const char* unitName(BusbwUnit u) {
+  return u == BusbwUnit::GiB ? "GiB/s" : u == BusbwUnit::GB ? "decimal GB/s" : "not said";
+}
+
+// A file's path below `dir` ("trn1/allreduce_2rank_fp32.tsv").
+std::string shortName(const std::string& file, const std::string& dir) {
+  return std::filesystem::path(file).lexically_relative(dir).string();
+}
+
+// Per figure, the files it was fitted to.
+std::string filesOf(const Fit& fit, const FittedFigure& f, const std::string& dir) {
+  std::string names;
+  for (size_t r : f.runs) names += (names.empty() ? "" : ", ") + shortName(fit.runs()[r].file, dir);
+  return names;
+}
+
+// A figure's name in the files and its factor to SI units.
+struct FileKey {
+  const char* name;
+  double perUnit;
 };
+FileKey fileKeyOf(const std::string& knob) {
+  if (knob == "dma.bandwidth") return {"dmaBytesPerSec", 1e9};
+  if (knob == "efa.efficiency") return {"efaEfficiency", 1};
+  if (knob == "launch") return {"launchSec", 1e-6};
+  if (knob == "dma.message") return {"stepSec", 1e-6};
+  return {"proxySec", 1e-6};
+}
 
-class Fit {
- public:
-  Fit(const Options& options, std::vector<MeasuredRun> runs) : options_(options), runs_(std::move(runs)) {
-    for (size_t r = 0; r < runs_.size(); ++r)
-      for (const Measurement& m : runs_[r].points) points_.push_back({r, m});
-  }
-  const std::vector<Point>& points() const { return points_; }
-  const std::vector<MeasuredRun>& runs() const { return runs_; }
-
-  // Per point, the predicted microseconds under `figures`.
-  std::vector<double> predictions(const Figures& figures) const {
-    Variant v = options_.variants.at(0);
-    for (size_t i = 0; i < kFigures; ++i) v.knobs.engine[i] = figures[i];
-    std::vector<double> us;
-    for (const MeasuredRun& run : runs_)
-      for (const Row& row : predict(options_, v, run)) us.push_back(row.prediction.seconds * 1e6);
-    return us;
-  }
-
-  // Least squares on log time over every point but `leftOut` (none: -1),
-  // Nelder-Mead over the figures' logarithms from `start`.
-  Figures fit(const Figures& start, int leftOut, int evaluations) const {
-    const auto cost = [&](const std::array<double, kFigures>& x) {
-      Figures f;
-      for (size_t i = 0; i < kFigures; ++i) f[i] = std::exp(x[i]);
-      const std::vector<double> us = predictions(f);
-      double sum = 0;
-      for (size_t p = 0; p < points_.size(); ++p)
-        if (static_cast<int>(p) != leftOut) sum += std::pow(std::log(us[p] / points_[p].measured.us), 2);
-      return sum;
-    };
-    std::array<double, kFigures> x0;
-    for (size_t i = 0; i < kFigures; ++i) x0[i] = std::log(std::max(start[i], 1e-3));
-    const std::array<double, kFigures> best = nelderMead(cost, x0, evaluations);
-    Figures f;
-    for (size_t i = 0; i < kFigures; ++i) f[i] = std::exp(best[i]);
-    return f;
-  }
-
- private:
-  using X = std::array<double, kFigures>;
-  template <class Cost>
-  static X nelderMead(const Cost& cost, const X& x0, int evaluations) {
-    std::vector<std::pair<double, X>> simplex;
-    simplex.emplace_back(cost(x0), x0);
-    for (size_t i = 0; i < kFigures; ++i) {
-      X x = x0;
-      x[i] += 0.5;  // a factor of 1.65 on each figure
-      simplex.emplace_back(cost(x), x);
-    }
-    int used = static_cast<int>(simplex.size());
-    const auto along = [](const X& from, const X& to, double t) {
-      X x;
-      for (size_t i = 0; i < kFigures; ++i) x[i] = from[i] + t * (to[i] - from[i]);
-      return x;
-    };
-    while (used < evaluations) {
-      std::sort(simplex.begin(), simplex.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      if (simplex.back().first - simplex.front().first < 1e-9) break;
-      X centroid{};
-      for (size_t k = 0; k + 1 < simplex.size(); ++k)
-        for (size_t i = 0; i < kFigures; ++i) centroid[i] += simplex[k].second[i] / kFigures;
-      auto& worst = simplex.back();
-      const X reflected = along(worst.second, centroid, 2);
-      const double fr = cost(reflected);
-      ++used;
-      if (fr < simplex.front().first) {
-        const X expanded = along(worst.second, centroid, 3);
-        const double fe = cost(expanded);
-        ++used;
-        worst = fe < fr ? std::pair{fe, expanded} : std::pair{fr, reflected};
-      } else if (fr < simplex[simplex.size() - 2].first) {
-        worst = {fr, reflected};
-      } else {
-        const X contracted = along(worst.second, centroid, 0.5);
-        const double fc = cost(contracted);
-        ++used;
-        if (fc < worst.first) {
-          worst = {fc, contracted};
-        } else {  // shrink toward the best
-          for (size_t k = 1; k < simplex.size(); ++k) {
-            simplex[k].second = along(simplex.front().second, simplex[k].second, 0.5);
-            simplex[k].first = cost(simplex[k].second);
-            ++used;
-          }
-        }
-      }
-    }
-    return std::min_element(simplex.begin(), simplex.end(),
-                            [](const auto& a, const auto& b) { return a.first < b.first; })
-        ->second;
-  }
-
-  const Options& options_;
-  std::vector<MeasuredRun> runs_;
-  std::vector<Point> points_;
-};
-
-// The figures the topology file gives (a figure it lacks starts at 1 unit).
-Figures startingFigures(const Variant& v) {
-  const topo::Topology t = topo::loadTopology(v.topology);
-  Figures f;
-  for (size_t i = 0; i < kFigures; ++i) {
-    const double value = t.engine.*topo::kEngineFigures[i].member / topo::kEngineFigures[i].perUnit;
-    f[i] = value > 0 ? value : 1;
-  }
-  return f;
+const char* unitOf(const std::string& knob) {
+  return knob == "dma.bandwidth" ? "GB/s" : knob == "efa.efficiency" ? "of line rate" : "us";
 }
 
 }  // namespace
@@ -197,66 +79,121 @@ std::string check(const Options& options) {
   if (options.ranks != 0 && run.ranks != 0 && options.ranks != run.ranks)
     throw UsageError("--ranks " + std::to_string(options.ranks) + ": " + run.file + " measured " +
                      std::to_string(run.ranks) + " ranks");
-  const Variant& v = options.variants.at(0);
-  const std::vector<Row> rows = predict(options, v, run);
-  const Options o = sweepOf(options, v, run);
+  const Options o = runOptions(options, run, false);
+  const std::vector<Row> rows = predictRun(o, run);
+  const Row& first = rows.at(0);
+  const std::string era = first.on->topology().engine.runtime;
   std::string text = "# trnccl-sim --check " + run.file + ": " + std::string(perf::collective_name(o.collective)) +
-                     " " + std::string(perf::type_name(o.type)) + ", " + rows.at(0).on->describe() + ", --algo " +
-                     options.algorithms.at(0) + " (measured on real hardware against the model)\n";
-  text += perf::format_text("# %12s %14s %14s %8s  %-18s %s\n", "size(B)", "measured(us)", "predicted(us)", "error",
-                            "algorithm", "bound (engine)");
+                     " " + std::string(perf::type_name(o.type)) + ", " + first.on->describe() + ", --algo " +
+                     options.algorithms.at(0) + ", Neuron runtime " + (era.empty() ? "of the file" : era) +
+                     " (measured on real hardware against the model)\n";
+  text += "# busbw in the file: " + std::string(unitName(run.unit)) + "; shown here in decimal GB/s\n";
+  text += "# band: +-" + perf::format_text("%.0f%%", 100 * first.band.fraction) + ", " + first.band.basis + "\n";
+  text += perf::format_text("# %12s %14s %14s %23s %8s %4s %9s  %-18s %s\n", "size(B)", "measured(us)", "predicted(us)",
+                            "band(us)", "error", "in", "busbw", "algorithm", "bound (engine)");
   std::vector<double> errors;
+  size_t inBand = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     const double predicted = rows[i].prediction.seconds * 1e6, measured = run.points[i].us;
+    const double low = rows[i].band.low(predicted), high = rows[i].band.high(predicted);
+    const bool in = measured >= low && measured <= high;
+    inBand += in;
     errors.push_back(errorOf(predicted, measured));
-    text += perf::format_text("  %12zu %14.1f %14.1f %+7.1f%%  %-18s %s (%s)\n", run.points[i].bytes, measured,
-                              predicted, 100 * errors.back(), rows[i].prediction.algorithm.c_str(),
+    text += perf::format_text("  %12zu %14.1f %14.1f %11.1f-%-11.1f %+7.1f%% %4s %9.2f  %-18s %s (%s)\n",
+                              run.points[i].bytes, measured, predicted, low, high, 100 * errors.back(),
+                              in ? "yes" : "no", run.points[i].busbw, rows[i].prediction.algorithm.c_str(),
                               rows[i].prediction.bound.c_str(), sim::engineName(rows[i].prediction.engine));
   }
-  text += perf::format_text("# median absolute error: %.1f%% over %zu sizes\n", 100 * medianAbs(errors), errors.size());
+  text += perf::format_text("# median absolute error: %.1f%% over %zu sizes; %zu of %zu measured within the band\n",
+                            100 * medianAbs(errors), errors.size(), inBand, errors.size());
   return text;
 }
 
 std::string calibrate(const Options& options) {
-  const Variant& v = options.variants.at(0);
-  const Fit fit(options, readMeasuredRuns(options.calibrate));
-  const Figures was = startingFigures(v);
-  const Figures fitted = fit.fit(was, -1, 600);
-  const std::vector<double> predicted = fit.predictions(fitted);
+  const std::string& dir = options.calibrate;
+  const Fit fit(options, readMeasuredRuns(dir));
+  const std::vector<double> start = fit.startingValues();
+  // Scope by scope, then every figure together in small steps (the scopes
+  // share files through the DMA figure and the newest era).
+  std::vector<double> fitted = fit.fitByScope(start, fit.scopes(), -1, -1, 3, 40, 0.5);
+  fitted = fit.fit(fitted, {}, -1, -1, 20 * static_cast<int>(start.size()), 0.05);
+  const std::vector<std::vector<double>> predicted = fit.predictions(fitted);
 
-  std::string text = "# trnccl-sim --calibrate " + options.calibrate + ": " + v.label +
-                     "'s collectiveEngine fitted to " + std::to_string(fit.runs().size()) + " files, " +
-                     std::to_string(fit.points().size()) + " measurements of real hardware (--algo " +
-                     options.algorithms.at(0) + ", least squares on log time)\n";
-  text += perf::format_text("# %-14s %12s %12s  %s\n", "figure", "fitted", "start", "unit");
-  for (size_t i = 0; i < kFigures; ++i)
-    text += perf::format_text("  %-14s %12.4g %12.4g  %s\n", topo::kEngineFigures[i].knob, fitted[i], was[i],
-                              topo::kEngineFigures[i].unit);
-  text += perf::format_text("# %-28s %11s %13s %14s %8s %14s %8s\n", "file", "size(B)", "measured(us)", "predicted(us)",
-                            "error", "left out(us)", "error");
-  std::vector<double> errors, leftOutErrors;
-  for (size_t p = 0; p < fit.points().size(); ++p) {
-    const Point& point = fit.points()[p];
-    // Refitted without this point, from the full fit: does the model carry?
-    const double alone = fit.predictions(fit.fit(fitted, static_cast<int>(p), 250))[p];
-    errors.push_back(errorOf(predicted[p], point.measured.us));
-    leftOutErrors.push_back(errorOf(alone, point.measured.us));
-    const std::string name = std::filesystem::path(fit.runs()[point.run].file).filename().string();
-    text +=
-        perf::format_text("  %-28s %11zu %13.1f %14.1f %+7.1f%% %14.1f %+7.1f%%\n", name.c_str(), point.measured.bytes,
-                          point.measured.us, predicted[p], 100 * errors.back(), alone, 100 * leftOutErrors.back());
+  size_t points = 0;
+  for (const MeasuredRun& r : fit.runs()) points += r.points.size();
+  std::string text =
+      "# trnccl-sim --calibrate " + dir + ": " + std::to_string(fit.figures().size()) + " figures fitted to " +
+      std::to_string(fit.runs().size()) + " files, " + std::to_string(points) +
+      " measurements of real hardware (--algo " + options.algorithms.at(0) +
+      ", least squares on log time, each file weighted alike, by Nelder-Mead over one scope's figures at a time, "
+      "three rounds, then over all together)\n";
+  text += perf::format_text("# %-10s %-15s %12s %12s  %-13s %s\n", "scope", "figure", "fitted", "start", "unit",
+                            "fitted to");
+  for (size_t f = 0; f < fit.figures().size(); ++f) {
+    const FittedFigure& figure = fit.figures()[f];
+    text += perf::format_text("  %-10s %-15s %12.4g %12.4g  %-13s %s\n", figure.scope.c_str(), figure.knob.c_str(),
+                              fitted[f], start[f], unitOf(figure.knob), filesOf(fit, figure, dir).c_str());
   }
-  text += perf::format_text("# median absolute error: %.1f%% (fit), %.1f%% (leave-one-out)\n", 100 * medianAbs(errors),
-                            100 * medianAbs(leftOutErrors));
-  text += "# for the topology file:\n  \"collectiveEngine\": {\n";
-  for (size_t i = 0; i < kFigures; ++i) {
-    const topo::EngineFigure& f = topo::kEngineFigures[i];
-    const std::string source = nlohmann::json("fitted to " + options.calibrate + " (trnccl-sim --calibrate)")
-                                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    text += perf::format_text("    \"%s\": {\"value\": %.4g, \"source\": %s}%s\n", f.key, fitted[i] * f.perUnit,
-                              source.c_str(), i + 1 < kFigures ? "," : "");
+  text += perf::format_text("# %-34s %-5s %11s %13s %14s %8s %14s %8s\n", "file", "era", "size(B)", "measured(us)",
+                            "predicted(us)", "error", "left out(us)", "error");
+  std::vector<double> all, allLeftOut;
+  std::map<std::string, std::vector<double>> leftOutByEra;
+  std::map<std::string, std::map<std::string, std::vector<double>>> leftOutByMachine;  // era, machine
+  std::string perFile;
+  for (size_t r = 0; r < fit.runs().size(); ++r) {
+    const MeasuredRun& run = fit.runs()[r];
+    std::vector<double> errors, leftOutErrors;
+    for (size_t p = 0; p < run.points.size(); ++p) {
+      // Refitted without this point, the figures of its machine and era
+      // only, from the full fit: does the model carry to it?
+      const std::vector<double> without =
+          fit.fitByScope(fitted, fit.scopesOf(r), static_cast<int>(r), static_cast<int>(p), 1, 15, 0.2);
+      const double alone = fit.predictions(without, {r})[r][p];
+      errors.push_back(errorOf(predicted[r][p], run.points[p].us));
+      leftOutErrors.push_back(errorOf(alone, run.points[p].us));
+      text +=
+          perf::format_text("  %-34s %-5s %11zu %13.1f %14.1f %+7.1f%% %14.1f %+7.1f%%\n",
+                            shortName(run.file, dir).c_str(), run.era.c_str(), run.points[p].bytes, run.points[p].us,
+                            predicted[r][p], 100 * errors.back(), alone, 100 * leftOutErrors.back());
+    }
+    perFile += perf::format_text("  %-34s %-5s %7.1f%% %14.1f%%\n", shortName(run.file, dir).c_str(), run.era.c_str(),
+                                 100 * medianAbs(errors), 100 * medianAbs(leftOutErrors));
+    all.insert(all.end(), errors.begin(), errors.end());
+    allLeftOut.insert(allLeftOut.end(), leftOutErrors.begin(), leftOutErrors.end());
+    auto& era = leftOutByEra[run.era];
+    era.insert(era.end(), leftOutErrors.begin(), leftOutErrors.end());
+    auto& machine = leftOutByMachine[run.era][fit.machineOf(r)];
+    machine.insert(machine.end(), leftOutErrors.begin(), leftOutErrors.end());
   }
-  return text + "  }\n";
+  text += perf::format_text("# median absolute error per file: %-21s %8s %15s\n", "", "fit", "leave-one-out");
+  text += perFile;
+  text += perf::format_text("# median absolute error: %.1f%% (fit), %.1f%% (leave-one-out) over all %zu\n",
+                            100 * medianAbs(all), 100 * medianAbs(allLeftOut), all.size());
+  text += "# bands: the 80th percentile of |leave-one-out error| per runtime era and per machine it was fitted on\n";
+  nlohmann::json bands = nlohmann::json::object();
+  for (const auto& [era, errors] : leftOutByEra) {
+    text += perf::format_text("  %-5s %-14s %.3f\n", era.c_str(), "all", quantileAbs(errors, 0.8));
+    bands[era]["band"] = {{"value", quantileAbs(errors, 0.8)}, {"source", "trnccl-sim --calibrate " + dir}};
+    for (const auto& [machine, machineErrors] : leftOutByMachine[era]) {
+      text += perf::format_text("  %-5s %-14s %.3f\n", era.c_str(), machine.c_str(), quantileAbs(machineErrors, 0.8));
+      bands[era]["fittedOn"][machine] = quantileAbs(machineErrors, 0.8);
+    }
+  }
+  // As the files take them: topologies/*.json (per generation) and
+  // runtimes/ERA.json (per era), in SI units, each naming its files.
+  nlohmann::json block = nlohmann::json::object();
+  for (size_t f = 0; f < fit.figures().size(); ++f) {
+    const FittedFigure& figure = fit.figures()[f];
+    const FileKey key = fileKeyOf(figure.knob);
+    block[figure.scope][key.name] = {
+        {"value", fitted[f] * key.perUnit},
+        {"source", "fitted to " + filesOf(fit, figure, dir) + " in " + dir + " (trnccl-sim --calibrate)"}};
+  }
+  text += "\n# for topologies/*.json (per generation) and topologies/runtimes/ERA.json (per era):\n";
+  for (const auto& [era, entries] : bands.items())
+    for (const auto& [key, value] : entries.items()) block[era][key] = value;
+  text += block.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return text;
 }
 
 }  // namespace trnccl::simtool

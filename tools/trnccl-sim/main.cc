@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "calibration.h"
 #include "chakra_study.h"
+#include "explain.h"
 #include "links.h"
 #include "options.h"
 #include "output.h"
@@ -47,6 +48,10 @@ int main(int argc, char** argv) {
     }
     if (!options.calibrate.empty()) {
       std::fputs(simtool::calibrate(options).c_str(), stdout);
+      return 0;
+    }
+    if (options.explain > 0) {
+      std::fputs(simtool::explain(options).c_str(), stdout);
       return 0;
     }
     if (!options.chakra.empty()) {

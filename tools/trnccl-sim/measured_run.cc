@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "logic/datatypes.h"
 #include "logic/usage_error.h"
+#include "run_header.h"
 
 namespace trnccl::simtool {
 namespace {
@@ -107,29 +108,35 @@ MeasuredRun readMeasuredRun(const std::string& path) {
   run.file = path;
   describeFromName(path, run);
   int lineNo = 0;
+  std::string header;
   for (std::string line; std::getline(in, line);) {
     ++lineNo;
     if (!line.empty() && line.back() == '\r') line.pop_back();  // a file with Windows line ends
     const size_t first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line[first] == '#') header += line + "\n";
     if (first == std::string::npos || line[first] == '#') continue;
     std::string fields = line;
     std::replace(fields.begin(), fields.end(), ',', ' ');  // a CSV row reads as well
     std::istringstream row(fields);
-    std::string bytesField, usField;
-    row >> bytesField >> usField;
+    std::string bytesField, usField, busbwField;
+    row >> bytesField >> usField >> busbwField;
     const double bytes = numberOf(bytesField), us = numberOf(usField);
     if (!(bytes >= 1) || !(bytes < 0x1p63) || bytes != static_cast<double>(static_cast<size_t>(bytes)) || !(us > 0))
       refuse(path + ":" + std::to_string(lineNo) + ": expected 'size_bytes time_us [busbw]', got '" + line + "'");
-    run.points.push_back({static_cast<size_t>(bytes), us});
+    run.points.push_back({static_cast<size_t>(bytes), us, numberOf(busbwField)});
   }
   if (run.points.empty()) refuse(path + ": no measurements");
+  describeFromHeader(header, std::filesystem::path(path).parent_path().filename().string(), run);
+  // busbw in decimal GB/s whichever unit the file printed.
+  if (run.unit == BusbwUnit::GiB)
+    for (Measurement& m : run.points) m.busbw *= 1.073741824;
   return run;
 }
 
 std::vector<MeasuredRun> readMeasuredRuns(const std::string& dir) {
   std::vector<std::string> files;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir, ec))
     if (entry.path().extension() == ".tsv") files.push_back(entry.path().string());
   if (ec) refuse("--calibrate '" + dir + "': " + ec.message());
   if (files.empty()) refuse("--calibrate '" + dir + "': no .tsv files");

@@ -7,6 +7,7 @@
 #include "cli/command_line.h"
 #include "logic/datatypes.h"
 #include "logic/sizes.h"
+#include "topology/runtime_era.h"
 
 namespace trnccl::simtool {
 namespace {
@@ -102,11 +103,16 @@ std::string usageText() {
          "       trnccl-sim --calibrate DIR [--topo T] [--algo neuron] [--engine ...]\n"
          "                  (real hardware's nccom-test runs, as in shared/calibration; a file's name such as\n"
          "                  allreduce_64rank_2inst_fp32.tsv says what was measured, the flags what it does not)\n"
+         "       trnccl-sim --explain SIZE [--topo T] [--algo A] [--coll C] [--runtime ERA]\n"
+         "                  (one size's time split into launch, per-step latency, bandwidth and reduction)\n"
          "       trnccl-sim --chakra TRACE.et [--topo T[:N]] [--algo A] [--dtype T] [--engine ...]\n"
          "                  (a Chakra execution trace of one rank's step, as ASTRA-sim and SimAI replay them)\n"
          "       trnccl-sim --list-algorithms   (each algorithm and where it runs: any-ranks or instances)\n"
          "knobs: link.bandwidth=2x|GBps, link.latency=0.5x|us, efa.gbps=N, efa.latency=us, nodes=N,\n"
-         "       launch=us, dma.bandwidth=GBps, dma.message=us (the collective engine)\n"
+         "       launch=us, dma.bandwidth=GBps, dma.message=us (the collective engine), proxy=us (per EFA\n"
+         "       message), efa.efficiency=F (of the NICs' line rate)\n"
+         "--runtime ERA         the Neuron runtime era whose launch, per-message and proxy costs apply:\n"
+         "                      2023, 2025 or 2026 (default: the newest; --check: the file's)\n"
          "--straggler 5:+50us   rank 5 enters the collective 50 us late (TIME in ns, us, ms or s)\n"
          "--fail-link 3-7       the NeuronLink between chips 3 and 7 of every instance is down: traffic\n"
          "                      routes around it\n"
@@ -124,7 +130,10 @@ Options parseOptions(const std::vector<std::string>& args) {
   cli::prepare(app);
   app.add_flag("-h,--help", o.help);
   app.add_flag("--list-algorithms", o.listAlgorithms);
-  cli::addValue(app, "--topo", [&](const std::string& v) { topologies = split(v, ','); });
+  cli::addValue(app, "--topo", [&](const std::string& v) {
+    topologies = split(v, ',');
+    o.topologyGiven = true;
+  });
   cli::addValue(app, "--coll", [&](const std::string& v) {
     o.collective = parseCollective(v);
     o.collectiveGiven = true;
@@ -155,6 +164,11 @@ Options parseOptions(const std::vector<std::string>& args) {
   cli::addText(app, "--check", o.check);
   cli::addText(app, "--calibrate", o.calibrate);
   cli::addText(app, "--chakra", o.chakra);
+  cli::addValue(app, "--runtime", [&](const std::string& v) {
+    topo::loadRuntimeEra(v);  // an unknown era is refused here, naming the known ones
+    o.runtime = v;
+  });
+  cli::addValue(app, "--explain", [&](const std::string& v) { o.explain = perf::parse_size(v); });
   cli::addValue(app, "--instances", [&](const std::string& v) {
     o.instances.clear();
     for (const std::string& n : split(v, ',')) o.instances.push_back(cli::parseInt("--instances", n, 0, kMaxInt));
@@ -181,6 +195,7 @@ Options parseOptions(const std::vector<std::string>& args) {
   // Each topology as given, then once per --compare with its knobs on top.
   for (const std::string& topology : topologies) {
     Variant base{topology, topology, {}};
+    base.knobs.runtime = o.runtime;
     for (const std::string& s : sets) sim::setKnob(base.knobs, s);
     base.knobs.failedLinks = failedLinks;
     o.variants.push_back(base);

@@ -41,7 +41,10 @@ struct Options {
   std::string check;                         // --check: a file of measurements (measured_run.h)
   std::string calibrate;                     // --calibrate: a directory of them
   std::string chakra;                        // --chakra: a Chakra execution trace to replay
+  std::string runtime;                       // --runtime ERA (empty: the newest, or --check's file's)
+  size_t explain = 0;                        // --explain SIZE: one size's time split into its parts (0: none)
   bool collectiveGiven = false;              // --coll was given
+  bool topologyGiven = false;                // --topo was given
   bool typeGiven = false;                    // --dtype was given
   std::vector<int> instances{1, 4, 16, 64};  // --instances, for --workload
   bool help = false;

@@ -10,6 +10,18 @@
 
 namespace trnccl::simtool {
 
+sim::Call callOf(const Options& o, const std::string& algorithm, size_t count) {
+  sim::Call call;
+  call.collective = simulatedCollective(o.collective);
+  call.count = count;
+  call.type = o.type;
+  call.op = o.op;
+  call.algorithm = algorithm;
+  call.engine = o.engine;
+  call.stragglers = o.stragglers;
+  return call;
+}
+
 std::vector<Row> sweep(const Options& o, std::vector<std::string>& skipped) {
   std::vector<Row> rows;
   std::optional<Error> first;
@@ -19,20 +31,14 @@ std::vector<Row> sweep(const Options& o, std::vector<std::string>& skipped) {
     const sim::Machine& machine = *on;
     // Every row of this machine shares its folded prices: "auto" reuses the
     // rows of the algorithms it picks among, at every size.
+    const sim::Uncertainty band = sim::uncertaintyOf(machine.topology());
     const std::optional<sim::Folding> folding = sim::foldingOf(machine);
     std::optional<sim::FoldedPricing> pricing;
     if (folding) pricing.emplace(machine.network(), *folding);
     for (const std::string& algorithm : o.algorithms)
       for (size_t bytes : o.sizes) {
         const perf::Layout layout = perf::layout_for(o.collective, bytes, typeBytes, machine.ranks());
-        sim::Call call;
-        call.collective = simulatedCollective(o.collective);
-        call.count = layout.count;
-        call.type = o.type;
-        call.op = o.op;
-        call.algorithm = algorithm;
-        call.engine = o.engine;
-        call.stragglers = o.stragglers;
+        const sim::Call call = callOf(o, algorithm, layout.count);
         const size_t rowBytes = perf::row_bytes(layout, typeBytes);
         sim::Prediction prediction;
         try {
@@ -43,7 +49,7 @@ std::vector<Row> sweep(const Options& o, std::vector<std::string>& skipped) {
           skipped.push_back(v.label + " " + algorithm + " " + std::to_string(rowBytes) + " B: " + e.what());
           continue;
         }
-        Row row{v.label, on, machine.ranks(), algorithm, std::move(prediction), rowBytes, layout.count, 0, 0};
+        Row row{v.label, on, machine.ranks(), algorithm, std::move(prediction), rowBytes, layout.count, 0, 0, band};
         const perf::Bandwidth bw =
             perf::bandwidth(o.collective, layout, typeBytes, machine.ranks(), row.prediction.seconds);
         row.algbw = bw.algbw, row.busbw = bw.busbw;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "options.h"
+#include "sim/uncertainty.h"
 
 namespace trnccl::simtool {
 
@@ -17,7 +18,12 @@ struct Row {
   sim::Prediction prediction;
   size_t bytes = 0, count = 0;
   double algbw = 0, busbw = 0;  // GB/s, nccl-tests' definitions
+  sim::Uncertainty band;        // of prediction.seconds
 };
+
+// The call of one row: the command line's collective, type, op, engine and
+// stragglers, with `algorithm` and the API's `count`.
+sim::Call callOf(const Options& o, const std::string& algorithm, size_t count);
 
 // A row the engine cannot price (an algorithm the folded engine cannot fold
 // at one size) is left out and its error added to `skipped`; when no row is

@@ -71,6 +71,11 @@ Options parse_nccom_args(const std::vector<std::string>& args) {
   app.add_flag("-c,--check", o.check);
   app.add_flag("--show-algorithm", o.show_algorithm);
   cli::addText(app, "--report-to-json-file", o.json_path);
+  cli::addValue(app, "--bandwidth-unit", [&](const std::string& v) {
+    if (v != "gb" && v != "gib")
+      throw UsageError("--bandwidth-unit '" + v + "': expected gb (decimal, 1e9 bytes) or gib");
+    o.gib_bandwidth = v == "gib";
+  });
   std::vector<std::string> positional;
   app.add_option("operation", positional)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cli::parse(app, args, "unknown flag");
@@ -106,6 +111,8 @@ std::string nccom_usage_text() {
          "  -c, --check                   check every result\n"
          "  --show-algorithm              add the algorithm trnccl's tuner ran\n"
          "  --report-to-json-file <file>  also write the rows and the run as JSON\n"
+         "  --bandwidth-unit gb|gib       algbw and busbw in decimal GB/s (default, as nccom-test since\n"
+         "                                about mid-2025) or in GiB/s (as it printed before)\n"
          "  -h, --help                    print this help\n";
 }
 

@@ -10,8 +10,10 @@ namespace trnccl::perf {
 
 namespace {
 
-// nccom-test divides by 2^30 where nccl-tests divides by 10^9.
+// nccom-test divided by 2^30 before about mid-2025, where nccl-tests divides by 10^9.
 constexpr double kGiBPerGB = 1e9 / double(1 << 30);
+
+double unit(bool gib) { return gib ? kGiBPerGB : 1.0; }
 
 const TypeFacts& facts(const std::string& perf_type_name) {
   for (const TypeFacts& t : kTypeFacts)
@@ -32,17 +34,17 @@ std::string nccom_header(bool show_algorithm) {
          (show_algorithm ? format_text("    %12s", "algorithm") : "") + "\n";
 }
 
-std::string nccom_row(const Row& row, bool show_algorithm) {
+std::string nccom_row(const Row& row, bool show_algorithm, bool gib) {
   const Measurement& m = row.out_of_place;
   // nccom-test counts the elements of the whole size, where nccl-tests counts a rank's.
   return format_text("%12zu    %12zu    %8s    %8.0f    %11.2f    %11.2f", row.size_bytes,
                      row.size_bytes / facts(row.type).size, nccom_type_name(row.type).c_str(), m.time_us,
-                     m.algbw * kGiBPerGB, m.busbw * kGiBPerGB) +
+                     m.algbw * unit(gib), m.busbw * unit(gib)) +
          (show_algorithm ? format_text("    %12s", row.algorithm.c_str()) : "") + "\n";
 }
 
-std::string nccom_footer(double avg_busbw) {
-  return format_text("Avg bus bandwidth:\t%.4fGB/s\n", avg_busbw * kGiBPerGB);
+std::string nccom_footer(double avg_busbw, bool gib) {
+  return format_text("Avg bus bandwidth:\t%.4fGB/s\n", avg_busbw * unit(gib));
 }
 
 }  // namespace trnccl::perf

@@ -40,7 +40,10 @@ struct Options {
   bool per_call_median = false;
   bool in_place = true;
   bool show_algorithm = false;  // nccom-test --show-algorithm
-  int instances = 1;            // nccom-test -N: emulated instances the ranks spread over
+  // nccom-test's bandwidth unit: decimal GB/s (1e9 bytes) since about
+  // mid-2025, GiB/s (2^30 bytes) before; --bandwidth-unit gib for the older.
+  bool gib_bandwidth = false;
+  int instances = 1;  // nccom-test -N: emulated instances the ranks spread over
 };
 
 // Parses the arguments after the program name. Throws UsageError naming the

@@ -1,0 +1,253 @@
+#include "fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <utility>
+
+#include "base/error.h"
+#include "logic/datatypes.h"
+#include "sim/knobs.h"
+#include "topology/runtime_era.h"
+#include "topology/topology.h"
+
+namespace trnccl::simtool {
+namespace {
+
+// "all_reduce float, 64 ranks, 2 instances of trn1.32xlarge"
+std::string sweepText(const Options& o) {
+  const Variant& v = o.variants.at(0);
+  return std::string(perf::collective_name(o.collective)) + " " + std::string(perf::type_name(o.type)) + ", " +
+         (o.ranks > 0 ? std::to_string(o.ranks) : std::string("all")) + " ranks, " +
+         (v.knobs.nodes ? std::to_string(*v.knobs.nodes) + " instances of " : std::string()) + v.label;
+}
+
+void setFigure(sim::Knobs& knobs, const std::string& knob, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%s=%.17g", knob.c_str(), value);
+  sim::setKnob(knobs, text);
+}
+
+// The figure's shipped value on `o`'s machine, in its knob's unit.
+double shipped(const Options& o, const std::string& knob) {
+  topo::Topology t = topo::loadTopology(o.variants.at(0).topology);
+  sim::applyKnobs(o.variants.at(0).knobs, t);
+  if (knob == "dma.bandwidth") return t.engine.dmaBytesPerSec / 1e9;
+  if (knob == "efa.efficiency") return t.efaEfficiency;
+  if (knob == "launch") return t.engine.launchSec * 1e6;
+  if (knob == "dma.message") return t.engine.dmaMessageSec * 1e6;
+  return t.engine.proxySec * 1e6;  // proxy
+}
+
+template <class Cost>
+std::vector<double> nelderMead(const Cost& cost, const std::vector<double>& x0, int evaluations, double step) {
+  using X = std::vector<double>;
+  const size_t n = x0.size();
+  std::vector<std::pair<double, X>> simplex;
+  simplex.emplace_back(cost(x0), x0);
+  for (size_t i = 0; i < n; ++i) {
+    X x = x0;
+    x[i] += step;  // 0.5: a factor of 1.65 on each figure
+    simplex.emplace_back(cost(x), x);
+  }
+  int used = static_cast<int>(simplex.size());
+  const auto along = [n](const X& from, const X& to, double t) {
+    X x(n);
+    for (size_t i = 0; i < n; ++i) x[i] = from[i] + t * (to[i] - from[i]);
+    return x;
+  };
+  const auto byCost = [](const auto& a, const auto& b) { return a.first < b.first; };
+  while (used < evaluations) {
+    std::sort(simplex.begin(), simplex.end(), byCost);
+    if (simplex.back().first - simplex.front().first < 1e-9) break;
+    X centroid(n, 0.0);
+    for (size_t k = 0; k + 1 < simplex.size(); ++k)
+      for (size_t i = 0; i < n; ++i) centroid[i] += simplex[k].second[i] / static_cast<double>(n);
+    auto& worst = simplex.back();
+    const X reflected = along(worst.second, centroid, 2);
+    const double fr = cost(reflected);
+    ++used;
+    if (fr < simplex.front().first) {
+      const X expanded = along(worst.second, centroid, 3);
+      const double fe = cost(expanded);
+      ++used;
+      worst = fe < fr ? std::pair{fe, expanded} : std::pair{fr, reflected};
+    } else if (fr < simplex[simplex.size() - 2].first) {
+      worst = {fr, reflected};
+    } else {
+      const X contracted = along(worst.second, centroid, 0.5);
+      const double fc = cost(contracted);
+      ++used;
+      if (fc < worst.first) {
+        worst = {fc, contracted};
+      } else {  // shrink toward the best
+        for (size_t k = 1; k < simplex.size(); ++k) {
+          simplex[k].second = along(simplex.front().second, simplex[k].second, 0.5);
+          simplex[k].first = cost(simplex[k].second);
+          ++used;
+        }
+      }
+    }
+  }
+  return std::min_element(simplex.begin(), simplex.end(), byCost)->second;
+}
+
+}  // namespace
+
+Options runOptions(const Options& options, const MeasuredRun& run, bool fileFirst) {
+  Options o = options;
+  o.variants = {options.variants.at(0)};
+  Variant& v = o.variants[0];
+  if (!run.topology.empty() && (fileFirst || !options.topologyGiven)) v.topology = v.label = run.topology;
+  if (run.instances > 0) v.knobs.nodes = run.instances;
+  if (run.onePerInstance) o.rankOrder = "spread";
+  if (fileFirst || options.runtime.empty()) v.knobs.runtime = run.era;
+  o.collective = run.collective.value_or(options.collective);
+  o.type = run.type.value_or(options.type);
+  o.ranks = run.ranks > 0 ? run.ranks : options.ranks;
+  o.algorithms = {options.algorithms.at(0)};
+  o.stragglers.clear();
+  o.sizes.clear();
+  for (const Measurement& m : run.points) o.sizes.push_back(m.bytes);
+  return o;
+}
+
+std::vector<Row> predictRun(const Options& o, const MeasuredRun& run) {
+  std::vector<std::string> skipped;
+  std::vector<Row> rows;
+  try {
+    rows = sweep(o, skipped);
+  } catch (const Error& e) {  // e.g. more ranks than the machine has: the file's, not a --ranks given
+    throwError(e.code(), run.file + " (" + sweepText(o) + "): " + e.what());
+  }
+  if (!skipped.empty()) throwError(trncclInvalidArgument, run.file + ": cannot price " + skipped.front());
+  return rows;
+}
+
+Fit::Fit(const Options& options, std::vector<MeasuredRun> runs) : options_(options), runs_(std::move(runs)) {
+  const auto figure = [&](const std::string& scope, const std::string& knob, size_t run) {
+    auto it = std::find_if(figures_.begin(), figures_.end(),
+                           [&](const FittedFigure& f) { return f.scope == scope && f.knob == knob; });
+    if (it == figures_.end()) {
+      const topo::Topology t = topo::loadTopology(sweeps_[run].variants[0].topology);
+      const double most = knob == "dma.bandwidth"    ? t.device.hbmBytesPerSec / 1e9
+                          : knob == "efa.efficiency" ? 1
+                                                     : std::numeric_limits<double>::infinity();
+      figures_.push_back({scope, knob, std::max(shipped(sweeps_[run], knob), 1e-3), most, {}});
+      it = figures_.end() - 1;
+    }
+    it->runs.push_back(run);
+  };
+  for (size_t r = 0; r < runs_.size(); ++r) {
+    sweeps_.push_back(runOptions(options_, runs_[r], true));
+    const Variant& v = sweeps_[r].variants[0];
+    topo::Topology t = topo::loadTopology(v.topology);
+    sim::applyKnobs(v.knobs, t);
+    // A topology file with runtime figures of its own has no era: "file".
+    const std::string generation = t.device.generation, era = t.engine.runtime.empty() ? "file" : t.engine.runtime;
+    runs_[r].era = era;  // the newest where the file says none
+    machines_.push_back(generation + ":" + std::to_string(t.nodes));
+    figure(generation, "dma.bandwidth", r);
+    figure(era, "launch", r);
+    figure(era, "dma.message", r);
+    if (t.nodes > 1) {
+      figure(generation, "efa.efficiency", r);
+      figure(era, "proxy", r);
+    }
+  }
+}
+
+std::vector<double> Fit::startingValues() const {
+  std::vector<double> values;
+  for (const FittedFigure& f : figures_) values.push_back(f.start);
+  return values;
+}
+
+std::vector<double> Fit::fitByScope(std::vector<double> values, const std::vector<std::string>& scopes, int leftOutRun,
+                                    int leftOutPoint, int rounds, int evaluationsPerFigure, double step) const {
+  for (int round = 0; round < rounds; ++round)
+    for (const std::string& scope : scopes) {
+      std::vector<size_t> figures;
+      for (size_t f = 0; f < figures_.size(); ++f)
+        if (figures_[f].scope == scope) figures.push_back(f);
+      values = fit(values, figures, leftOutRun, leftOutPoint,
+                   evaluationsPerFigure * static_cast<int>(figures.size()) + 1, step);
+    }
+  return values;
+}
+
+std::vector<std::string> Fit::scopes() const {
+  std::vector<std::string> scopes;
+  for (const FittedFigure& f : figures_)
+    if (std::find(scopes.begin(), scopes.end(), f.scope) == scopes.end()) scopes.push_back(f.scope);
+  return scopes;
+}
+
+std::vector<std::string> Fit::scopesOf(size_t run) const {
+  std::vector<std::string> scopes;
+  for (size_t f : figuresOf(run))
+    if (std::find(scopes.begin(), scopes.end(), figures_[f].scope) == scopes.end()) scopes.push_back(figures_[f].scope);
+  return scopes;
+}
+
+std::vector<double> Fit::bounded(std::vector<double> values) const {
+  for (size_t f = 0; f < figures_.size(); ++f) values[f] = std::min(values[f], figures_[f].most);
+  return values;
+}
+
+std::vector<size_t> Fit::figuresOf(size_t run) const {
+  std::vector<size_t> used;
+  for (size_t f = 0; f < figures_.size(); ++f)
+    if (std::find(figures_[f].runs.begin(), figures_[f].runs.end(), run) != figures_[f].runs.end()) used.push_back(f);
+  return used;
+}
+
+std::vector<size_t> Fit::runsSharing(const std::vector<size_t>& figures) const {
+  std::vector<size_t> runs;
+  for (size_t f : figures) runs.insert(runs.end(), figures_[f].runs.begin(), figures_[f].runs.end());
+  std::sort(runs.begin(), runs.end());
+  runs.erase(std::unique(runs.begin(), runs.end()), runs.end());
+  return runs;
+}
+
+std::vector<std::vector<double>> Fit::predictions(const std::vector<double>& values,
+                                                  const std::vector<size_t>& runs) const {
+  std::vector<std::vector<double>> us(runs_.size());
+  for (size_t r = 0; r < runs_.size(); ++r) {
+    if (!runs.empty() && std::find(runs.begin(), runs.end(), r) == runs.end()) continue;
+    Options o = sweeps_[r];
+    for (size_t f : figuresOf(r)) setFigure(o.variants[0].knobs, figures_[f].knob, values[f]);
+    for (const Row& row : predictRun(o, runs_[r])) us[r].push_back(row.prediction.seconds * 1e6);
+  }
+  return us;
+}
+
+std::vector<double> Fit::fit(std::vector<double> values, const std::vector<size_t>& active, int leftOutRun,
+                             int leftOutPoint, int evaluations, double step) const {
+  std::vector<size_t> varied = active;
+  if (varied.empty())
+    for (size_t f = 0; f < figures_.size(); ++f) varied.push_back(f);
+  const std::vector<size_t> runs = runsSharing(varied);
+  const auto cost = [&](const std::vector<double>& x) {
+    std::vector<double> v = values;
+    for (size_t i = 0; i < varied.size(); ++i) v[varied[i]] = std::min(std::exp(x[i]), figures_[varied[i]].most);
+    const std::vector<std::vector<double>> us = predictions(v, runs);
+    double sum = 0;
+    for (size_t r : runs) {
+      const auto& points = runs_[r].points;
+      const double weight = 1.0 / static_cast<double>(points.size());  // each file alike
+      for (size_t p = 0; p < points.size(); ++p)
+        if (!(static_cast<int>(r) == leftOutRun && static_cast<int>(p) == leftOutPoint))
+          sum += weight * std::pow(std::log(us[r][p] / points[p].us), 2);
+    }
+    return sum;
+  };
+  std::vector<double> x0;
+  for (size_t f : varied) x0.push_back(std::log(values[f]));
+  const std::vector<double> best = nelderMead(cost, x0, evaluations, step);
+  for (size_t i = 0; i < varied.size(); ++i) values[varied[i]] = std::exp(best[i]);
+  return bounded(values);
+}
+
+}  // namespace trnccl::simtool
