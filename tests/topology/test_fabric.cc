@@ -102,14 +102,16 @@ TEST_CASE("routes between instances cross the nearest NIC's out and in links", "
   Route r = f.route({0, 0, 0}, {1, 0, 0});
   CHECK(names(f, r) == std::vector<std::string>{"node0 efa0 out", "node1 efa0 in"});
   CHECK(r.latencySec == Approx(15e-6));
-  CHECK(r.bytesPerSec == Approx(100e9 / 8));
+  // The NIC's line rate, times the fraction of it a collective gets (the file's efa/efficiency).
+  REQUIRE(t.efaEfficiency < 1);
+  CHECK(r.bytesPerSec == Approx(100e9 / 8 * t.efaEfficiency));
   // Chip 1 has none: NICs 0 (chip 0) and 1 (chip 2) are one hop away; its
   // NeuronCores spread over them. The far side continues over NeuronLink.
   r = f.route({0, 1, 1}, {1, 6, 0});
   CHECK(names(f, r) ==
         std::vector<std::string>{"node0 chip1->chip2", "node0 efa1 out", "node1 efa1 in", "node1 chip2->chip6"});
   CHECK(r.latencySec == Approx(1.5e-6 + 15e-6 + 1.5e-6));
-  CHECK(r.bytesPerSec == Approx(100e9 / 8));
+  CHECK(r.bytesPerSec == Approx(100e9 / 8 * t.efaEfficiency));
   CHECK(names(f, f.route({0, 1, 0}, {1, 0, 0})) ==
         std::vector<std::string>{"node0 chip1->chip0", "node0 efa0 out", "node1 efa0 in"});
 }
@@ -139,7 +141,9 @@ TEST_CASE(
   CHECK(names(f, r) == std::vector<std::string>{"node0 chip1 dma", "node0 chip1->chip2", "node0 chip2 dma",
                                                 "node0 efa1 out", "node1 efa1 in", "node1 chip2 dma",
                                                 "node1 chip2->chip6"});
-  CHECK(r.bytesPerSec == Approx(100e9 / 8));  // EFA stays the bottleneck
+  CHECK(r.bytesPerSec == Approx(100e9 / 8 * t.efaEfficiency));  // EFA stays the bottleneck
+  // Each EFA crossing's latency holds the runtime's proxy too.
+  CHECK(r.latencySec == Approx(2 * 1.5e-6 + 15e-6 + t.engine.proxySec));
   CHECK(f.link(r.issueLink).name == "node0 chip1 dma");
 }
 
