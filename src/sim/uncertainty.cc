@@ -46,6 +46,12 @@ Uncertainty uncertaintyOf(const topo::Topology& t) {
       u.basis += ", nor on " + std::to_string(t.nodes) + " instances (x2)";
     }
   }
+  // Across instances under an era whose proxy cost was not fitted (no EFA
+  // run of that era): the whole EFA path is a guess.
+  if (t.nodes > 1 && t.engine.proxySource.find("assumed") != std::string::npos) {
+    u.fraction *= 2;
+    u.basis += "; the era's EFA proxy is assumed (x2)";
+  }
   return u;
 }
 

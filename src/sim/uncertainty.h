@@ -7,6 +7,8 @@
 //    was not fitted on with this generation,
 //  - x2 for a generation the era was not fitted on (its hardware fitted under
 //    another era),
+//  - x2 more across instances where the era's EFA proxy is assumed (no EFA
+//    run of that era was fitted),
 //  - x4 for hardware whose figures were never fitted (assumed from another),
 //  - x4 for a file's own runtime figures (no era).
 #pragma once

@@ -356,3 +356,40 @@ TEST_CASE("trnccl-sim --check reads blank lines and Windows line ends as nothing
   CHECK(rows[1].bytes == 4096);
   CHECK(rows[1].measured == "60.0");
 }
+
+TEST_CASE("trnccl-sim --check reads the machine, the runtime era and busbw's unit from a file's header", "[sim][cli]") {
+  const TempDir dir("header");
+  // Two instances, one rank on each, a 2025 runtime, decimal GB/s.
+  const std::string efa = checked(dir, "allreduce_2rank_uint8.tsv",
+                                  "# nccom-test across two trn1.32xlarge over EFA, one rank on each instance,\n"
+                                  "# a 2025 Neuron runtime. busbw here is decimal GB/s.\n"
+                                  "# size_bytes\ttime_us\tbusbw_gbps\n1048576\t200\t5.24\n",
+                                  "--algo neuron");
+  CAPTURE(efa);
+  CHECK_THAT(efa, Catch::Contains("trn1.32xlarge x 2 instances, 2 ranks") && Catch::Contains("Neuron runtime 2025") &&
+                      Catch::Contains("busbw in the file: decimal GB/s"));
+  const nlohmann::json sweep = predictedRows(
+      "--topo trn1.32xlarge:2 --ranks 2 --rank-order spread --runtime 2025 --algo neuron --coll allreduce "
+      "--dtype uint8 --sizes 1M")[0];
+  std::vector<CheckRow> rows = checkRows(efa);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].predicted == Approx(sweep["time_us"].get<double>()).margin(0.05 + 1e-9));
+  CHECK(rows[0].busbw == Approx(5.24).margin(0.005));
+
+  // busbw in GiB/s and no year: nccom-test before mid-2025, the 2023 era;
+  // busbw is shown in decimal GB/s.
+  const std::string older =
+      "# 32 ranks on one trn1, fp32\n# size_bytes\ttime_us\tbusbw_gibps\n1024 151 0.01\n524288 179 2.64\n";
+  const std::string old = checked(dir, "allgather_32rank_fp32.tsv", older, "--algo neuron");
+  CAPTURE(old);
+  CHECK_THAT(old, Catch::Contains("trn1.32xlarge, 32 ranks") && Catch::Contains("Neuron runtime 2023") &&
+                      Catch::Contains("busbw in the file: GiB/s"));
+  rows = checkRows(old);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1].busbw == Approx(2.64 * 1.073741824).margin(0.005));
+  // An explicit --runtime wins over the header, and changes the prediction.
+  const std::vector<CheckRow> newer =
+      checkRows(checked(dir, "allgather_32rank_fp32.tsv", older, "--algo neuron --runtime 2026"));
+  REQUIRE(newer.size() == 2);
+  CHECK(newer[0].predicted < rows[0].predicted / 2);
+}
