@@ -114,9 +114,10 @@ Topology loadTopology(const std::string& spec) {
   const std::string file = isPath(target) ? target : findShipped(target);
   Topology t = parseTopology(readFile(file), file);
   // A file that models the chips' engines but not the runtime's costs runs
-  // under the newest runtime era (its launch, per-message and proxy costs).
+  // under a runtime era (its launch, per-message and proxy costs):
+  // $TRNCCL_RUNTIME_ERA's, else the newest.
   if (t.engine.dmaBytesPerSec > 0 && t.engine.sources[0].empty() && t.engine.sources[2].empty())
-    applyRuntimeEra(loadRuntimeEra(""), t);
+    applyRuntimeEra(loadRuntimeEra(env::get("TRNCCL_RUNTIME_ERA").value_or("")), t);
   if (instances) {
     if (*instances > 1 && t.nics.empty()) {
       throwError(trncclInvalidArgument, "topology '" + spec + "': " + file + " has no EFA NICs to join " +

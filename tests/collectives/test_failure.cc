@@ -277,8 +277,9 @@ TEST_CASE("failure: trncclCommAbort returns promptly while a peer is stuck, and 
 }
 
 TEST_CASE("failure: trncclCommAbort ends an emulated collective's launch within a second", "[failure][abort]") {
-  // At scale 10^6 the modelled launch (about 53 us) lasts about 53 s.
+  // At scale 10^6 the modelled launch of the 2023 runtime (about 53 us) lasts about 53 s.
   ScopedEnv topology("TRNCCL_TOPO", "trn1.32xlarge"), emulate("TRNCCL_EMULATE_LINKS", "1");
+  ScopedEnv era("TRNCCL_RUNTIME_ERA", "2023");
   ScopedEnv scale("TRNCCL_EMULATE_SCALE", "1000000");
   std::vector<trncclComm_t> comms(2, nullptr);
   REQUIRE(trncclCommInitAll(comms.data(), 2, nullptr) == trncclSuccess);
