@@ -1,17 +1,25 @@
 # Link-time optimisation of libtrnccl.so. A small collective crosses every
 # layer once (API checks, the turn, the schedule cache, the executor, the
-# transport's post and wait, the kernel): dozens of calls between translation
-# units that only whole-library optimisation can inline. Measured on 2 ranks,
-# 8 B-2 KiB all-reduces: 1.1-1.2x faster per call (README, performance).
+# transport's post and wait, the kernel dispatch): dozens of calls between
+# translation units that only whole-library optimisation can inline. Measured
+# on 2 ranks, 8 B-2 KiB all-reduces: 1.1-1.2x faster per call (README,
+# performance).
 #
-# The layers' objects carry GCC's intermediate code beside their machine code
-# (fat LTO objects): the shared library is optimised as a whole at its link,
-# while the static library and the 50-odd tests that link it use the machine
-# code as they are, so the test build does not redo the optimisation once per
-# test. trnccl_link_time_optimised() opts a program into the optimised link
-# too; the kernel tests use it, so the cross-ISA checks run on the code the
-# shared library holds (each ISA's functions keep their own target flags).
+# Those layers' objects carry GCC's intermediate code beside their machine
+# code (fat LTO objects): the shared library is optimised as a whole at its
+# link, while the static library and the tests that link it use the machine
+# code as it is, so no test link redoes the optimisation. The kernels
+# themselves are compiled without it (src/device/kernels/CMakeLists.txt):
+# they are reached through a table of pointers.
 option(TRNCCL_LTO "Build libtrnccl.so with link-time optimisation" ON)
+
+# The layers a small collective crosses on every call, the only ones compiled
+# for the optimised link. The others (topology files, schedule building,
+# the tcp and ofi transports) run once per communicator or not at all on one
+# host; optimising them again at every link of the library cost most of its
+# time, and a one-file change waited for it.
+set(TRNCCL_LTO_LAYERS trnccl_base trnccl_kernels trnccl_device trnccl_transport_shm trnccl_transports
+                      trnccl_runtime trnccl_core trnccl_api)
 
 set(TRNCCL_LTO_COMPILE_OPTIONS)
 set(TRNCCL_LTO_LINK_OPTIONS)

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   cmake g++ make pkg-config git   # toolchain
+  ninja-build mold                # the generator and linker setup.sh builds with
   libfabric-dev libfabric-bin     # ofi transport (fi_info for diagnostics)
   libopenmpi-dev openmpi-bin      # trnccl-perf launcher and MPI peer figures
   libhwloc-dev                    # host discovery
@@ -36,5 +37,9 @@ if ((${#missing[@]})); then
 fi
 
 BUILD_DIR=${BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-Release} >/dev/null
+# Ninja for a new build folder (it keeps both cores busy to the end); one
+# configured before keeps the generator it has.
+generator=()
+[ -f "$BUILD_DIR/CMakeCache.txt" ] || generator=(-G Ninja)
+cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-Release} >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"

@@ -8,7 +8,8 @@ namespace trnccl::ls {
 
 namespace {
 
-using json = nlohmann::ordered_json;
+// neuron-ls prints its keys in this order.
+using OrderedJson = nlohmann::ordered_json;
 
 // An emulated device sits on no PCI bus: a well-formed address per device,
 // distinct within the instance, for scripts that key devices by it.
@@ -25,20 +26,20 @@ nlohmann::ordered_json neuronLsJson(const Listing& l) {
   // Every device may run on every CPU of this host; the NUMA node is unknown
   // ("-1", as neuron-ls writes it for a device without one).
   const std::string cpus = l.host && l.host->pus > 0 ? "0-" + std::to_string(l.host->pus - 1) : "";
-  json devices = json::array();
+  OrderedJson devices = OrderedJson::array();
   for (const ChipView& v : l.chips) {
     if (v.node != 0) continue;  // neuron-ls lists the instance it runs on
-    json cores = json::array();
+    OrderedJson cores = OrderedJson::array();
     for (int core = 0; core < t.coresPerChip; ++core) cores.push_back(topo::globalCoreIndex(t, {0, v.chip, core}));
     devices.push_back({{"neuron_device", v.chip},
                        {"bdf", syntheticBdf(v.chip)},
                        {"cpu_affinity", cpus},
                        {"numa_node", "-1"},
-                       {"connected_to", v.neighbours.empty() ? json(nullptr) : json(v.neighbours)},
+                       {"connected_to", v.neighbours.empty() ? OrderedJson(nullptr) : OrderedJson(v.neighbours)},
                        {"nc_count", t.coresPerChip},
                        {"memory_size", static_cast<uint64_t>(t.device.hbmBytes)},
                        {"neuroncore_ids", cores},
-                       {"neuron_processes", json::array()}});
+                       {"neuron_processes", OrderedJson::array()}});
   }
   return devices;
 }

@@ -1,12 +1,13 @@
 // The entry points of kernels.h: argument checks, the per-call stochastic
 // rounding key, and one table lookup per call for the ISA's kernel.
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "base/datatype.h"
 #include "base/error.h"
-#include "device/kernels/kernel_table.h"
 #include "device/kernels/kernels.h"
+#include "kernel_parts.h"  // made by CMakeLists.txt
 
 namespace trnccl::device::kernels {
 namespace {
@@ -14,19 +15,11 @@ namespace {
 const KernelTable& kernelsFor(Isa isa) {
   if (!isaSupported(isa))
     throwInvalidArgument("isa", std::string("'") + isaName(isa) + "' is not supported by this CPU");
-  switch (isa) {
-    case Isa::Scalar:
-      return scalarKernels();
-    case Isa::Avx2:
-      return avx2Kernels();
-    case Isa::Avx512:
-      return avx512Kernels();
-    case Isa::Avx512Bf16:
-      return avx512Bf16Kernels();
-    case Isa::Avx512Vbmi:
-      return avx512VbmiKernels();
-  }
-  throwInvalidArgument("isa", "is not an Isa");
+  // In Isa order; built at the first call (a table only points at kernels).
+  static const KernelTable tables[] = {makeScalarKernels(), makeAvx2Kernels(), makeAvx512Kernels(),
+                                       makeAvx512Bf16Kernels(), makeAvx512VbmiKernels()};
+  static_assert(std::size(tables) == std::size(kAllIsas));
+  return tables[static_cast<size_t>(isa)];
 }
 
 uint64_t splitmix64(uint64_t x) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 
 #include "device/kernels/kernels.h"
 
@@ -25,10 +26,32 @@ struct KernelTable {
   ConvertKernel convert[trncclNumTypes][trncclNumTypes] = {};
 };
 
-const KernelTable& scalarKernels();
-const KernelTable& avx2Kernels();
-const KernelTable& avx512Kernels();
-const KernelTable& avx512Bf16Kernels();
-const KernelTable& avx512VbmiKernels();
+// A part of the types, whose kernels one translation unit per ISA compiles
+// (CMakeLists.txt, kernel_part.cc.in): the reductions of the types it holds
+// and the conversions whose narrower type it holds. Parts spread the kernel
+// library's compile over the cores, and let an ISA that adds instructions to
+// another (avx512bf16 to avx512) compile only the parts they change.
+struct KernelPart {
+  uint32_t types = 0;  // bit t: trncclDataType_t t
+
+  constexpr bool holds(trncclDataType_t type) const { return (types >> type) & 1u; }
+};
+
+constexpr KernelPart kernelPartOf(std::initializer_list<trncclDataType_t> types) {
+  KernelPart part;
+  for (const trncclDataType_t type : types) part.types |= 1u << type;
+  return part;
+}
+
+namespace parts {
+inline constexpr KernelPart Integers =
+    kernelPartOf({trncclInt8, trncclUint8, trncclInt32, trncclUint32, trncclInt64, trncclUint64});
+inline constexpr KernelPart Fp64 = kernelPartOf({trncclFloat64});
+inline constexpr KernelPart Fp32 = kernelPartOf({trncclFloat32});
+inline constexpr KernelPart Fp16 = kernelPartOf({trncclFloat16});
+inline constexpr KernelPart Bf16 = kernelPartOf({trncclBfloat16});
+inline constexpr KernelPart E4m3 = kernelPartOf({trncclFloat8e4m3});
+inline constexpr KernelPart E5m2 = kernelPartOf({trncclFloat8e5m2});
+}  // namespace parts
 
 }  // namespace trnccl::device::kernels

@@ -1,11 +1,13 @@
-// Fills an ISA's KernelTable with the kernel templates instantiated for its
-// wrapper V. Included only by the per-ISA translation units (isa_*.cc).
+// Fills one part of an ISA's KernelTable with the kernel templates
+// instantiated for its wrapper V. Included only by the translation units
+// CMakeLists.txt makes from kernel_part.cc.in, one per (ISA, part).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "device/kernels/kernel_table.h"
 #include "device/kernels/kernel_templates.h"
@@ -14,116 +16,116 @@
 namespace trnccl::device::kernels {
 namespace {
 
-// Integers and fp64 reduce in generic vectors as wide as the ISA's.
-template <class V, class T, template <class> class Op>
-constexpr ReduceKernel elementKernel() {
-  using L = simd::VectorLanes<T, std::max<size_t>(16, V::kLanes * sizeof(float))>;
-  return &reduceKernel<L, ElementCodec<L>, Op<L>>;
-}
+template <trncclDataType_t kType>
+struct ElementOf {};
+template <>
+struct ElementOf<trncclInt8> : std::type_identity<int8_t> {};
+template <>
+struct ElementOf<trncclUint8> : std::type_identity<uint8_t> {};
+template <>
+struct ElementOf<trncclInt32> : std::type_identity<int32_t> {};
+template <>
+struct ElementOf<trncclUint32> : std::type_identity<uint32_t> {};
+template <>
+struct ElementOf<trncclInt64> : std::type_identity<int64_t> {};
+template <>
+struct ElementOf<trncclUint64> : std::type_identity<uint64_t> {};
+template <>
+struct ElementOf<trncclFloat64> : std::type_identity<double> {};
 
-template <class V, template <class> class Op>
-constexpr ReduceKernel reduceEntry(trncclDataType_t type) {
-  switch (type) {
-    case trncclInt8:
-      return elementKernel<V, int8_t, Op>();
-    case trncclUint8:
-      return elementKernel<V, uint8_t, Op>();
-    case trncclInt32:
-      return elementKernel<V, int32_t, Op>();
-    case trncclUint32:
-      return elementKernel<V, uint32_t, Op>();
-    case trncclInt64:
-      return elementKernel<V, int64_t, Op>();
-    case trncclUint64:
-      return elementKernel<V, uint64_t, Op>();
-    case trncclFloat64:
-      return elementKernel<V, double, Op>();
-    case trncclFloat32:
-      return &reduceKernel<V, Fp32Codec<V>, Op<V>>;
-    case trncclFloat16:
-      return &reduceKernel<V, NarrowCodec<V, Format::Fp16>, Op<V>>;
-    case trncclBfloat16:
-      return &reduceKernel<V, NarrowCodec<V, Format::Bf16>, Op<V>>;
-    case trncclFloat8e4m3:
-      return &reduceKernel<V, NarrowCodec<V, Format::E4m3, Op<V>::kScaleInvariant>, Op<V>>;
-    case trncclFloat8e5m2:
-      return &reduceKernel<V, NarrowCodec<V, Format::E5m2>, Op<V>>;
-    default:
-      return nullptr;
+// The codec of a floating type, as a conversion's side: E4M3 unscaled.
+template <class V, trncclDataType_t kType>
+auto floatCodec() {
+  if constexpr (kType == trncclFloat16)
+    return NarrowCodec<V, Format::Fp16>{};
+  else if constexpr (kType == trncclBfloat16)
+    return NarrowCodec<V, Format::Bf16>{};
+  else if constexpr (kType == trncclFloat8e4m3)
+    return NarrowCodec<V, Format::E4m3>{};
+  else if constexpr (kType == trncclFloat8e5m2)
+    return NarrowCodec<V, Format::E5m2>{};
+  else if constexpr (kType == trncclFloat32)
+    return Fp32Codec<V>{};
+  else
+    return Fp64Codec<V>{};
+}
+template <class V, trncclDataType_t kType>
+using FloatCodec = decltype(floatCodec<V, kType>());
+
+// fp32, fp16, bf16 and fp8 reduce in V's FP32 lanes; integers and fp64 in
+// generic vectors as wide as V's.
+template <class V, trncclDataType_t kType, template <class> class Op>
+constexpr ReduceKernel reduceKernelOf() {
+  if constexpr (kType == trncclFloat32 || kType == trncclFloat16 || kType == trncclBfloat16 ||
+                kType == trncclFloat8e5m2) {
+    return &reduceKernel<V, FloatCodec<V, kType>, Op<V>>;
+  } else if constexpr (kType == trncclFloat8e4m3) {
+    return &reduceKernel<V, NarrowCodec<V, Format::E4m3, Op<V>::kScaleInvariant>, Op<V>>;
+  } else {
+    using L = simd::VectorLanes<typename ElementOf<kType>::type, std::max<size_t>(16, V::kLanes * sizeof(float))>;
+    return &reduceKernel<L, ElementCodec<L>, Op<L>>;
   }
 }
 
-template <class V, class Src, class Dst>
-constexpr ConvertKernel convertKernelBetween() {
-  if constexpr (std::is_same_v<Src, Dst>)
-    return nullptr;  // a copy, not a kernel
-  else if constexpr (std::is_same_v<Src, Fp64Codec<V>> && std::is_same_v<Dst, Fp32Codec<V>>)
+template <class V, trncclDataType_t kFrom, trncclDataType_t kTo>
+constexpr ConvertKernel convertKernelOf() {
+  if constexpr (kFrom == trncclFloat64 && kTo == trncclFloat32)
     return &convertDoubleToFloat<V>;  // rounds once; the round-to-odd route is for narrow formats
   else
-    return &convertKernel<V, Src, Dst>;
+    return &convertKernel<V, FloatCodec<V, kFrom>, FloatCodec<V, kTo>>;
 }
 
-template <class V, class Src>
-constexpr ConvertKernel convertKernelFrom(trncclDataType_t to) {
-  switch (to) {
-    case trncclFloat16:
-      return convertKernelBetween<V, Src, NarrowCodec<V, Format::Fp16>>();
-    case trncclBfloat16:
-      return convertKernelBetween<V, Src, NarrowCodec<V, Format::Bf16>>();
-    case trncclFloat8e4m3:
-      return convertKernelBetween<V, Src, NarrowCodec<V, Format::E4m3>>();
-    case trncclFloat8e5m2:
-      return convertKernelBetween<V, Src, NarrowCodec<V, Format::E5m2>>();
-    case trncclFloat32:
-      return convertKernelBetween<V, Src, Fp32Codec<V>>();
-    case trncclFloat64:
-      return convertKernelBetween<V, Src, Fp64Codec<V>>();
-    default:
-      return nullptr;
+// Which part holds a conversion: the one of its narrower type, ranked by
+// kNarrowFirst, since the narrower side is where an ISA's own instructions
+// (hardware bf16 rounding, FP8's byte permutes) change the code.
+inline constexpr trncclDataType_t kNarrowFirst[] = {trncclFloat8e4m3, trncclFloat8e5m2, trncclBfloat16,
+                                                    trncclFloat16,    trncclFloat32,    trncclFloat64};
+
+constexpr trncclDataType_t narrowerOf(trncclDataType_t a, trncclDataType_t b) {
+  for (const trncclDataType_t type : kNarrowFirst)
+    if (type == a || type == b) return type;
+  return a;
+}
+
+constexpr bool isFloat(trncclDataType_t type) {
+  for (const trncclDataType_t floatType : kNarrowFirst)
+    if (floatType == type) return true;
+  return false;
+}
+
+template <class V, KernelPart kPart, trncclDataType_t kFrom, int... kTo>
+void fillConversionsFrom(KernelTable& table, std::integer_sequence<int, kTo...>) {
+  const auto fill = [&]<trncclDataType_t to>(std::integral_constant<trncclDataType_t, to>) {
+    if constexpr (isFloat(to) && to != kFrom && kPart.holds(narrowerOf(kFrom, to)))
+      table.convert[kFrom][to] = convertKernelOf<V, kFrom, to>();
+  };
+  (fill(std::integral_constant<trncclDataType_t, static_cast<trncclDataType_t>(kTo)>{}), ...);
+}
+
+template <class V, KernelPart kPart, trncclDataType_t kType>
+void fillType(KernelTable& table) {
+  if constexpr (kPart.holds(kType)) {
+    table.reduce[kType][trncclSum] = reduceKernelOf<V, kType, Sum>();
+    table.reduce[kType][trncclProd] = reduceKernelOf<V, kType, Prod>();
+    table.reduce[kType][trncclMax] = reduceKernelOf<V, kType, Max>();
+    table.reduce[kType][trncclMin] = reduceKernelOf<V, kType, Min>();
+    table.reduce[kType][trncclAvg] = reduceKernelOf<V, kType, Avg>();
+    table.preMulSum[kType] = reduceKernelOf<V, kType, PreMulSum>();
   }
+  if constexpr (isFloat(kType))
+    fillConversionsFrom<V, kPart, kType>(table, std::make_integer_sequence<int, trncclNumTypes>{});
 }
 
-template <class V>
-constexpr ConvertKernel convertEntry(trncclDataType_t from, trncclDataType_t to) {
-  switch (from) {
-    case trncclFloat16:
-      return convertKernelFrom<V, NarrowCodec<V, Format::Fp16>>(to);
-    case trncclBfloat16:
-      return convertKernelFrom<V, NarrowCodec<V, Format::Bf16>>(to);
-    case trncclFloat8e4m3:
-      return convertKernelFrom<V, NarrowCodec<V, Format::E4m3>>(to);
-    case trncclFloat8e5m2:
-      return convertKernelFrom<V, NarrowCodec<V, Format::E5m2>>(to);
-    case trncclFloat32:
-      return convertKernelFrom<V, Fp32Codec<V>>(to);
-    case trncclFloat64:
-      return convertKernelFrom<V, Fp64Codec<V>>(to);
-    default:
-      return nullptr;
-  }
+// Every reduction of a type kPart holds, and every conversion whose narrower
+// type it holds.
+template <class V, KernelPart kPart, int... kType>
+void fillKernels(KernelTable& table, std::integer_sequence<int, kType...>) {
+  (fillType<V, kPart, static_cast<trncclDataType_t>(kType)>(table), ...);
 }
 
-template <class V>
-constexpr KernelTable makeKernelTable() {
-  KernelTable table;
-  for (int t = 0; t < trncclNumTypes; ++t) {
-    const auto type = static_cast<trncclDataType_t>(t);
-    table.reduce[t][trncclSum] = reduceEntry<V, Sum>(type);
-    table.reduce[t][trncclProd] = reduceEntry<V, Prod>(type);
-    table.reduce[t][trncclMax] = reduceEntry<V, Max>(type);
-    table.reduce[t][trncclMin] = reduceEntry<V, Min>(type);
-    table.reduce[t][trncclAvg] = reduceEntry<V, Avg>(type);
-    table.preMulSum[t] = reduceEntry<V, PreMulSum>(type);
-    for (int to = 0; to < trncclNumTypes; ++to)
-      table.convert[t][to] = convertEntry<V>(type, static_cast<trncclDataType_t>(to));
-  }
-  return table;
-}
-
-template <class V>
-const KernelTable& kernelTableFor() {
-  static constexpr KernelTable kTable = makeKernelTable<V>();
-  return kTable;
+template <class V, KernelPart kPart>
+void fillKernels(KernelTable& table) {
+  fillKernels<V, kPart>(table, std::make_integer_sequence<int, trncclNumTypes>{});
 }
 
 }  // namespace
