@@ -58,7 +58,7 @@ void requireSameHardware(const topo::Topology& a, const topo::Topology& b) {
 
 }  // namespace
 
-TEST_CASE("--runtime sets the era's launch, per-message and proxy figures and no hardware figure", "[sim][runtime]") {
+TEST_CASE("trnccl-sim --runtime sets the era's launch, per-message and proxy figures and no hardware figure", "[sim][runtime]") {
   const std::vector<std::string> eras = topo::runtimeEraNames();
   REQUIRE(eras == std::vector<std::string>{"2023", "2025", "2026"});
   for (const std::string& name : topo::shippedTopologyNames()) {
@@ -135,7 +135,7 @@ TEST_CASE("the band is the era's fitted spread on its machines, and wider off th
   CHECK(fitted.high(100) == Approx(100 * (1 + band2023)));
 }
 
-TEST_CASE("--explain's parts add up to its time and match a hand-computed ring", "[sim][runtime]") {
+TEST_CASE("trnccl-sim --explain's parts add up to its time and match a hand-computed ring", "[sim][runtime]") {
   // Two chips, one link of 10 GB/s and 2 us, one NeuronCore each, no DMA
   // engines, launch 10 us: an all-gather of 2 MiB (1 MiB a rank) by the ring
   // is one step of 1 MiB over the link.
