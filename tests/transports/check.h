@@ -25,9 +25,12 @@ void expect(bool condition, const std::string& message);
 void expectMentions(const std::string& message, const std::vector<std::string>& parts);
 
 // progress() with the runtime's Backoff (spin, yield, wait()) until every
-// request is done; throws std::runtime_error after `timeout`.
+// request is done; throws std::runtime_error after `timeout`. The defaults
+// here and in test_oob.h and launch.h leave room for a 2-core machine running
+// two multi-rank tests at once: a 64 MiB message over ofi's udp provider once
+// took more than 30 s there.
 void drive(transport::Transport& transport, const std::vector<transport::Request*>& requests,
-           std::chrono::milliseconds timeout = std::chrono::seconds(30));
+           std::chrono::milliseconds timeout = std::chrono::seconds(90));
 
 // The trnccl::Error that `step` throws; std::runtime_error if it throws none.
 Error errorFrom(const std::function<void()>& step);

@@ -28,7 +28,7 @@ using RankBody = std::function<void(int rank, TestOutOfBand& oob)>;
 
 // Process ranks that outlive `timeout` are killed and reported.
 std::vector<RankResult> launch(Launch how, int nranks, const RankBody& body,
-                               std::chrono::seconds timeout = std::chrono::seconds(60));
+                               std::chrono::seconds timeout = std::chrono::seconds(180));
 
 // Catch2 check, on the test's thread: every rank returned normally.
 void requireAllOk(const std::vector<RankResult>& results);

@@ -26,7 +26,7 @@ struct OobArea {
 
 class TestOutOfBand : public transport::OutOfBand {
  public:
-  TestOutOfBand(OobArea& area, int rank, int size, std::chrono::milliseconds timeout = std::chrono::seconds(30))
+  TestOutOfBand(OobArea& area, int rank, int size, std::chrono::milliseconds timeout = std::chrono::seconds(90))
       : area_(area), rank_(rank), size_(size), timeout_(timeout) {}
 
   int rank() const override { return rank_; }
