@@ -28,6 +28,7 @@ inline constexpr Variable kVariables[] = {
     {"TRNCCL_OFI_RAILS"},
     {"TRNCCL_RANK_ORDER"},
     {"TRNCCL_RECORDER_OPS", true},
+    {"TRNCCL_RUNTIME_ERA"},
     {"TRNCCL_SEED"},
     {"TRNCCL_SHM_BOARD"},
     {"TRNCCL_SHM_COPY"},
