@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "base/type_table.h"
 #include "device/kernels/kernel_table.h"
 #include "device/kernels/kernel_templates.h"
 #include "device/kernels/ops.h"
@@ -87,16 +88,10 @@ constexpr trncclDataType_t narrowerOf(trncclDataType_t a, trncclDataType_t b) {
   return a;
 }
 
-constexpr bool isFloat(trncclDataType_t type) {
-  for (const trncclDataType_t floatType : kNarrowFirst)
-    if (floatType == type) return true;
-  return false;
-}
-
 template <class V, KernelPart kPart, trncclDataType_t kFrom, int... kTo>
 void fillConversionsFrom(KernelTable& table, std::integer_sequence<int, kTo...>) {
   const auto fill = [&]<trncclDataType_t to>(std::integral_constant<trncclDataType_t, to>) {
-    if constexpr (isFloat(to) && to != kFrom && kPart.holds(narrowerOf(kFrom, to)))
+    if constexpr (kTypeFacts[to].floatingPoint && to != kFrom && kPart.holds(narrowerOf(kFrom, to)))
       table.convert[kFrom][to] = convertKernelOf<V, kFrom, to>();
   };
   (fill(std::integral_constant<trncclDataType_t, static_cast<trncclDataType_t>(kTo)>{}), ...);
@@ -112,7 +107,7 @@ void fillType(KernelTable& table) {
     table.reduce[kType][trncclAvg] = reduceKernelOf<V, kType, Avg>();
     table.preMulSum[kType] = reduceKernelOf<V, kType, PreMulSum>();
   }
-  if constexpr (isFloat(kType))
+  if constexpr (kTypeFacts[kType].floatingPoint)
     fillConversionsFrom<V, kPart, kType>(table, std::make_integer_sequence<int, trncclNumTypes>{});
 }
 
