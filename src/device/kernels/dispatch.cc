@@ -15,11 +15,31 @@ namespace {
 const KernelTable& kernelsFor(Isa isa) {
   if (!isaSupported(isa))
     throwInvalidArgument("isa", std::string("'") + isaName(isa) + "' is not supported by this CPU");
-  // In Isa order; built at the first call (a table only points at kernels).
-  static const KernelTable tables[] = {makeScalarKernels(), makeAvx2Kernels(), makeAvx512Kernels(),
-                                       makeAvx512Bf16Kernels(), makeAvx512VbmiKernels()};
-  static_assert(std::size(tables) == std::size(kAllIsas));
-  return tables[static_cast<size_t>(isa)];
+  // Each built at its first use, never for an ISA this CPU lacks: an ISA's
+  // table-filling code is compiled for that ISA and may use its instructions.
+  static_assert(std::size(kAllIsas) == 5);
+  switch (isa) {
+    case Isa::Scalar: {
+      static const KernelTable table = makeScalarKernels();
+      return table;
+    }
+    case Isa::Avx2: {
+      static const KernelTable table = makeAvx2Kernels();
+      return table;
+    }
+    case Isa::Avx512: {
+      static const KernelTable table = makeAvx512Kernels();
+      return table;
+    }
+    case Isa::Avx512Bf16: {
+      static const KernelTable table = makeAvx512Bf16Kernels();
+      return table;
+    }
+    case Isa::Avx512Vbmi:
+      break;
+  }
+  static const KernelTable table = makeAvx512VbmiKernels();
+  return table;
 }
 
 uint64_t splitmix64(uint64_t x) {
