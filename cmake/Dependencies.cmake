@@ -33,6 +33,11 @@ if(NOT Protobuf_FOUND OR NOT Protobuf_PROTOC_EXECUTABLE)
   trnccl_missing("protobuf" "libprotobuf-dev protobuf-compiler")
 endif()
 
+find_package(NLopt 2 CONFIG QUIET)  # trnccl-sim --calibrate's Nelder-Mead
+if(NOT NLopt_FOUND)
+  trnccl_missing("NLopt" "libnlopt-dev")
+endif()
+
 find_package(Threads REQUIRED)
 
 if(TRNCCL_BUILD_BENCH)

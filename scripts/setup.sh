@@ -19,6 +19,7 @@ packages=(
   clang libclang-rt-14-dev        # libFuzzer targets for every parser of outside bytes
   gnuplot-nox                     # trnccl-sim --plot
   libprotobuf-dev protobuf-compiler  # Chakra execution traces (trnccl-sim --chakra)
+  libnlopt-dev                    # trnccl-sim --calibrate's optimiser
   dpkg-dev                        # dpkg-shlibdeps, for the Debian packages cpack builds
   python3-torch libtorch-dev      # the PyTorch process-group backend (python/)
   pybind11-dev python3-dev python3-pytest

@@ -48,6 +48,14 @@ std::unique_ptr<StepSource> Algorithm::steps(const CollectiveArgs& args) const {
   return std::make_unique<ScheduleSource>(build(args));
 }
 
+Step localCopy(Span from, Span to, size_t count) {
+  Step copy;
+  copy.srcs = {from};
+  copy.dst = to;
+  copy.count = count;
+  return copy;
+}
+
 Schedule singleChannelSchedule(const CollectiveArgs& args, const char* algorithm) {
   Schedule s;
   s.collective = args.collective;

@@ -94,6 +94,9 @@ inline size_t blockBegin(size_t count, int n, int i) { return EvenSplit(count, n
 inline size_t blockSize(size_t count, int n, int i) { return EvenSplit(count, n).size(i); }
 inline int mod(int a, int n) { return ((a % n) + n) % n; }
 
+// A step that copies `count` elements from `from` to `to` on this rank.
+Step localCopy(Span from, Span to, size_t count);
+
 // A schedule with its header filled from args and one phase of one channel.
 Schedule singleChannelSchedule(const CollectiveArgs& args, const char* algorithm);
 // The one-rank case, shared by every algorithm: the result is the input.

@@ -220,17 +220,21 @@ void CostModel::add(const StepSource& source) {
         k += run.steps;
         const double steps = static_cast<double>(run.steps);
         const double bytes = static_cast<double>(run.totalCount) * elementBytes;
+        double transfer = 0;  // the received message's, over its route's bottleneck
         if (step.recvPeer >= 0) {
           const Route& route = st.routes.between(step.recvPeer, rank);
+          transfer = bytes * route.secondsPerByte;
           chain.latency += steps * route.latency;
-          chain.transfer += bytes * route.secondsPerByte;
+          chain.transfer += transfer;
           chain.issue += steps * route.issueSeconds;
           st.loads[phase].add(st.routes.links(route), route.linkCount, bytes, route.issueLink,
                               steps * route.issueSeconds);
         }
         if (step.reduce) {
           const size_t inputs = step.srcs.size() + (step.recvPeer >= 0 ? 1 : 0);
-          chain.reduction += static_cast<double>(std::max<size_t>(inputs, 2) - 1) * bytes * st.secondsPerReducedByte;
+          const double reduce = static_cast<double>(std::max<size_t>(inputs, 2) - 1) * bytes * st.secondsPerReducedByte;
+          // Linear in the bytes like the rest: a run's steps share one ratio of reduction to transfer.
+          chain.reduction += exposedReduceSeconds(reduce, transfer, st.net.reduceSlices());
         }
       }
       if (chain.seconds() > st.longest[phase].seconds()) st.longest[phase] = chain;

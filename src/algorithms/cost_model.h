@@ -63,7 +63,19 @@ class Network {
   virtual double reduceBytesPerSec() const = 0;
   // What each collective call costs besides its messages (its launch).
   virtual double launchSec() const { return 0; }
+  // The slices a received message is reduced in, each as it arrives, so
+  // the reduction of one overlaps the transfer of the next (1: the whole
+  // message is reduced after it has arrived).
+  virtual double reduceSlices() const { return 1; }
 };
+
+// What a reduction of `reduceSeconds` adds after its message's transfer of
+// `transferSeconds` (0 for local data) when both are cut into `slices`
+// pipelined slices: the last slice's reduction, and whatever of the others'
+// the transfer cannot hide.
+inline double exposedReduceSeconds(double reduceSeconds, double transferSeconds, double slices) {
+  return (reduceSeconds + (slices - 1) * std::max(0.0, reduceSeconds - transferSeconds)) / slices;
+}
 
 // How long a link is busy with `bytes` at `bytesPerSec` and issuing its
 // messages for `issueSeconds`: issuing a message overlaps the bytes of those

@@ -5,23 +5,18 @@
 namespace trnccl::algo {
 namespace {
 
-Step transfer(Span from, Span to, size_t count) {
+Step sendTo(int peer, Span from, size_t count) {
   Step s;
   s.srcs = {from};
-  s.dst = to;
   s.count = count;
-  return s;
-}
-
-Step sendTo(int peer, Span from, size_t count) {
-  Step s = transfer(from, Span{}, count);
   s.sendPeer = peer;
   return s;
 }
 
 Step receiveFrom(int peer, Span to, size_t count) {
-  Step s = transfer(Span{}, to, count);
-  s.srcs.clear();
+  Step s;
+  s.dst = to;
+  s.count = count;
   s.recvPeer = peer;
   return s;
 }
@@ -43,8 +38,8 @@ void rooted(const CollectiveArgs& args, Phase& phase) {
     phase.channels.push_back(
         Channel{{gather ? receiveFrom(q, Span{kRecv, count * q}, count) : sendTo(q, Span{kSend, count * q}, count)}});
   }
-  phase.channels.push_back(Channel{{gather ? transfer(Span{kSend, 0}, Span{kRecv, count * root}, count)
-                                           : transfer(Span{kSend, count * root}, Span{kRecv, 0}, count)}});
+  phase.channels.push_back(Channel{{gather ? localCopy(Span{kSend, 0}, Span{kRecv, count * root}, count)
+                                           : localCopy(Span{kSend, count * root}, Span{kRecv, 0}, count)}});
 }
 
 // Permute: send the buffer to sendPeer, receive recvPeer's into it. In place,
@@ -53,7 +48,7 @@ void permute(const CollectiveArgs& args, Schedule& s) {
   const size_t count = args.count;
   Phase& phase = s.phases[0];
   if (args.sendPeer == args.rank) {  // the API pairs it with recvPeer == rank
-    phase.channels.push_back(Channel{{transfer(Span{kSend, 0}, Span{kRecv, 0}, count)}});
+    phase.channels.push_back(Channel{{localCopy(Span{kSend, 0}, Span{kRecv, 0}, count)}});
     return;
   }
   const bool stage = args.inPlace && args.sendPeer >= 0 && args.recvPeer >= 0;
@@ -62,7 +57,7 @@ void permute(const CollectiveArgs& args, Schedule& s) {
     phase.channels.push_back(Channel{{receiveFrom(args.recvPeer, Span{stage ? kScratch : kRecv, 0}, count)}});
   if (stage) {
     s.scratchElements = count;
-    s.phases.push_back(Phase{{Channel{{transfer(Span{kScratch, 0}, Span{kRecv, 0}, count)}}}});
+    s.phases.push_back(Phase{{Channel{{localCopy(Span{kScratch, 0}, Span{kRecv, 0}, count)}}}});
   }
 }
 

@@ -1,9 +1,11 @@
 #include "algorithms/hierarchical.h"
 
 #include <algorithm>
+#include <bit>
 #include <utility>
 
 #include "algorithms/mesh.h"
+#include "algorithms/rank_grid.h"
 #include "algorithms/rdh.h"
 #include "algorithms/registry.h"
 #include "algorithms/ring.h"
@@ -42,11 +44,56 @@ std::pair<int, int> placeOf(const std::vector<std::vector<int>>& instances, cons
   return {static_cast<int>(instance - instances.begin()), static_cast<int>(at - instance->begin())};
 }
 
-// The all-reduce among the ranks with one local index: one rank per instance.
-CollectiveArgs interArgs(const CollectiveArgs& args, int instances, int instance, size_t count, bool inPlace) {
+// A chip's place along a ring of `length` chips, in an order where the chips
+// a power of two apart are neighbours: Gray code (position ^ position / 2)
+// when the length is a power of two (on a ring of 4: 0, 1, 3, 2), so the
+// ring reads as a hypercube; else the position.
+int hypercubeIndex(int position, int length) {
+  return std::has_single_bit(static_cast<unsigned>(length)) ? position ^ (position >> 1) : position;
+}
+
+// The ranks of each chip of the layout's grid, its cores in order; the chip at
+// (x, y) of the X x Y chip torus is group hypercubeIndex(x) + X hypercubeIndex(y).
+// Rebuilt per call: one instance holds a few hundred ranks at most.
+const std::vector<std::vector<int>>& ranksByChip(const CollectiveArgs& args) {
+  thread_local std::vector<std::vector<int>> chips;
+  const RankGrid grid = gridFor(args);
+  const int k = args.layout->ranksPerChip, width = grid.width / k, height = grid.height;
+  chips.assign(static_cast<size_t>(width) * height, {});
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      auto& cores = chips[hypercubeIndex(x, width) + static_cast<size_t>(width) * hypercubeIndex(y, height)];
+      for (int j = 0; j < k; ++j) cores.push_back(grid.at(x * k + j, y));
+    }
+  return chips;
+}
+
+// Piece g of a block in scratch at g x count: the blocks the groups exchange.
+PieceAt scratchByGroup(size_t count) {
+  return [count](int, int g) { return Span{kScratch, count * g}; };
+}
+
+// The stage inside the group of all-gather and reduce-scatter, into `phase`:
+// a ring whose block b is the blocks of the ranks of local index b, one
+// piece per group (`pass` appends its steps); in a group of one, each piece
+// copied from `from` to `to`.
+template <class Pass>
+void withinGroup(const std::vector<std::vector<int>>& all, int group, int local, size_t maxStep, size_t count,
+                 Phase& phase, const Pass& pass, const PieceAt& from, const PieceAt& to) {
+  const int G = static_cast<int>(all.size());
+  std::vector<Step>& steps = phase.channels[0].steps;
+  if (all[group].size() > 1) {
+    pass(RingPass(RingMembers{all[group], local, 1}, RingBlocks{G, [count](int) { return count; }}, maxStep), steps);
+    return;
+  }
+  for (int g = 0; g < G; ++g) steps.push_back(localCopy(from(0, g), to(0, g), count));
+}
+
+// The call among the ranks with one local index: one rank per group.
+CollectiveArgs interArgs(const CollectiveArgs& args, int groups, int group, size_t count, bool inPlace) {
   CollectiveArgs sub = args;
-  sub.rank = instance;
-  sub.nranks = instances;
+  sub.rank = group;
+  sub.nranks = groups;
   sub.count = count;
   sub.inPlace = inPlace;
   sub.layout = nullptr;
@@ -57,14 +104,23 @@ CollectiveArgs interArgs(const CollectiveArgs& args, int instances, int instance
 
 Hierarchical::Hierarchical() : Hierarchical(std::make_unique<Ring>()) {}
 
-Hierarchical::Hierarchical(std::unique_ptr<const Algorithm> inter) : inter_(std::move(inter)) {
-  if (!inter_) throwError(trncclInternalError, "hierarchical needs an inter-instance algorithm");
+Hierarchical::Hierarchical(std::unique_ptr<const Algorithm> inter, Grouping grouping)
+    : inter_(std::move(inter)), grouping_(grouping) {
+  if (!inter_) throwError(trncclInternalError, "hierarchical needs an algorithm between its groups");
   const std::string across = inter_->name();
-  name_ = across == "ring" ? "hierarchical" : "hierarchical_" + across;
+  name_ = grouping_ == Grouping::Chips ? "chip_" + across
+          : across == "ring"           ? "hierarchical"
+                                       : "hierarchical_" + across;
 }
 
-std::string Hierarchical::whyUnsupported(const CollectiveArgs& args) const {
-  if (args.collective != Collective::AllReduce) return name_ + " does not implement " + collectiveName(args.collective);
+std::string Hierarchical::whyNoGroups(const CollectiveArgs& args) const {
+  if (grouping_ == Grouping::Chips) {
+    if (!args.layout || !args.layout->hasGrid()) return name_ + " needs the grid of the chips the ranks are on";
+    if (std::string why = whyBadGrid(*args.layout, args.nranks); !why.empty()) return name_ + ": " + why;
+    if (args.layout->gridWidth == args.layout->ranksPerChip && args.layout->gridHeight == 1)
+      return name_ + " needs ranks on two chips or more";
+    return {};
+  }
   if (!args.layout || args.layout->instanceOf.empty()) return name_ + " needs to know which instance each rank is on";
   if (args.layout->instanceOf.size() != static_cast<size_t>(args.nranks))
     return name_ + ": the layout names the instances of " + std::to_string(args.layout->instanceOf.size()) +
@@ -77,33 +133,58 @@ std::string Hierarchical::whyUnsupported(const CollectiveArgs& args) const {
       return name_ + " needs as many ranks on every instance, but rank " + std::to_string(instances[0][0]) +
              "'s instance has " + std::to_string(local) + " and rank " + std::to_string(ranks[0]) + "'s has " +
              std::to_string(ranks.size());
-  const int L = static_cast<int>(local);
-  const std::string why = inter_->whyUnsupported(
-      interArgs(args, static_cast<int>(instances.size()), 0, blockSize(args.count, L, 0), false));
-  return why.empty() ? why : name_ + " across instances: " + why;
+  return {};
+}
+
+const std::vector<std::vector<int>>& Hierarchical::groups(const CollectiveArgs& args) const {
+  return grouping_ == Grouping::Chips ? ranksByChip(args) : ranksByInstance(*args.layout);
+}
+
+std::pair<int, int> Hierarchical::placeOf(const std::vector<std::vector<int>>& groups,
+                                          const CollectiveArgs& args) const {
+  if (grouping_ == Grouping::Instances) return algo::placeOf(groups, *args.layout, args.rank);
+  for (size_t g = 0; g < groups.size(); ++g)
+    if (const auto at = std::find(groups[g].begin(), groups[g].end(), args.rank); at != groups[g].end())
+      return {static_cast<int>(g), static_cast<int>(at - groups[g].begin())};
+  throwError(trncclInternalError, name_ + ": rank " + std::to_string(args.rank) + " is on no chip of the grid");
+}
+
+std::string Hierarchical::whyUnsupported(const CollectiveArgs& args) const {
+  if (args.collective != Collective::AllReduce && args.collective != Collective::AllGather &&
+      args.collective != Collective::ReduceScatter)
+    return name_ + " does not implement " + collectiveName(args.collective);
+  if (std::string why = whyNoGroups(args); !why.empty()) return why;
+  const auto& all = groups(args);
+  const int L = static_cast<int>(all[0].size());
+  // All-reduce's groups all-reduce a part of the buffer; the others' move whole blocks.
+  const size_t count = args.collective == Collective::AllReduce ? blockSize(args.count, L, 0) : args.count;
+  const std::string why = inter_->whyUnsupported(interArgs(args, static_cast<int>(all.size()), 0, count, false));
+  return why.empty() ? why : name_ + (grouping_ == Grouping::Chips ? " across chips: " : " across instances: ") + why;
 }
 
 Schedule Hierarchical::build(const CollectiveArgs& args) const {
   if (const std::string why = whyUnsupported(args); !why.empty()) throwError(trncclInternalError, why);
-  const auto& instances = ranksByInstance(*args.layout);
-  const int L = static_cast<int>(instances[0].size());
-  const std::pair<int, int> place = placeOf(instances, *args.layout, args.rank);
-  const int instance = place.first, local = place.second;
+  if (args.collective == Collective::AllGather) return allGather(args);
+  if (args.collective == Collective::ReduceScatter) return reduceScatter(args);
+  const auto& all = groups(args);
+  const int L = static_cast<int>(all[0].size());
+  const std::pair<int, int> place = placeOf(all, args);
+  const int group = place.first, local = place.second;
   const size_t count = args.count;
   const size_t partBegin = blockBegin(count, L, local), partLength = blockSize(count, L, local);
 
   Schedule s = singleChannelSchedule(args, name());
   s.phases.clear();
-  // Within the instance, block b is part b of the buffer, reduced at local rank b.
-  const bool withinInstance = L > 1;
+  // Within the group, block b is part b of the buffer, reduced at local rank b.
+  const bool withinGroup = L > 1;
   auto intraRing = [&] {
-    return RingPass(RingMembers{instances[instance], local, 1},
+    return RingPass(RingMembers{all[group], local, 1},
                     RingBlocks{1, [count, L](int b) { return blockSize(count, L, b); }}, args.maxStepElements);
   };
   auto parts = [count, L](uint16_t buffer) {
     return PieceAt([=](int b, int) { return Span{buffer, blockBegin(count, L, b)}; });
   };
-  if (withinInstance) {
+  if (withinGroup) {
     // Not the last reduction: the part lands in scratch, for the inter all-reduce.
     s.phases.push_back(Phase{{Channel{}}});
     intraRing().reduceScatter(
@@ -115,21 +196,70 @@ Schedule Hierarchical::build(const CollectiveArgs& args) const {
     s.scratchElements = partLength;
   }
 
-  Embedding across;
-  for (const auto& ranks : instances) across.ranks.push_back(ranks[local]);
-  across.send = withinInstance ? Span{kScratch, 0} : Span{kSend, 0};
-  across.recv = Span{kRecv, partBegin};
-  across.scratch = Span{kScratch, s.scratchElements};
-  across.tagOffset = TagRange::slot(2).first;
-  across.firstPhase = s.phases.size();
-  const int I = static_cast<int>(instances.size());
-  embed(inter_->build(interArgs(args, I, instance, partLength, !withinInstance && args.inPlace)), across, s);
+  embedAcross(args, all, group, local, partLength, !withinGroup && args.inPlace,
+              withinGroup ? Span{kScratch, 0} : Span{kSend, 0}, Span{kRecv, partBegin}, s);
 
-  if (withinInstance) {
+  if (withinGroup) {
     s.phases.push_back(Phase{{Channel{}}});
     intraRing().allGather(parts(kRecv), PieceAt(), TagRange::slot(1), s.phases.back().channels[0].steps);
   }
   return s;
+}
+
+// All-gather, as Neuron's hierarchical one: the ranks of one local index
+// all-gather their blocks across the groups first (into scratch, group by
+// group), where each message is one block; then a ring inside each group
+// passes every rank's G blocks on, each piece to its owner's place.
+Schedule Hierarchical::allGather(const CollectiveArgs& args) const {
+  const auto& all = groups(args);
+  const auto [group, local] = placeOf(all, args);
+  Schedule s = singleChannelSchedule(args, name());
+  s.phases.clear();
+  s.scratchElements = args.count * all.size();  // block of group g at g x count
+  embedAcross(args, all, group, local, args.count, false, Span{kSend, 0}, Span{kScratch, 0}, s);
+  const size_t count = args.count;
+  const PieceAt owners = [&all, count](int b, int g) { return Span{kRecv, count * all[g][b]}; };
+  withinGroup(
+      all, group, local, args.maxStepElements, count, s.phases.emplace_back(Phase{{Channel{}}}),
+      [&](const RingPass& ring, std::vector<Step>& steps) {
+        ring.allGather(owners, scratchByGroup(count), TagRange::slot(0), steps);
+      },
+      scratchByGroup(count), owners);
+  return s;
+}
+
+// Reduce-scatter, as Neuron's hierarchical one: a ring inside each group
+// reduces, for each local index, the G blocks of the ranks with that index
+// (into scratch, group by group); then those ranks reduce-scatter them
+// across the groups, each message one block.
+Schedule Hierarchical::reduceScatter(const CollectiveArgs& args) const {
+  const auto& all = groups(args);
+  const auto [group, local] = placeOf(all, args);
+  Schedule s = singleChannelSchedule(args, name());
+  s.phases.clear();
+  s.scratchElements = args.count * all.size();  // block of group g's rank of this local index at g x count
+  const size_t count = args.count;
+  const PieceAt owners = [&all, count](int b, int g) { return Span{kSend, count * all[g][b]}; };
+  withinGroup(
+      all, group, local, args.maxStepElements, count, s.phases.emplace_back(Phase{{Channel{}}}),
+      [&](const RingPass& ring, std::vector<Step>& steps) {
+        ring.reduceScatter(owners, scratchByGroup(count), false, TagRange::slot(0), steps);
+      },
+      owners, scratchByGroup(count));
+  embedAcross(args, all, group, local, count, false, Span{kScratch, 0}, Span{kRecv, 0}, s);
+  return s;
+}
+
+void Hierarchical::embedAcross(const CollectiveArgs& args, const std::vector<std::vector<int>>& all, int group,
+                               int local, size_t count, bool inPlace, Span send, Span recv, Schedule& s) const {
+  Embedding across;
+  for (const auto& ranks : all) across.ranks.push_back(ranks[local]);
+  across.send = send;
+  across.recv = recv;
+  across.scratch = Span{kScratch, s.scratchElements};
+  across.tagOffset = TagRange::slot(2).first;
+  across.firstPhase = s.phases.size();
+  embed(inter_->build(interArgs(args, static_cast<int>(all.size()), group, count, inPlace)), across, s);
 }
 
 void embed(const Schedule& sub, const Embedding& where, Schedule& host) {
@@ -191,10 +321,16 @@ std::unique_ptr<Algorithm> hierarchicalOver() {
   return std::make_unique<Hierarchical>(std::make_unique<Inter>());
 }
 
+std::unique_ptr<Algorithm> rdhAcrossChips() {
+  return std::make_unique<Hierarchical>(std::make_unique<Rdh>(), Grouping::Chips);
+}
+
 }  // namespace
 
-// Across instances: ring for bandwidth, RDH and mesh for latency.
+// Across instances: ring for bandwidth, RDH and mesh for latency. Across the
+// chips of one instance: RDH, as Neuron plays it for mid sizes.
 TRNCCL_REGISTER_ALGORITHMS(hierarchical, {Reach::Instances, make<Hierarchical>},
-                           {Reach::Instances, hierarchicalOver<Rdh>}, {Reach::Instances, hierarchicalOver<Mesh>})
+                           {Reach::Instances, hierarchicalOver<Rdh>}, {Reach::Instances, hierarchicalOver<Mesh>},
+                           {Reach::Chips, rdhAcrossChips})
 
 }  // namespace trnccl::algo

@@ -35,14 +35,6 @@ void exchange(const CollectiveArgs& args, SendBlock sendBlock, RecvBlock recvBlo
   }
 }
 
-Step copyStep(Span from, Span to, size_t count) {
-  Step copy;
-  copy.srcs = {from};
-  copy.dst = to;
-  copy.count = count;
-  return copy;
-}
-
 }  // namespace
 
 std::string Mesh::whyUnsupported(const CollectiveArgs& args) const {
@@ -78,7 +70,7 @@ Schedule Mesh::build(const CollectiveArgs& args) const {
             return Block{at(kRecv, count * q), count};
           },
           s.phases[0]);
-      s.phases[0].channels.push_back(Channel{{copyStep(at(kSend, 0), at(kRecv, count * r), count)}});
+      s.phases[0].channels.push_back(Channel{{localCopy(at(kSend, 0), at(kRecv, count * r), count)}});
       break;
     }
     case Collective::AllToAll: {
@@ -95,12 +87,12 @@ Schedule Mesh::build(const CollectiveArgs& args) const {
             return Block{at(landing, count * q), count};
           },
           s.phases[0]);
-      s.phases[0].channels.push_back(Channel{{copyStep(at(kSend, count * r), at(kRecv, count * r), count)}});
+      s.phases[0].channels.push_back(Channel{{localCopy(at(kSend, count * r), at(kRecv, count * r), count)}});
       if (args.inPlace) {
         s.phases.emplace_back();
         for (int q = 0; q < n; ++q)
           if (q != r)
-            s.phases[1].channels.push_back(Channel{{copyStep(at(kScratch, count * q), at(kRecv, count * q), count)}});
+            s.phases[1].channels.push_back(Channel{{localCopy(at(kScratch, count * q), at(kRecv, count * q), count)}});
       }
       break;
     }
@@ -117,7 +109,7 @@ Schedule Mesh::build(const CollectiveArgs& args) const {
           },
           s.phases[0]);
       s.phases[0].channels.push_back(
-          Channel{{copyStep(at(kSend, v.sendDispls[r]), at(kRecv, v.recvDispls[r]), v.sendCounts[r])}});
+          Channel{{localCopy(at(kSend, v.sendDispls[r]), at(kRecv, v.recvDispls[r]), v.sendCounts[r])}});
       break;
     }
     case Collective::AllReduce:
@@ -139,7 +131,7 @@ Schedule Mesh::build(const CollectiveArgs& args) const {
           s.phases[0]);
       Span own = at(kSend, scatter ? count * r : 0);
       if (args.inPlace) {
-        s.phases[0].channels.push_back(Channel{{copyStep(own, at(kScratch, count * r), count)}});
+        s.phases[0].channels.push_back(Channel{{localCopy(own, at(kScratch, count * r), count)}});
         own = at(kScratch, count * r);
       }
       Step reduce;

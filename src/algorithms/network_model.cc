@@ -9,10 +9,11 @@
 namespace trnccl::algo {
 namespace {
 
-// The device's vector engine on a 2-input fp32 reduction, in output bytes/s.
-double reduceRate(const device::DeviceModel& model) {
-  constexpr size_t kElements = 1 << 20;
-  return kElements * 4.0 / device::vectorReduceSeconds(model, kElements, 2, 4);
+// The chips' reductions: the collective engine's fitted figure where the
+// topology has one, else the device model's vector engine.
+double reduceRate(const topo::Topology& topology) {
+  return topology.engine.reduceBytesPerSec > 0 ? topology.engine.reduceBytesPerSec
+                                               : device::reduceBytesPerSec(topology.device);
 }
 
 // Figures of the shm transport on a commodity host (README's measurements:
@@ -50,8 +51,9 @@ class FabricNetwork : public Network {
                 const std::vector<topo::CoreLocation>& cores, bool throughHost)
       : fabric_(fabric),
         cores_(cores),
-        reduceRate_(reduceRate(topology.device)),
+        reduceRate_(reduceRate(topology)),
         launchSec_(topology.engine.launchSec),
+        reduceSlices_(topology.engine.reduceSlices),
         host_(throughHost ? static_cast<int>(cores.size()) : 0, fabric.linkCount()) {
     for (int l = 0; l < fabric.linkCount(); ++l) names_.push_back(fabric.link(l).name);
   }
@@ -68,6 +70,7 @@ class FabricNetwork : public Network {
     return path;
   }
   double reduceBytesPerSec() const override { return reduceRate_; }
+  double reduceSlices() const override { return reduceSlices_; }
 
  private:
   const topo::Fabric& fabric_;
@@ -75,12 +78,13 @@ class FabricNetwork : public Network {
   std::vector<std::string> names_;
   double reduceRate_;
   double launchSec_;
+  double reduceSlices_;
   HostPorts host_;
 };
 
 class HostNetwork : public Network {
  public:
-  explicit HostNetwork(int nranks) : reduceRate_(reduceRate(device::trainium())), host_(nranks, 0) {}
+  explicit HostNetwork(int nranks) : reduceRate_(device::reduceBytesPerSec(device::trainium())), host_(nranks, 0) {}
   int linkCount() const override { return host_.count(); }
   double linkBytesPerSec(int) const override { return kHostPortBytesPerSec; }
   const std::string& linkName(int link) const override { return host_.name(link); }

@@ -19,11 +19,14 @@ int neuronRange(const CollectiveArgs& args) {
 const Algorithm* neuronChoice(const std::vector<const Algorithm*>& candidates, int range, int instances) {
   // Per size range, Neuron's algorithm first, then what stands in for it
   // where it cannot run (a rank count RDH does not take, a single rank).
-  static constexpr std::string_view kWithin[3][3] = {
-      {"mesh", "rdh", "ring"}, {"rdh", "kangaring", "ring"}, {"kangaring", "ring", "rdh"}};
-  static constexpr std::string_view kAcross[3][3] = {{"hierarchical_mesh", "hierarchical_rdh", "hierarchical"},
-                                                     {"hierarchical_rdh", "hierarchical", "hierarchical_mesh"},
-                                                     {"hierarchical", "hierarchical_rdh", "hierarchical_mesh"}};
+  // Within an instance Neuron's RDH runs across chips, with an on-chip stage
+  // (chip_rdh); the flat rdh stands in off a chip grid.
+  using Names = std::vector<std::string_view>;
+  static const Names kWithin[3] = {
+      {"mesh", "rdh", "ring"}, {"chip_rdh", "rdh", "kangaring", "ring"}, {"kangaring", "ring", "rdh"}};
+  static const Names kAcross[3] = {{"hierarchical_mesh", "hierarchical_rdh", "hierarchical"},
+                                   {"hierarchical_rdh", "hierarchical", "hierarchical_mesh"},
+                                   {"hierarchical", "hierarchical_rdh", "hierarchical_mesh"}};
   for (std::string_view name : (instances > 1 ? kAcross : kWithin)[range])
     for (const Algorithm* a : candidates)
       if (name == a->name()) return a;

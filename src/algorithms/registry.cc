@@ -30,7 +30,9 @@ std::vector<RegisteredAlgorithm> collectAlgorithms() {
 
 }  // namespace
 
-const char* reachName(Reach reach) { return reach == Reach::AnyRanks ? "any-ranks" : "instances"; }
+const char* reachName(Reach reach) {
+  return reach == Reach::AnyRanks ? "any-ranks" : reach == Reach::Instances ? "instances" : "chips";
+}
 
 const std::vector<RegisteredAlgorithm>& registeredAlgorithms() {
   static const std::vector<RegisteredAlgorithm> all = collectAlgorithms();

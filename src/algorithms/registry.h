@@ -27,9 +27,10 @@ namespace trnccl::algo {
 enum class Reach {
   AnyRanks,   // any group of ranks, on one instance or several
   Instances,  // only ranks on two instances or more (hierarchical)
+  Chips,      // only ranks on a grid of two chips or more within one instance (chip_rdh)
 };
 
-// "any-ranks", "instances".
+// "any-ranks", "instances", "chips".
 const char* reachName(Reach reach);
 
 using AlgorithmFactory = std::unique_ptr<Algorithm> (*)();

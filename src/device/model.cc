@@ -43,4 +43,9 @@ double vectorReduceSeconds(const DeviceModel& m, size_t count, int nsrcs, size_t
   return std::max(traffic / m.hbmBytesPerSec, ops / m.vectorFlopsFp32);
 }
 
+double reduceBytesPerSec(const DeviceModel& m) {
+  constexpr size_t kElements = 1 << 20;
+  return kElements * 4.0 / vectorReduceSeconds(m, kElements, 2, 4);
+}
+
 }  // namespace trnccl::device

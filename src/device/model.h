@@ -26,5 +26,7 @@ double dmaCopySeconds(const DeviceModel& m, size_t bytes);
 // Modelled seconds for a K-source reduction of `count` elements of `elemBytes`:
 // bound by HBM traffic (K reads + 1 write) or by the vector engine (K-1 ops/element).
 double vectorReduceSeconds(const DeviceModel& m, size_t count, int nsrcs, size_t elemBytes);
+// The vector engine on a 2-input fp32 reduction, in output bytes per second.
+double reduceBytesPerSec(const DeviceModel& m);
 
 }  // namespace trnccl::device

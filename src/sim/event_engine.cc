@@ -17,6 +17,7 @@ uint64_t messageKey(int from, int to, uint32_t tag) {
 }
 
 struct Message {
+  double sent = 0;      // when its sender sent it
   double arrival = -1;  // -1: not yet arrived
   int waitingRank = -1, waitingChannel = -1;
 };
@@ -152,12 +153,19 @@ class EventSimulation {
   // The step's input is here: reduce, then send (or move on).
   void proceed(int rank, int channel) {
     const CompactStep& step = stepOf(rank, channel);
-    if (step.recvPeer >= 0) messages_.erase(messageKey(step.recvPeer, rank, step.recvTag));
+    double transfer = 0;  // the received message's, from its send to its arrival
+    if (step.recvPeer >= 0) {
+      const auto m = messages_.find(messageKey(step.recvPeer, rank, step.recvTag));
+      transfer = m->second.arrival - m->second.sent;
+      messages_.erase(m);
+    }
     double reduce = 0;
     if (step.reduce) {
       const size_t inputs = step.inputs;
       const double bytes = static_cast<double>(step.bytes);
-      reduce = static_cast<double>(std::max<size_t>(1, inputs - 1)) * bytes / net_.reduceBytesPerSec();
+      reduce = algo::exposedReduceSeconds(
+          static_cast<double>(std::max<size_t>(1, inputs - 1)) * bytes / net_.reduceBytesPerSec(), transfer,
+          net_.reduceSlices());
       ranks_[rank].reduceSeconds += reduce;
     }
     if (reduce > 0 || step.sendPeer >= 0) {
@@ -187,6 +195,7 @@ class EventSimulation {
   void startFlow(int rank, int channel, const CompactStep& step) {
     ++prediction_.transfers;
     const uint64_t key = messageKey(rank, step.sendPeer, step.sendTag);
+    messages_[key].sent = now_;
     const algo::Path& path = pathOf(rank, step.sendPeer);
     const double bytes = static_cast<double>(step.bytes);
     if (bytes == 0 || path.links.empty()) return arrive(key, issue(path) + path.latencySec);

@@ -29,6 +29,7 @@ class FoldedNetwork : public algo::Network {
   }
   double reduceBytesPerSec() const override { return net_.reduceBytesPerSec(); }
   double launchSec() const override { return net_.launchSec(); }
+  double reduceSlices() const override { return net_.reduceSlices(); }
 
  private:
   const algo::Network& net_;
@@ -89,6 +90,7 @@ class PlacedRoutes : public algo::Network {
   }
   double reduceBytesPerSec() const override { return folded_.reduceBytesPerSec(); }
   double launchSec() const override { return folded_.launchSec(); }
+  double reduceSlices() const override { return folded_.reduceSlices(); }
 
  private:
   const algo::Network& folded_;

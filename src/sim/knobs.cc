@@ -10,7 +10,8 @@ namespace trnccl::sim {
 namespace {
 
 const char* const kKnownKnobs =
-    "link.bandwidth, link.latency, efa.gbps, efa.latency, nodes, launch, dma.bandwidth, dma.message, proxy, "
+    "link.bandwidth, link.latency, efa.gbps, efa.latency, nodes, launch, dma.bandwidth, dma.message, reduce.bandwidth, "
+    "proxy, reduce.slices, "
     "efa.efficiency";
 
 // A number, all of `text`, above 0 (or at least 0).
@@ -58,6 +59,10 @@ void setKnob(Knobs& knobs, const std::string& assignment) {
       throwError(trncclInvalidArgument, "--set efa.efficiency='" + value + "': a fraction of the line rate, at most 1");
   } else if (name == "proxy") {
     knobs.proxyUs = number(value, name, true);
+  } else if (name == "reduce.slices") {
+    knobs.reduceSlices = positive(value, name);
+    if (*knobs.reduceSlices < 1)
+      throwError(trncclInvalidArgument, "--set reduce.slices='" + value + "': a message is cut into 1 slice or more");
   } else if (name == "nodes") {
     const double n = positive(value, name);
     if (n != static_cast<int>(n) || n > topo::kMaxNodes)
@@ -101,6 +106,10 @@ void applyKnobs(const Knobs& knobs, topo::Topology& t) {
   if (knobs.proxyUs) {
     t.engine.proxySec = *knobs.proxyUs * 1e-6;
     t.engine.proxySource = "--set proxy";
+  }
+  if (knobs.reduceSlices) {
+    t.engine.reduceSlices = *knobs.reduceSlices;
+    t.engine.reduceSlicesSource = "--set reduce.slices";
   }
   removeFailedLinks(knobs.failedLinks, t);
 }

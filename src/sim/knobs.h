@@ -28,6 +28,7 @@ struct Knobs {
   std::array<std::optional<double>, topo::kEngineFigures.size()> engine;
   std::optional<double> efaEfficiency;  // efa.efficiency=0.5: of each NIC's line rate
   std::optional<double> proxyUs;        // proxy=5 (us): the runtime's cost per message over EFA
+  std::optional<double> reduceSlices;   // reduce.slices=2: slices a message is reduced in, overlapping the next
   std::vector<ChipPair> failedLinks;    // --fail-link 3-7
   // --runtime 2023: the Neuron runtime era whose launch, per-message and
   // proxy costs apply (topo::RuntimeEra); empty: the file's, or the newest.

@@ -22,12 +22,19 @@ struct EngineModel {
   // write): its messages are issued one after another, while the bytes of
   // those issued before move.
   double dmaMessageSec = 0;
+  // Per chip: the output bytes per second of a 2-input reduction of a
+  // collective. 0: the device model's vector engine.
+  double reduceBytesPerSec = 0;
   // Per figure above, in kEngineFigures' order: where it comes from.
-  std::array<std::string, 3> sources;
+  std::array<std::string, 4> sources;
   // Per message crossing EFA: the runtime's network proxy posting it, on
   // top of the NIC's latency (a runtime figure, runtime_era.h).
   double proxySec = 0;
   std::string proxySource;
+  // The slices the runtime cuts a received message into, reducing each as
+  // it arrives while the next moves (a runtime figure; 1: reduced whole).
+  double reduceSlices = 1;
+  std::string reduceSlicesSource;
   // The Neuron runtime era launchSec, dmaMessageSec and proxySec come from
   // ("2026"); empty: the topology file's own figures.
   std::string runtime;
@@ -41,10 +48,11 @@ struct EngineFigure {
   double perUnit;    // the figure in that unit is value / perUnit
 };
 
-inline constexpr std::array<EngineFigure, 3> kEngineFigures{{
+inline constexpr std::array<EngineFigure, 4> kEngineFigures{{
     {"launchSec", "launch", &EngineModel::launchSec, "us", 1e-6},
     {"dmaBytesPerSec", "dma.bandwidth", &EngineModel::dmaBytesPerSec, "GB/s", 1e9},
     {"dmaMessageSec", "dma.message", &EngineModel::dmaMessageSec, "us", 1e-6},
+    {"reduceBytesPerSec", "reduce.bandwidth", &EngineModel::reduceBytesPerSec, "GB/s", 1e9},
 }};
 
 }  // namespace trnccl::topo

@@ -167,8 +167,8 @@ void readEfa(const JsonField& field, Topology& t) {
 // Each figure: {"value": number, "source": "where it comes from"}; a figure
 // without its source is refused, so no number enters the model unexplained.
 EngineModel readEngine(const JsonField& field) {
-  static_assert(kEngineFigures.size() == 3, "the figures allowed here are kEngineFigures'");
-  field.allowOnly({"launchSec", "dmaBytesPerSec", "dmaMessageSec"});
+  static_assert(kEngineFigures.size() == 4, "the figures allowed here are kEngineFigures'");
+  field.allowOnly({"launchSec", "dmaBytesPerSec", "dmaMessageSec", "reduceBytesPerSec"});
   EngineModel model;
   for (size_t i = 0; i < kEngineFigures.size(); ++i) {
     const auto figure = field.find(kEngineFigures[i].key);

@@ -31,13 +31,17 @@ RuntimeEra parseRuntimeEra(const std::string& jsonText, const std::string& fileN
     throwError(trncclInvalidArgument, fileName + ": malformed JSON: " + e.what());
   }
   const JsonField root(doc, fileName, nlohmann::json::json_pointer());
-  root.allowOnly({"era", "releases", "launchSec", "stepSec", "proxySec", "band", "fittedOn"});
+  root.allowOnly({"era", "releases", "launchSec", "stepSec", "proxySec", "reduceSlices", "band", "fittedOn"});
   RuntimeEra era;
   era.name = root["era"].asString();
   era.releases = root["releases"].asString();
   era.launchSec = readFigure(root["launchSec"]);
   era.stepSec = readFigure(root["stepSec"]);
   era.proxySec = readFigure(root["proxySec"]);
+  if (doc.contains("reduceSlices")) {
+    era.reduceSlices = readFigure(root["reduceSlices"]);
+    if (era.reduceSlices.value < 1) root["reduceSlices"]["value"].fail("a message is cut into 1 slice or more");
+  }
   era.band = readFigure(root["band"]);
   // {"trainium:1": 0.06, ...}: each machine and its own spread.
   const JsonField fitted = root["fittedOn"];
@@ -71,6 +75,8 @@ void applyRuntimeEra(const RuntimeEra& era, Topology& t) {
   t.engine.sources[2] = from + era.stepSec.source;
   t.engine.proxySec = era.proxySec.value;
   t.engine.proxySource = from + era.proxySec.source;
+  t.engine.reduceSlices = era.reduceSlices.value;
+  t.engine.reduceSlicesSource = from + era.reduceSlices.source;
   t.engine.runtime = era.name;
 }
 

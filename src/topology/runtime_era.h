@@ -25,6 +25,9 @@ struct RuntimeEra {
   EraFigure launchSec;   // per collective call: launch and the final synchronisation
   EraFigure stepSec;     // per message a chip's DMA engines issue (descriptors, semaphores)
   EraFigure proxySec;    // per message crossing EFA: the runtime's network proxy
+  // The slices a received message is reduced in, overlapping the next
+  // slice's transfer (optional in the file: 1, reduced whole).
+  EraFigure reduceSlices{1, "none said: a message is reduced once it has arrived"};
   // The leave-one-out spread of the era's fit over all its files (a
   // fraction): the base of the band of a prediction off its machines.
   EraFigure band;

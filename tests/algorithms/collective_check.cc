@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <memory>
+#include <numeric>
+#include <random>
 #include <sstream>
 #include <string>
 
@@ -243,6 +245,23 @@ algo::RankLayout onInstances(int instances, int local, bool interleaved) {
   algo::RankLayout layout;
   for (int r = 0; r < instances * local; ++r) layout.instanceOf.push_back(interleaved ? r % instances : r / local);
   return layout;
+}
+
+algo::RankLayout chipLayout(int gridWidth, int gridHeight, int ranksPerChip, bool scrambled) {
+  algo::RankLayout layout;
+  layout.gridWidth = gridWidth;
+  layout.gridHeight = gridHeight;
+  layout.ranksPerChip = ranksPerChip;
+  layout.grid.resize(gridWidth * gridHeight);
+  std::iota(layout.grid.begin(), layout.grid.end(), 0);
+  if (scrambled) std::shuffle(layout.grid.begin(), layout.grid.end(), std::mt19937(gridWidth * 100 + gridHeight));
+  return layout;
+}
+
+ChipPlace chipPlace(const algo::RankLayout& layout, int rank) {
+  const int i = static_cast<int>(std::find(layout.grid.begin(), layout.grid.end(), rank) - layout.grid.begin());
+  const int x = i % layout.gridWidth;
+  return {x / layout.ranksPerChip, i / layout.gridWidth, x % layout.ranksPerChip};
 }
 
 void sweep(const algo::Algorithm& algorithm, Collective collective, const Rules& rules) {

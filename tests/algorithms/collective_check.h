@@ -54,6 +54,14 @@ void checkRanks(const algo::Algorithm& algorithm, const std::vector<algo::Collec
 // `instances` x `local` ranks; interleaved: rank r on instance r % instances,
 // else on instance r / local.
 algo::RankLayout onInstances(int instances, int local, bool interleaved);
+// gridWidth x gridHeight ranks on one instance, ranksPerChip neighbouring
+// columns a chip; ranks in row-major order, or scrambled.
+algo::RankLayout chipLayout(int gridWidth, int gridHeight, int ranksPerChip, bool scrambled = false);
+// Where a rank of a chipLayout sits: its chip on the chip torus and its core on it.
+struct ChipPlace {
+  int chipX, chipY, core;
+};
+ChipPlace chipPlace(const algo::RankLayout& layout, int rank);
 
 // checkCollective for every count {0, 1, 3, 17, 64} x op x in/out-of-place x
 // root x maxStepElements {0, 2, 5} (x uneven pattern, uneven_calls.h, for the

@@ -312,3 +312,14 @@ TEST_CASE("an empty message still pays its issue time", "[algorithms][cost]") {
     CHECK(algo::predict(fan.schedules, fan.net).seconds == Approx(5 * s).epsilon(1e-12));
   }
 }
+
+TEST_CASE("a reduction in slices adds only what its message's transfer cannot hide", "[algorithms][cost]") {
+  // Whole (1 slice): all of it, after the transfer.
+  CHECK(algo::exposedReduceSeconds(4, 10, 1) == 4);
+  // 2 slices, the reduction faster than the transfer: only the last slice's half.
+  CHECK(algo::exposedReduceSeconds(4, 10, 2) == 2);
+  // 2 slices, the reduction slower: the last half, and the first half's excess over its slice of transfer.
+  CHECK(algo::exposedReduceSeconds(10, 4, 2) == 8);
+  // Local data (no transfer to hide behind): all of it, in any number of slices.
+  CHECK(algo::exposedReduceSeconds(6, 0, 3) == 6);
+}

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,19 @@ bool instanceRingOrSameLocalIndex(const algo::CollectiveArgs& args, int from, in
   return localIndex(mine, from) == localIndex(theirs, to);
 }
 
+// Within a chip, the next core of the chip (wrapping around); across chips,
+// only the same core of a chip one NeuronLink hop away on the chip torus.
+bool chipRingOrNeighbourChip(const algo::CollectiveArgs& args, int from, int to) {
+  const algo::RankLayout& layout = *args.layout;
+  const test::ChipPlace a = test::chipPlace(layout, from), b = test::chipPlace(layout, to);
+  const int k = layout.ranksPerChip, width = layout.gridWidth / k, height = layout.gridHeight;
+  if (a.chipX == b.chipX && a.chipY == b.chipY) return (a.core + 1) % k == b.core;
+  const auto near = [](int p, int q, int size) { return (p + 1) % size == q || (q + 1) % size == p; };
+  const bool neighbours =
+      (a.chipY == b.chipY && near(a.chipX, b.chipX, width)) || (a.chipX == b.chipX && near(a.chipY, b.chipY, height));
+  return a.core == b.core && neighbours;
+}
+
 // An inter-instance algorithm that can run no call.
 class Refuser : public algo::Algorithm {
  public:
@@ -49,7 +63,8 @@ class Refuser : public algo::Algorithm {
 
 }  // namespace
 
-TEST_CASE("hierarchical all-reduce is right with every inter-instance algorithm", "[algorithms][hierarchical]") {
+TEST_CASE("hierarchical all-reduce, all-gather and reduce-scatter are right with every inter-instance algorithm",
+          "[algorithms][hierarchical]") {
   // With whether its steps stay within maxStepElements: mesh and rdh exchange
   // whole parts in one step, the ring-based ones bound their steps.
   std::vector<std::pair<std::unique_ptr<algo::Hierarchical>, bool>> algorithms;
@@ -65,10 +80,40 @@ TEST_CASE("hierarchical all-reduce is right with every inter-instance algorithm"
         algo::CollectiveArgs group;
         group.nranks = instances * local;
         group.layout = &layout;
-        test::sweepGroup(*hierarchical, Collective::AllReduce, group, {instanceRingOrSameLocalIndex, bounded});
+        for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter})
+          test::sweepGroup(*hierarchical, c, group, {instanceRingOrSameLocalIndex, bounded});
       }
     }
   }
+}
+
+TEST_CASE("chip_rdh reduces on each chip, then runs RDH between neighbouring chips", "[algorithms][hierarchical]") {
+  // Neuron's RDH on a torus of multi-core chips: chips of a ring of 2 or 4 in
+  // Gray-code order, so every RDH partner is one hop away; other ring lengths
+  // (3) are not hypercubes, and their partners may be farther.
+  const algo::Hierarchical chipRdh(std::make_unique<algo::Rdh>(), algo::Grouping::Chips);
+  CHECK(std::string(chipRdh.name()) == "chip_rdh");
+  for (auto [width, height, k] : {std::tuple{8, 4, 2}, {4, 2, 2}, {8, 2, 4}, {4, 4, 1}, {2, 1, 1}}) {
+    for (bool scrambled : {false, true}) {
+      const algo::RankLayout layout = test::chipLayout(width, height, k, scrambled);
+      algo::CollectiveArgs group;
+      group.nranks = width * height;
+      group.layout = &layout;
+      for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter})
+        test::sweepGroup(chipRdh, c, group, {chipRingOrNeighbourChip, false});
+    }
+  }
+  const algo::RankLayout threeChips = test::chipLayout(6, 1, 2);
+  algo::CollectiveArgs group;
+  group.nranks = 6;
+  group.layout = &threeChips;
+  test::sweepGroup(chipRdh, Collective::AllReduce, group, {{}, false});
+
+  algo::CollectiveArgs args{Collective::AllReduce, 0, 4, 8};
+  CHECK_THAT(chipRdh.whyUnsupported(args), Catch::Contains("grid"));
+  const algo::RankLayout oneChip = test::chipLayout(4, 1, 4);
+  args.layout = &oneChip;
+  CHECK_THAT(chipRdh.whyUnsupported(args), Catch::Contains("two chips or more"));
 }
 
 TEST_CASE("hierarchical is named after its inter-instance algorithm", "[algorithms][hierarchical]") {
@@ -93,7 +138,9 @@ TEST_CASE("hierarchical says why it cannot run a call", "[algorithms][hierarchic
   args.layout = &twoByTwo;
   CHECK(hierarchical.whyUnsupported(args).empty());
   args.collective = Collective::AllGather;
-  CHECK_THAT(hierarchical.whyUnsupported(args), Catch::Contains("does not implement allgather"));
+  CHECK(hierarchical.whyUnsupported(args).empty());
+  args.collective = Collective::Broadcast;
+  CHECK_THAT(hierarchical.whyUnsupported(args), Catch::Contains("does not implement broadcast"));
   CHECK_THROWS_AS(hierarchical.build(args), Error);
   // The inter-instance algorithm's own refusal is passed on.
   algo::Hierarchical overRefuser(std::make_unique<Refuser>());

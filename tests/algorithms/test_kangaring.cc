@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
-#include <numeric>
-#include <random>
 #include <set>
 #include <tuple>
 
@@ -22,35 +20,11 @@ namespace {
 
 const Collective kCollectives[] = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter};
 
-// gridWidth x gridHeight ranks, ranksPerChip neighbouring columns a chip; ranks in
-// row-major order, or scrambled.
-algo::RankLayout chipLayout(int gridWidth, int gridHeight, int ranksPerChip, bool scrambled = false) {
-  algo::RankLayout layout;
-  layout.gridWidth = gridWidth;
-  layout.gridHeight = gridHeight;
-  layout.ranksPerChip = ranksPerChip;
-  layout.grid.resize(gridWidth * gridHeight);
-  std::iota(layout.grid.begin(), layout.grid.end(), 0);
-  if (scrambled) std::shuffle(layout.grid.begin(), layout.grid.end(), std::mt19937(gridWidth * 100 + gridHeight));
-  return layout;
-}
-
-// Where a rank sits: its chip (row-major on the chip torus) and its core on it (0: the primary).
-struct Place {
-  int chipX, chipY, core;
-};
-
-Place placeOf(const algo::RankLayout& layout, int rank) {
-  const int i = static_cast<int>(std::find(layout.grid.begin(), layout.grid.end(), rank) - layout.grid.begin());
-  const int x = i % layout.gridWidth;
-  return {x / layout.ranksPerChip, i / layout.gridWidth, x % layout.ranksPerChip};
-}
-
 // Messages go between a chip's primary and its secondaries, or between the
 // primaries of neighbouring chips on the chip torus.
 test::MessageRule chipRoutes(algo::RankLayout layout) {
   return [layout](const algo::CollectiveArgs&, int from, int to) {
-    const Place a = placeOf(layout, from), b = placeOf(layout, to);
+    const test::ChipPlace a = test::chipPlace(layout, from), b = test::chipPlace(layout, to);
     const int width = layout.gridWidth / layout.ranksPerChip, height = layout.gridHeight;
     const auto near = [](int p, int q, int size) { return (p + 1) % size == q || (q + 1) % size == p; };
     if (a.chipX == b.chipX && a.chipY == b.chipY) return (a.core == 0) != (b.core == 0);
@@ -88,7 +62,7 @@ TEST_CASE("kangaring computes its collectives on chip layouts", "[algorithms][ka
                                     {2, 1, 2, false},
                                     {4, 1, 4, true},
                                     {4, 4, 1, true}}) {
-    const algo::RankLayout layout = chipLayout(x, y, k, scrambled);
+    const algo::RankLayout layout = test::chipLayout(x, y, k, scrambled);
     algo::CollectiveArgs group;
     group.nranks = x * y;
     group.layout = &layout;
@@ -99,7 +73,7 @@ TEST_CASE("kangaring computes its collectives on chip layouts", "[algorithms][ka
 
 TEST_CASE("kangaring on trn1 uses every NeuronLink direction with exactly one channel", "[algorithms][kangaring]") {
   algo::KangaRing kanga;
-  const algo::RankLayout trn1 = chipLayout(8, 4, 2);
+  const algo::RankLayout trn1 = test::chipLayout(8, 4, 2);
   for (Collective c : kCollectives) {
     // Per directed chip link: the channels (tag slots) whose messages cross it.
     std::map<std::pair<int, int>, std::set<uint32_t>> channelsOn;
@@ -110,7 +84,7 @@ TEST_CASE("kangaring on trn1 uses every NeuronLink direction with exactly one ch
         for (const algo::Channel& channel : phase.channels)
           for (const algo::Step& step : channel.steps) {
             if (step.sendPeer < 0) continue;
-            const Place from = placeOf(trn1, r), to = placeOf(trn1, step.sendPeer);
+            const test::ChipPlace from = test::chipPlace(trn1, r), to = test::chipPlace(trn1, step.sendPeer);
             const int fromChip = from.chipY * 4 + from.chipX, toChip = to.chipY * 4 + to.chipX;
             if (fromChip == toChip) continue;
             INFO("rank " << r << " sends to rank " << step.sendPeer);
@@ -144,11 +118,11 @@ TEST_CASE("kangaring says why it cannot run a call", "[algorithms][kangaring][er
   for (Collective c : {Collective::Broadcast, Collective::Reduce, Collective::AllToAll})
     CHECK_THAT(kanga.whyUnsupported(algo::CollectiveArgs{c, 0, 4, 8}), Catch::Contains("kangaring does not implement"));
   algo::CollectiveArgs args{Collective::AllReduce, 0, 6, 8};
-  const algo::RankLayout oddColumns = chipLayout(3, 2, 2);
+  const algo::RankLayout oddColumns = test::chipLayout(3, 2, 2);
   args.layout = &oddColumns;
   CHECK_THAT(kanga.whyUnsupported(args), Catch::Contains("chips of 2"));
   CHECK_THROWS_AS(kanga.build(args), Error);
-  const algo::RankLayout wrongSize = chipLayout(2, 2, 2);
+  const algo::RankLayout wrongSize = test::chipLayout(2, 2, 2);
   args.layout = &wrongSize;
   CHECK_THAT(kanga.whyUnsupported(args), Catch::Contains("6 ranks"));
 }
@@ -158,7 +132,7 @@ TEST_CASE("kangaring falls back to one cycle in snake order where its search giv
   // torus in time: one cycle, row by row, every other row backwards, whose
   // last hop (chip 3, 6 to chip 0, 0) is not a link. The results still hold.
   algo::KangaRing kanga;
-  const algo::RankLayout layout = chipLayout(4, 7, 1);
+  const algo::RankLayout layout = test::chipLayout(4, 7, 1);
   algo::CollectiveArgs args{Collective::AllReduce, 0, 28, 64};
   args.layout = &layout;
   const algo::Schedule s = kanga.build(args);

@@ -29,19 +29,23 @@ TEST_CASE("the registry keeps today's algorithms in the tuner's order of prefere
 
 TEST_CASE("each registered algorithm runs where its entry says", "[algorithms][registry]") {
   const algo::RankLayout twoInstances = test::onInstances(2, 2, false);
+  const algo::RankLayout twoChips = test::chipLayout(4, 1, 2);
   for (const algo::RegisteredAlgorithm& registered : algo::registeredAlgorithms()) {
     CAPTURE(registered.name);
     const auto algorithm = registered.make();
     CHECK(algorithm->name() == registered.name);
-    bool runsFlat = false, runsAcrossInstances = false;
+    bool runsFlat = false, runsAcrossInstances = false, runsOnChips = false;
     for (algo::Collective c : test::kAlgorithmCollectives) {
       algo::CollectiveArgs flat{c, 0, 4, 8};
       runsFlat = runsFlat || algorithm->whyUnsupported(flat).empty();
-      algo::CollectiveArgs acrossInstances = flat;
+      algo::CollectiveArgs acrossInstances = flat, onChips = flat;
       acrossInstances.layout = &twoInstances;
       runsAcrossInstances = runsAcrossInstances || algorithm->whyUnsupported(acrossInstances).empty();
+      onChips.layout = &twoChips;
+      runsOnChips = runsOnChips || algorithm->whyUnsupported(onChips).empty();
     }
-    CHECK(runsAcrossInstances);
+    CHECK(runsOnChips == (registered.reach != algo::Reach::Instances));
+    CHECK(runsAcrossInstances == (registered.reach != algo::Reach::Chips));
     CHECK(runsFlat == (registered.reach == algo::Reach::AnyRanks));
   }
 }

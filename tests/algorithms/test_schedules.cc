@@ -22,6 +22,8 @@ using test::sweep;
 TEST_CASE("every registered algorithm computes every collective it implements", "[algorithms][registry]") {
   // For the algorithms that need instances: 2 x 2 ranks in blocks, 3 x 2 interleaved.
   const std::vector<algo::RankLayout> onInstances = {test::onInstances(2, 2, false), test::onInstances(3, 2, true)};
+  // For the algorithms that need chips: 2 x 2 chips of 2 cores.
+  const algo::RankLayout onChips = test::chipLayout(4, 2, 2);
   for (const algo::RegisteredAlgorithm& registered : algo::registeredAlgorithms()) {
     CAPTURE(registered.name);
     const auto algorithm = registered.make();
@@ -38,6 +40,15 @@ TEST_CASE("every registered algorithm computes every collective it implements", 
           test::sweepGroup(*algorithm, c, group);
           ++implemented;
         }
+      }
+    }
+    algo::CollectiveArgs chipGroup{Collective::AllReduce, 0, 8, 8};
+    chipGroup.layout = &onChips;
+    for (Collective c : test::kAlgorithmCollectives) {
+      chipGroup.collective = c;
+      if (registered.reach == algo::Reach::Chips && algorithm->whyUnsupported(chipGroup).empty()) {
+        test::sweepGroup(*algorithm, c, chipGroup);
+        ++implemented;
       }
     }
     CHECK(implemented > 0);

@@ -159,8 +159,9 @@ constexpr size_t KiB = size_t{1} << 10, MiB = size_t{1} << 20;
 }  // namespace
 
 // Neuron's documented ranges (neuron_profile.h): mesh below 1 MiB, RDH up to
-// 56 MiB, KangaRing above, also where a range ends inside a power-of-two
-// bucket (the 32-64 MiB one).
+// 56 MiB (on the chips of one instance, its RDH across chips after an on-chip
+// stage: chip_rdh), KangaRing above, also where a
+// range ends inside a power-of-two bucket (the 32-64 MiB one).
 TEST_CASE(
     "TRNCCL_ALGO=neuron plays Neuron's choice within trn1.32xlarge: mesh below 1 MiB, rdh to 56 MiB, "
     "kangaring above",
@@ -168,16 +169,16 @@ TEST_CASE(
   const Trn1Tuner t("neuron", 1);
   SECTION("all-reduce: the bytes are count x the type's size") {
     for (size_t bytes : {4 * KiB, 512 * KiB}) CHECK(t.chosen(Collective::AllReduce, bytes / 4) == "mesh");
-    for (size_t bytes : {1 * MiB, 8 * MiB, 32 * MiB}) CHECK(t.chosen(Collective::AllReduce, bytes / 4) == "rdh");
+    for (size_t bytes : {1 * MiB, 8 * MiB, 32 * MiB}) CHECK(t.chosen(Collective::AllReduce, bytes / 4) == "chip_rdh");
     for (size_t bytes : {64 * MiB, 256 * MiB}) CHECK(t.chosen(Collective::AllReduce, bytes / 4) == "kangaring");
     // Either side of 56 MiB, in one power-of-two bucket, in both orders.
     CHECK(t.chosen(Collective::AllReduce, 60 * MiB / 4) == "kangaring");
-    CHECK(t.chosen(Collective::AllReduce, 56 * MiB / 4) == "rdh");
-    CHECK(Trn1Tuner("neuron", 1).chosen(Collective::AllReduce, 48 * MiB / 4) == "rdh");
+    CHECK(t.chosen(Collective::AllReduce, 56 * MiB / 4) == "chip_rdh");
+    CHECK(Trn1Tuner("neuron", 1).chosen(Collective::AllReduce, 48 * MiB / 4) == "chip_rdh");
     // 256 Ki elements: 1 MiB of float32, 256 KiB of int8.
-    CHECK(t.chosen(Collective::AllReduce, 256 * KiB, trncclFloat32) == "rdh");
+    CHECK(t.chosen(Collective::AllReduce, 256 * KiB, trncclFloat32) == "chip_rdh");
     CHECK(t.chosen(Collective::AllReduce, 256 * KiB, trncclInt8) == "mesh");
-    CHECK(t.chosen(Collective::AllReduce, 8 * MiB, trncclBfloat16) == "rdh");         // 16 MiB
+    CHECK(t.chosen(Collective::AllReduce, 8 * MiB, trncclBfloat16) == "chip_rdh");    // 16 MiB
     CHECK(t.chosen(Collective::AllReduce, 32 * MiB, trncclBfloat16) == "kangaring");  // 64 MiB
   }
   SECTION("all-gather and reduce-scatter: the bytes are the whole buffer, count x 32 ranks x the type's size") {
@@ -185,8 +186,8 @@ TEST_CASE(
       CAPTURE(algo::collectiveName(c));
       CHECK(t.chosen(c, 4 * KiB / 4) == "mesh");       // 4 KiB a rank: 128 KiB
       CHECK(t.chosen(c, 16 * KiB / 4) == "mesh");      // 16 KiB a rank: 512 KiB
-      CHECK(t.chosen(c, 32 * KiB / 4) == "rdh");       // 32 KiB a rank: 1 MiB (an all-reduce of 32 KiB is mesh)
-      CHECK(t.chosen(c, 1 * MiB / 4) == "rdh");        // 1 MiB a rank: 32 MiB
+      CHECK(t.chosen(c, 32 * KiB / 4) == "chip_rdh");  // 32 KiB a rank: 1 MiB (an all-reduce of 32 KiB is mesh)
+      CHECK(t.chosen(c, 1 * MiB / 4) == "chip_rdh");   // 1 MiB a rank: 32 MiB
       CHECK(t.chosen(c, 2 * MiB / 4) == "kangaring");  // 2 MiB a rank: 64 MiB
     }
   }

@@ -62,11 +62,15 @@ const std::pair<Coll, algo::Collective> kCollectives[] = {{Coll::AllReduce, algo
 std::vector<Coll> collectivesOf(const algo::RegisteredAlgorithm& algorithm, int nranks) {
   algo::RankLayout twoInstances;
   for (int r = 0; r < nranks; ++r) twoInstances.instanceOf.push_back(2 * r / nranks);
+  algo::RankLayout twoCoresPerChip;  // a row of chips
+  twoCoresPerChip.gridWidth = nranks, twoCoresPerChip.gridHeight = 1, twoCoresPerChip.ranksPerChip = 2;
+  for (int r = 0; r < nranks; ++r) twoCoresPerChip.grid.push_back(r);
   const auto implementation = algorithm.make();
   std::vector<Coll> colls;
   for (const auto& [coll, collective] : kCollectives) {
     algo::CollectiveArgs args{collective, 0, nranks, 37};
     if (algorithm.reach == algo::Reach::Instances) args.layout = &twoInstances;
+    if (algorithm.reach == algo::Reach::Chips) args.layout = &twoCoresPerChip;
     const bool everyRoot =
         coll == Coll::Broadcast || coll == Coll::Reduce || coll == Coll::Gather || coll == Coll::Scatter;
     if (implementation->whyUnsupported(args).empty() && (!everyRoot || nranks <= 6)) colls.push_back(coll);
@@ -199,6 +203,18 @@ TEST_CASE("algorithms e2e: kangaring on whole chips of trn1.32xlarge and trn2.48
   SECTION("2 chips of trn2.48xlarge") { checkAlgorithm({"trn2.48xlarge", "0,1,2,3,4,5,6,7", 8}, "kangaring"); }
 }
 
+TEST_CASE("algorithms e2e: the chip algorithms on whole chips of trn1.32xlarge and trn2.48xlarge",
+          "[algorithms-e2e][hierarchical]") {
+  for (const std::string& algorithm : reaching(algo::Reach::Chips)) {
+    // Chips 0, 1, 4, 5, both cores of each: a 2 x 2 block of chips.
+    SECTION(algorithm + " on 2 x 2 chips") { checkAlgorithm({"trn1.32xlarge", "0,1,2,3,8,9,10,11", 8}, algorithm); }
+    // trn2.48xlarge chips 0 and 1: four NeuronCores each.
+    SECTION(algorithm + " on 2 chips of trn2.48xlarge") {
+      checkAlgorithm({"trn2.48xlarge", "0,1,2,3,4,5,6,7", 8}, algorithm);
+    }
+  }
+}
+
 TEST_CASE("algorithms e2e: the hierarchical algorithms across instances", "[algorithms-e2e][hierarchical]") {
   for (const std::string& algorithm : reaching(algo::Reach::Instances)) {
     // 4 instances of 2 NeuronCores: 2 ranks per instance, 4 across.
@@ -265,6 +281,7 @@ TEST_CASE("algorithms e2e: every algorithm on 2 instances x 2 ranks over each ne
   }
   for (const Network& net : networks) {
     for (const algo::RegisteredAlgorithm& algorithm : algo::registeredAlgorithms()) {
+      if (algorithm.reach == algo::Reach::Chips) continue;  // within one instance only
       SECTION(net.transport + (net.provider ? std::string(" ") + net.provider : "") + " " + algorithm.name) {
         checkAlgorithm({"trn1.2xlarge:2", nullptr, 4, net.transport.c_str(), net.provider}, algorithm.name);
       }

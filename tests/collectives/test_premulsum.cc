@@ -200,11 +200,15 @@ std::vector<Case> casesFor(const std::vector<Reduction>& reductions, int nranks)
 std::vector<Reduction> reductionsOf(const algo::RegisteredAlgorithm& algorithm, int nranks) {
   algo::RankLayout twoInstances;
   for (int r = 0; r < nranks; ++r) twoInstances.instanceOf.push_back(2 * r / nranks);
+  algo::RankLayout twoCoresPerChip;  // a row of chips
+  twoCoresPerChip.gridWidth = nranks, twoCoresPerChip.gridHeight = 1, twoCoresPerChip.ranksPerChip = 2;
+  for (int r = 0; r < nranks; ++r) twoCoresPerChip.grid.push_back(r);
   const auto implementation = algorithm.make();
   std::vector<Reduction> result;
   for (Reduction reduction : kReductions) {
     algo::CollectiveArgs args{collectiveOf(reduction), 0, nranks, 37};
     if (algorithm.reach == algo::Reach::Instances) args.layout = &twoInstances;
+    if (algorithm.reach == algo::Reach::Chips) args.layout = &twoCoresPerChip;
     if (implementation->whyUnsupported(args).empty()) result.push_back(reduction);
   }
   return result;
@@ -237,6 +241,10 @@ TEST_CASE("premulsum: every algorithm, reduction and type on 1, 3 and 4 ranks", 
 
 TEST_CASE("premulsum: the hierarchical algorithms across 4 instances of 2 ranks", "[premulsum][hierarchical]") {
   checkAlgorithms(algo::Reach::Instances, "trn1.2xlarge:4", 8);
+}
+
+TEST_CASE("premulsum: the chip algorithms on a row of 4 chips of trn1.32xlarge", "[premulsum][hierarchical]") {
+  checkAlgorithms(algo::Reach::Chips, "trn1.32xlarge", 8);
 }
 
 TEST_CASE("premulsum: an operator destroyed right after a queued call still scales it; numbers are per communicator",

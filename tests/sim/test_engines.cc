@@ -215,15 +215,21 @@ TEST_CASE("sim: a receive nobody sends is an internal error naming the rank and 
 // chip-mates issue one after another and pipeline. That costs up to 14%
 // with 2 or 4 NeuronCores per chip, and 39% on the 4-core trn2 UltraServer's
 // 256-rank ring at 64 MiB, whose 510 steps the event engine pipelines at 97%
-// of the DMA engines' rate.
+// of the DMA engines' rate; 16% for trn1n.32xlarge's bidirectional ring at
+// 64 MiB with reductions at the fitted rate; 51% for chip_rdh on
+// trn2.48xlarge's 4-core chips at 64 MiB (within 13% on the links alone):
+// at each RDH level the four groups' messages leave a chip through its DMA
+// engines together, which the event engine queues and the analytical engine
+// shares out, as for the UltraServer's ring.
 namespace {
 
 struct Tolerance {
   double links = 0.13;   // the links alone
-  double engine = 0.15;  // with the collective engine
+  double engine = 0.16;  // with the collective engine
 };
 
-double engineTolerance(const sim::Machine& machine) {
+double engineTolerance(const sim::Machine& machine, const std::string& algorithm) {
+  if (algorithm == "chip_rdh") return 0.55;
   return machine.topology().name == "trn2-ultraserver" ? 0.40 : Tolerance{}.engine;
 }
 
@@ -262,7 +268,9 @@ void checkEveryShippedTopology(bool withEngine) {
     sim::Knobs era2023;
     era2023.runtime = "2023";
     const sim::Machine machine(name, withEngine ? era2023 : linksAlone());
-    const double tolerance = withEngine ? engineTolerance(machine) : Tolerance{}.links;
+    const auto tolerance = [&](const std::string& algorithm) {
+      return withEngine ? engineTolerance(machine, algorithm) : Tolerance{}.links;
+    };
     // Each algorithm on all-reduce, or one that does not run it (direct) on gather.
     std::vector<std::pair<std::string, algo::Collective>> algorithms = {{"auto", algo::Collective::AllReduce}};
     for (const algo::RegisteredAlgorithm& a : algo::registeredAlgorithms()) {
@@ -276,11 +284,12 @@ void checkEveryShippedTopology(bool withEngine) {
       algo::CollectiveArgs allReduce{algo::Collective::AllReduce, 0, machine.ranks(), 8};
       allReduce.layout = &machine.layout();
       const bool allReduces = a.make()->whyUnsupported(allReduce).empty();
+      if (a.reach == algo::Reach::Chips && !allReduces) continue;  // one chip, or chips on several instances
       algorithms.push_back({a.name, allReduces ? algo::Collective::AllReduce : algo::Collective::Gather});
     }
     for (const auto& [algorithm, collective] : algorithms)
       for (size_t count : {size_t{16} << 10, size_t{1} << 20, size_t{16} << 20})
-        checkEnginesAgree(machine, algorithm, count, tolerance, collective);
+        checkEnginesAgree(machine, algorithm, count, tolerance(algorithm), collective);
   }
 }
 

@@ -32,18 +32,31 @@ TEST_CASE("sim knobs: each changes the topology as it says", "[sim]") {
   CHECK(t.links[0].bytesPerSec == 50e9);
 }
 
-TEST_CASE("sim knobs: launch, dma.bandwidth and dma.message set the collective engine in us, GB/s and us", "[sim]") {
+TEST_CASE(
+    "sim knobs: launch, dma.bandwidth, dma.message and reduce.bandwidth set the collective engine in us, GB/s, us "
+    "and GB/s; reduce.slices the runtime's",
+    "[sim]") {
   const topo::Topology original = topo::loadTopology("trn1.32xlarge");
   REQUIRE(original.engine.dmaBytesPerSec > 0);  // the file models the engine: the knobs replace its figures
   sim::Knobs knobs;
-  for (const char* k : {"launch=30", "dma.bandwidth=200", "dma.message=1.5"}) sim::setKnob(knobs, k);
+  for (const char* k : {"launch=30", "dma.bandwidth=200", "dma.message=1.5", "reduce.bandwidth=400", "reduce.slices=3"})
+    sim::setKnob(knobs, k);
   topo::Topology t = original;
   sim::applyKnobs(knobs, t);
   CHECK(t.engine.launchSec == Approx(30e-6).epsilon(1e-12));
   CHECK(t.engine.dmaBytesPerSec == Approx(200e9).epsilon(1e-12));
   CHECK(t.engine.dmaMessageSec == Approx(1.5e-6).epsilon(1e-12));
-  CHECK(t.engine.sources == std::array<std::string, 3>{"--set launch", "--set dma.bandwidth", "--set dma.message"});
-  CHECK(sim::Machine("trn1.32xlarge", knobs).network().launchSec() == Approx(30e-6).epsilon(1e-12));
+  CHECK(t.engine.reduceBytesPerSec == Approx(400e9).epsilon(1e-12));
+  CHECK(t.engine.sources == std::array<std::string, 4>{"--set launch", "--set dma.bandwidth", "--set dma.message",
+                                                       "--set reduce.bandwidth"});
+  CHECK(t.engine.reduceSlices == 3);
+  CHECK(t.engine.reduceSlicesSource == "--set reduce.slices");
+  const sim::Machine machine("trn1.32xlarge", knobs);
+  CHECK(machine.network().launchSec() == Approx(30e-6).epsilon(1e-12));
+  CHECK(machine.network().reduceBytesPerSec() == Approx(400e9).epsilon(1e-12));
+  CHECK(machine.network().reduceSlices() == 3);
+  sim::Knobs bad;
+  CHECK_THROWS_WITH(sim::setKnob(bad, "reduce.slices=0.5"), Catch::Contains("1 slice or more"));
 
   SECTION("a figure no knob sets keeps the file's value and source") {
     sim::Knobs launchOnly;

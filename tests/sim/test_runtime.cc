@@ -58,7 +58,9 @@ void requireSameHardware(const topo::Topology& a, const topo::Topology& b) {
 
 }  // namespace
 
-TEST_CASE("trnccl-sim --runtime sets the era's launch, per-message and proxy figures and no hardware figure", "[sim][runtime]") {
+TEST_CASE(
+    "trnccl-sim --runtime sets the era's launch, per-message, proxy and reduction-slice figures and no hardware figure",
+    "[sim][runtime]") {
   const std::vector<std::string> eras = topo::runtimeEraNames();
   REQUIRE(eras == std::vector<std::string>{"2023", "2025", "2026"});
   for (const std::string& name : topo::shippedTopologyNames()) {
@@ -74,17 +76,20 @@ TEST_CASE("trnccl-sim --runtime sets the era's launch, per-message and proxy fig
       CHECK(t.engine.launchSec == file["launchSec"]["value"].get<double>());
       CHECK(t.engine.dmaMessageSec == file["stepSec"]["value"].get<double>());
       CHECK(t.engine.proxySec == file["proxySec"]["value"].get<double>());
+      CHECK(t.engine.reduceSlices == file.value("/reduceSlices/value"_json_pointer, 1.0));
       CHECK_THAT(t.engine.sources[0], Catch::StartsWith("runtime " + era + ": "));
     }
   }
   // The eras differ, so the checks above can tell one from another.
   CHECK(eraFile("2023")["launchSec"]["value"].get<double>() != eraFile("2025")["launchSec"]["value"].get<double>());
   CHECK(eraFile("2023")["stepSec"]["value"].get<double>() != eraFile("2026")["stepSec"]["value"].get<double>());
+  CHECK(eraFile("2026")["reduceSlices"]["value"].get<double>() == 2);  // Neuron's two slices; 2023 documents none
+  CHECK_FALSE(eraFile("2023").contains("reduceSlices"));
   CHECK_THROWS_WITH(topo::loadRuntimeEra("2024"), Catch::Contains("known: 2023, 2025, 2026"));
 }
 
 TEST_CASE("two eras given the same runtime figures predict every call alike", "[sim][runtime]") {
-  // If --runtime changed anything beyond its three figures, forcing those
+  // If --runtime changed anything beyond its four figures, forcing those
   // figures equal would leave a difference.
   for (const char* spec : {"trn1.32xlarge", "trn1.32xlarge:2", "trn2.48xlarge"}) {
     CAPTURE(spec);
@@ -92,7 +97,7 @@ TEST_CASE("two eras given the same runtime figures predict every call alike", "[
     for (const char* era : {"2023", "2026"}) {
       sim::Knobs knobs;
       knobs.runtime = era;
-      for (const char* k : {"launch=11", "dma.message=0.7", "proxy=3"}) sim::setKnob(knobs, k);
+      for (const char* k : {"launch=11", "dma.message=0.7", "proxy=3", "reduce.slices=2"}) sim::setKnob(knobs, k);
       const sim::Machine machine(spec, knobs);
       sim::Call call;
       call.count = size_t{1} << 20;

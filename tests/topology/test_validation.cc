@@ -78,11 +78,16 @@ TEST_CASE("the collective engine's figures are read with their sources, and one 
   CHECK(t.engine.launchSec == 3e-5);
   CHECK(t.engine.dmaBytesPerSec == 2e11);
   CHECK(t.engine.dmaMessageSec == 0);
-  CHECK(t.engine.sources == std::array<std::string, 3>{"a measurement", "a data sheet", ""});
+  CHECK(t.engine.reduceBytesPerSec == 0);
+  CHECK(t.engine.sources == std::array<std::string, 4>{"a measurement", "a data sheet", "", ""});
   file["collectiveEngine"]["dmaMessageSec"] = json::parse(R"({"value": 0, "source": "none: not modelled"})");
   const auto zero = parseTopology(file.dump(), "f.json");
   CHECK(zero.engine.dmaMessageSec == 0);
   CHECK(zero.engine.sources[2] == "none: not modelled");
+  file["collectiveEngine"]["reduceBytesPerSec"] = json::parse(R"({"value": 5e11, "source": "a fit"})");
+  const auto reducing = parseTopology(file.dump(), "f.json");
+  CHECK(reducing.engine.reduceBytesPerSec == 5e11);
+  CHECK(reducing.engine.sources[3] == "a fit");
   file["collectiveEngine"] = json::object();  // an empty section: nothing modelled
   const auto empty = parseTopology(file.dump(), "f.json");
   CHECK(empty.engine.launchSec == 0);

@@ -58,11 +58,14 @@ FileKey fileKeyOf(const std::string& knob) {
   if (knob == "efa.efficiency") return {"efaEfficiency", 1};
   if (knob == "launch") return {"launchSec", 1e-6};
   if (knob == "dma.message") return {"stepSec", 1e-6};
+  if (knob == "reduce.bandwidth") return {"reduceBytesPerSec", 1e9};
   return {"proxySec", 1e-6};
 }
 
 const char* unitOf(const std::string& knob) {
-  return knob == "dma.bandwidth" ? "GB/s" : knob == "efa.efficiency" ? "of line rate" : "us";
+  return knob == "dma.bandwidth" || knob == "reduce.bandwidth" ? "GB/s"
+         : knob == "efa.efficiency"                            ? "of line rate"
+                                                               : "us";
 }
 
 }  // namespace

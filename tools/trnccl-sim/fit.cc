@@ -4,9 +4,13 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <utility>
 
+#include "algorithms/algorithm.h"
 #include "base/error.h"
+#include "nlopt.h"
+#include "device/model.h"
 #include "logic/datatypes.h"
 #include "sim/knobs.h"
 #include "topology/runtime_era.h"
@@ -37,60 +41,32 @@ double shipped(const Options& o, const std::string& knob) {
   if (knob == "efa.efficiency") return t.efaEfficiency;
   if (knob == "launch") return t.engine.launchSec * 1e6;
   if (knob == "dma.message") return t.engine.dmaMessageSec * 1e6;
+  if (knob == "reduce.bandwidth")
+    return (t.engine.reduceBytesPerSec > 0 ? t.engine.reduceBytesPerSec : device::reduceBytesPerSec(t.device)) / 1e9;
   return t.engine.proxySec * 1e6;  // proxy
 }
 
+// Nelder-Mead (NLopt's): from x0, a first simplex `step` away along each
+// axis (0.5 in log space: a factor of 1.65 on each figure), at most
+// `evaluations` costs; the best point found.
 template <class Cost>
 std::vector<double> nelderMead(const Cost& cost, const std::vector<double>& x0, int evaluations, double step) {
-  using X = std::vector<double>;
-  const size_t n = x0.size();
-  std::vector<std::pair<double, X>> simplex;
-  simplex.emplace_back(cost(x0), x0);
-  for (size_t i = 0; i < n; ++i) {
-    X x = x0;
-    x[i] += step;  // 0.5: a factor of 1.65 on each figure
-    simplex.emplace_back(cost(x), x);
-  }
-  int used = static_cast<int>(simplex.size());
-  const auto along = [n](const X& from, const X& to, double t) {
-    X x(n);
-    for (size_t i = 0; i < n; ++i) x[i] = from[i] + t * (to[i] - from[i]);
-    return x;
+  std::unique_ptr<nlopt_opt_s, void (*)(nlopt_opt)> opt(
+      nlopt_create(NLOPT_LN_NELDERMEAD, static_cast<unsigned>(x0.size())), nlopt_destroy);
+  if (!opt) throwError(trncclSystemError, "NLopt: cannot create a Nelder-Mead optimiser");
+  const auto objective = [](unsigned n, const double* x, double*, void* data) {
+    return (*static_cast<const Cost*>(data))(std::vector<double>(x, x + n));
   };
-  const auto byCost = [](const auto& a, const auto& b) { return a.first < b.first; };
-  while (used < evaluations) {
-    std::sort(simplex.begin(), simplex.end(), byCost);
-    if (simplex.back().first - simplex.front().first < 1e-9) break;
-    X centroid(n, 0.0);
-    for (size_t k = 0; k + 1 < simplex.size(); ++k)
-      for (size_t i = 0; i < n; ++i) centroid[i] += simplex[k].second[i] / static_cast<double>(n);
-    auto& worst = simplex.back();
-    const X reflected = along(worst.second, centroid, 2);
-    const double fr = cost(reflected);
-    ++used;
-    if (fr < simplex.front().first) {
-      const X expanded = along(worst.second, centroid, 3);
-      const double fe = cost(expanded);
-      ++used;
-      worst = fe < fr ? std::pair{fe, expanded} : std::pair{fr, reflected};
-    } else if (fr < simplex[simplex.size() - 2].first) {
-      worst = {fr, reflected};
-    } else {
-      const X contracted = along(worst.second, centroid, 0.5);
-      const double fc = cost(contracted);
-      ++used;
-      if (fc < worst.first) {
-        worst = {fc, contracted};
-      } else {  // shrink toward the best
-        for (size_t k = 1; k < simplex.size(); ++k) {
-          simplex[k].second = along(simplex.front().second, simplex[k].second, 0.5);
-          simplex[k].first = cost(simplex[k].second);
-          ++used;
-        }
-      }
-    }
-  }
-  return std::min_element(simplex.begin(), simplex.end(), byCost)->second;
+  nlopt_set_min_objective(opt.get(), objective, const_cast<Cost*>(&cost));
+  nlopt_set_initial_step1(opt.get(), step);
+  nlopt_set_maxeval(opt.get(), evaluations);
+  nlopt_set_ftol_abs(opt.get(), 1e-9);
+  std::vector<double> x = x0;
+  double best = 0;
+  // Running out of evaluations is its normal end; a failure leaves x at the best point seen.
+  if (nlopt_optimize(opt.get(), x.data(), &best) < 0 && !std::isfinite(best))
+    throwError(trncclSystemError, "NLopt: the fit failed");
+  return x;
 }
 
 }  // namespace
@@ -149,6 +125,7 @@ Fit::Fit(const Options& options, std::vector<MeasuredRun> runs) : options_(optio
     runs_[r].era = era;  // the newest where the file says none
     machines_.push_back(generation + ":" + std::to_string(t.nodes));
     figure(generation, "dma.bandwidth", r);
+    if (algo::reduces(simulatedCollective(sweeps_[r].collective))) figure(generation, "reduce.bandwidth", r);
     figure(era, "launch", r);
     figure(era, "dma.message", r);
     if (t.nodes > 1) {
