@@ -1,5 +1,6 @@
 #include "fit.h"
 
+#include <nlopt.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,7 +10,6 @@
 
 #include "algorithms/algorithm.h"
 #include "base/error.h"
-#include "nlopt.h"
 #include "device/model.h"
 #include "logic/datatypes.h"
 #include "sim/knobs.h"
