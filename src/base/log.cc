@@ -8,13 +8,19 @@
 #include <mutex>
 #include <string>
 
-#include "base/env.h"
+#include "base/settings.h"
 
 namespace trnccl::log {
 namespace {
 
+TRNCCL_SETTING(kDebug, TRNCCL_DEBUG, settings::choice("NONE, WARN, INFO, TRACE", "NONE"),
+               "NCCL_DEBUG-style log lines `host:pid:tid TRNCCL LEVEL ...`; TRACE prints every schedule",
+               settings::Scope::Rank);
+TRNCCL_SETTING(kDebugFile, TRNCCL_DEBUG_FILE, settings::text("path, `%h` host, `%p` pid", "stderr"),
+               "where log lines go", settings::Scope::Rank);
+
 Level parseLevel() {
-  const std::string choice = env::getChoice("TRNCCL_DEBUG", "NONE", {"NONE", "WARN", "INFO", "TRACE"});
+  const std::string choice = settings::readChoice(kDebug);
   return choice == "WARN"    ? Level::Warn
          : choice == "INFO"  ? Level::Info
          : choice == "TRACE" ? Level::Trace
@@ -38,7 +44,7 @@ struct Sink {
       std::fprintf(stderr, "trnccl: %s; using WARN\n", e.what());
       level = Level::Warn;
     }
-    if (auto path = env::get("TRNCCL_DEBUG_FILE")) openFile(*path);
+    if (auto path = settings::readText(kDebugFile)) openFile(*path);
   }
 
   void openFile(const std::string& pattern) {

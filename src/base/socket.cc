@@ -16,9 +16,9 @@
 #include <memory>
 #include <utility>
 
-#include "base/env.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "base/settings.h"
 
 namespace trnccl::net {
 
@@ -27,7 +27,8 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
-constexpr const char* kIfnameVariable = "TRNCCL_SOCKET_IFNAME";
+TRNCCL_SETTING(kIfname, TRNCCL_SOCKET_IFNAME, settings::text("NCCL syntax: `eth,ib`, `^docker`, `=eth0`", "loopback"),
+               "interface for the bootstrap and tcp");
 
 }  // namespace
 
@@ -197,7 +198,7 @@ Interface selectInterface(int preferredFamily) {
   for (const Interface& i : all)
     if (std::find(names.begin(), names.end(), i.name) == names.end()) names.push_back(i.name);
 
-  auto spec = env::get(kIfnameVariable);
+  auto spec = settings::readText(kIfname);
   std::vector<std::string> chosen = spec ? matchInterfaces(*spec, names) : std::vector<std::string>{};
   auto isCandidate = [&](const Interface& i) {
     return spec ? std::find(chosen.begin(), chosen.end(), i.name) != chosen.end() : i.loopback;
@@ -219,11 +220,11 @@ Interface selectInterface(int preferredFamily) {
   for (const std::string& name : names) existing += (existing.empty() ? "" : ", ") + name;
   if (existing.empty()) existing = "none";
   if (spec) {
-    throwError(trncclInvalidArgument, std::string(kIfnameVariable) + "='" + *spec +
+    throwError(trncclInvalidArgument, std::string(kIfname.name) + "='" + *spec +
                                           "' matches no interface with an IP address; there are: " + existing);
   }
-  throwError(trncclInvalidArgument, std::string("no loopback interface with an IP address; set ") + kIfnameVariable +
-                                        " to one of: " + existing);
+  throwError(trncclInvalidArgument,
+             std::string("no loopback interface with an IP address; set ") + kIfname.name + " to one of: " + existing);
 }
 
 // ---- Deadline ---------------------------------------------------------------

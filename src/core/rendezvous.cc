@@ -6,10 +6,10 @@
 #include <thread>
 #include <utility>
 
-#include "base/env.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "base/rank_list.h"
+#include "base/settings.h"
 #include "core/bootstrap_protocol.h"
 
 namespace trnccl::core {
@@ -209,16 +209,19 @@ class RendezvousRoot {
   int answered_ = 0;
 };
 
+TRNCCL_SETTING(kCommId, TRNCCL_COMM_ID, settings::text("`host:port`", "unset"),
+               "fixed address of rank 0's rendezvous (as `NCCL_COMM_ID`); a port in use is an error naming it");
+
 // The root listens on TRNCCL_COMM_ID ("host:port", for a firewall that opens
 // one port) when set, else on an ephemeral port of the chosen interface.
 net::Socket listenForRanks() {
-  const std::optional<std::string> fixed = env::get("TRNCCL_COMM_ID");
+  const std::optional<std::string> fixed = settings::readText(kCommId);
   if (!fixed) return net::Socket::listen(net::selectInterface().address);
   net::SocketAddress address;
   try {
     address = net::SocketAddress::parse(*fixed);
   } catch (const Error& e) {
-    throwInvalidArgument("TRNCCL_COMM_ID", "is '" + *fixed + "', not an address like 10.0.0.1:5000: " + e.what());
+    throwInvalidArgument(kCommId.name, "is '" + *fixed + "', not an address like 10.0.0.1:5000: " + e.what());
   }
   try {
     return net::Socket::listen(address);

@@ -13,8 +13,8 @@
 #include <optional>
 #include <set>
 
-#include "base/env.h"
 #include "base/error.h"
+#include "base/settings.h"
 #include "topology/data_files.h"
 #include "topology/runtime_era.h"
 #include "topology/topology.h"
@@ -25,11 +25,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
+TRNCCL_SETTING(kTopoDir, TRNCCL_TOPO_DIR, settings::text("directory", "unset"), "searched first for topology names",
+               settings::Scope::Rank);
+TRNCCL_SETTING(kRuntimeEra, TRNCCL_RUNTIME_ERA, settings::text("`2023`, `2025`, `2026`", "the newest"),
+               "the Neuron runtime era whose launch, per-message and EFA proxy costs the machine model takes (tuner, "
+               "emulation, trnccl-sim without `--runtime`)");
+
 // Where shipped files are looked for, in order; directories that do not
 // exist are skipped.
 std::vector<fs::path> searchDirs() {
   std::vector<fs::path> dirs;
-  if (auto dir = env::get("TRNCCL_TOPO_DIR")) dirs.emplace_back(*dir);
+  if (auto dir = settings::readText(kTopoDir)) dirs.emplace_back(*dir);
   // Beside the library as installed, wherever the installed tree was put (a
   // Debian package under /usr, a prefix moved elsewhere): this code is in
   // libtrnccl.so in the library folder, or linked statically into a program
@@ -117,7 +123,7 @@ Topology loadTopology(const std::string& spec) {
   // under a runtime era (its launch, per-message and proxy costs):
   // $TRNCCL_RUNTIME_ERA's, else the newest.
   if (t.engine.dmaBytesPerSec > 0 && t.engine.sources[0].empty() && t.engine.sources[2].empty())
-    applyRuntimeEra(loadRuntimeEra(env::get("TRNCCL_RUNTIME_ERA").value_or("")), t);
+    applyRuntimeEra(loadRuntimeEra(settings::readText(kRuntimeEra).value_or("")), t);
   if (instances) {
     if (*instances > 1 && t.nics.empty()) {
       throwError(trncclInvalidArgument, "topology '" + spec + "': " + file + " has no EFA NICs to join " +

@@ -14,8 +14,9 @@
 
 namespace trnccl::doctor {
 
-// Every TRNCCL_* variable set (`variables`) is one trnccl reads, and they
-// parse (the communicator's, and each transport's).
+// Every TRNCCL_* variable set (`variables`) is a declared setting
+// (core/declared_settings.h), and they parse (the communicator's, and each
+// transport's).
 CheckResult checkSettings(const std::map<std::string, std::string>& variables);
 
 // What /dev/shm has free; nullopt if statvfs fails. Every rank measures it
@@ -37,7 +38,7 @@ CheckResult checkOfi(const core::Config& config);
 CheckResult checkTopology(const core::Config& config, int nranks);
 
 // Every rank runs the same trnccl version with the same TRNCCL_* settings
-// (but for those that shape only a rank's own diagnostics: variables.h).
+// (but for those that shape only a rank's own diagnostics: Scope::Rank).
 CheckResult checkConsistency(const std::vector<Identity>& ranks);
 
 }  // namespace trnccl::doctor

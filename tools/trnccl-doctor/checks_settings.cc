@@ -1,13 +1,12 @@
 // Checks of the job's settings: TRNCCL_* parse, the libfabric provider, the
 // topology against the rank count, and agreement between ranks.
 #include <algorithm>
-#include <numeric>
 #include <set>
 
 #include "base/error.h"
 #include "base/rank_list.h"
+#include "core/declared_settings.h"
 #include "tools/trnccl-doctor/checks.h"
-#include "tools/trnccl-doctor/variables.h"
 #include "topology/rank_map.h"
 #include "topology/topology.h"
 #include "transports/ofi/config.h"
@@ -23,50 +22,24 @@ std::string versionText(int code) {
   return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
 }
 
-// The known variable closest to `name`, if a typo or two away.
-std::string nearestVariable(const std::string& name) {
-  std::string best;
-  size_t bestDistance = 3;
-  for (const Variable& known : kVariables) {
-    // Levenshtein distance, one row at a time.
-    std::vector<size_t> row(known.name.size() + 1);
-    std::iota(row.begin(), row.end(), size_t{0});
-    for (size_t i = 1; i <= name.size(); ++i) {
-      size_t diagonal = row[0];
-      row[0] = i;
-      for (size_t j = 1; j <= known.name.size(); ++j) {
-        const size_t above = row[j];
-        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (name[i - 1] != known.name[j - 1])});
-        diagonal = above;
-      }
-    }
-    if (row.back() < bestDistance) {
-      bestDistance = row.back();
-      best = known.name;
-    }
-  }
-  return best;
-}
-
 bool perRank(const std::string& name) {
-  return std::any_of(std::begin(kVariables), std::end(kVariables),
-                     [&](const Variable& v) { return v.perRank && v.name == name; });
+  const auto declared = core::declaredSettings();
+  return std::any_of(declared.begin(), declared.end(),
+                     [&](const settings::Setting* s) { return s->scope == settings::Scope::Rank && name == s->name; });
 }
 
 }  // namespace
 
 CheckResult checkSettings(const std::map<std::string, std::string>& variables) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : variables) names.push_back(name);
   std::string unknown;
-  for (const auto& [name, value] : variables) {
-    const bool known =
-        std::any_of(std::begin(kVariables), std::end(kVariables), [&](const Variable& v) { return v.name == name; });
-    if (known) continue;
-    const std::string nearest = nearestVariable(name);
-    unknown += (unknown.empty() ? "" : "; ") + name + " is not a variable trnccl reads" +
-               (nearest.empty() ? "" : " (did you mean " + nearest + "?)");
-  }
+  for (const std::string& line : settings::undeclared(names, core::declaredSettings(), false))
+    unknown += (unknown.empty() ? "" : "; ") + line;
   if (!unknown.empty())
-    return problem("settings", unknown, "correct the name or unset it (docs: README, Environment variables)");
+    return problem(
+        "settings", unknown,
+        "correct the name or unset it (trnccl-doctor --settings lists them; docs: README, Environment variables)");
   try {
     const core::Config config = core::resolveConfig(nullptr);
     transport::shm::readConfig();

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "core/declared_settings.h"
 #include "tools/trnccl-doctor/checks.h"
 #include "tools/trnccl-doctor/exchange.h"
 #include "tools/trnccl-doctor/options.h"
@@ -67,6 +68,10 @@ int main(int argc, char** argv) {
   }
   if (options.help) {
     std::cout << usageText();
+    return 0;
+  }
+  if (options.settings) {
+    std::cout << trnccl::settings::markdownTable(trnccl::core::declaredSettings());
     return 0;
   }
   try {

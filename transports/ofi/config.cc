@@ -1,18 +1,30 @@
 #include "transports/ofi/config.h"
 
-#include "base/env.h"
+#include "base/settings.h"
 
 namespace trnccl::transport::ofi {
+namespace {
+
+TRNCCL_SETTING(kRails, TRNCCL_OFI_RAILS, settings::integer(1, 1, kMaxRails),
+               "endpoints per rank; large messages are striped over them (EFA NICs)");
+// At least a control message's worth, so that every announced message
+// (larger than one) has whole chunks; at most what a chunk index can span.
+TRNCCL_SETTING(kChunkBytes, TRNCCL_OFI_CHUNK_BYTES,
+               settings::integer(int64_t{1} << 20, kControlBytes, int64_t{1} << 30, "bytes"),
+               "largest piece of a message on the wire");
+TRNCCL_SETTING(kMaxOutstanding, TRNCCL_OFI_MAX_OUTSTANDING, settings::integer(256, 8, 1 << 16),
+               "operations posted to the provider per endpoint and direction");
+TRNCCL_SETTING(kFaults, TRNCCL_OFI_FAULTS, settings::text("`delay=US:reorder`, ...", "none"),
+               "tests only: delay and reorder completions to prove order independence");
+
+}  // namespace
 
 Config readConfig() {
   Config config;
-  config.rails = static_cast<int>(env::getInt("TRNCCL_OFI_RAILS", 1, 1, kMaxRails));
-  // At least a control message's worth, so that every announced message
-  // (larger than one) has whole chunks; at most what a chunk index can span.
-  config.chunkBytes =
-      static_cast<uint64_t>(env::getInt("TRNCCL_OFI_CHUNK_BYTES", int64_t{1} << 20, kControlBytes, int64_t{1} << 30));
-  config.maxOutstanding = static_cast<int>(env::getInt("TRNCCL_OFI_MAX_OUTSTANDING", 256, 8, 1 << 16));
-  if (auto faults = env::get("TRNCCL_OFI_FAULTS")) config.faults = parseFaults(*faults);
+  config.rails = static_cast<int>(settings::readInt(kRails));
+  config.chunkBytes = static_cast<uint64_t>(settings::readInt(kChunkBytes));
+  config.maxOutstanding = static_cast<int>(settings::readInt(kMaxOutstanding));
+  if (auto faults = settings::readText(kFaults)) config.faults = parseFaults(*faults);
   return config;
 }
 

@@ -8,10 +8,16 @@
 
 #include "base/env.h"
 #include "base/error.h"
+#include "base/settings.h"
 #include "transports/ofi/fi_error.h"
 
 namespace trnccl::transport::ofi {
 namespace {
+
+TRNCCL_SETTING(kProvider, TRNCCL_OFI_PROVIDER,
+               settings::text("a libfabric provider, e.g. `tcp;ofi_rxm`, `udp;ofi_rxd`, `shm`",
+                              "`efa`, else `FI_PROVIDER`, else the first offered"),
+               "libfabric provider of the ofi transport");
 
 // What the transport needs, and the duties it accepts (EFA's): FI_CONTEXT2
 // space in every operation's context, and registration of local buffers with
@@ -92,7 +98,7 @@ ProviderChoice chooseProvider(int rails) {
   if (rc != 0) throwFiError("fi_getinfo", rc);
 
   const std::vector<std::string> names = providerNames(offered);
-  const auto requested = env::get("TRNCCL_OFI_PROVIDER");
+  const auto requested = settings::readText(kProvider);
   if (std::find(names.begin(), names.end(), "efa") != names.end()) {
     choice.provider = "efa";
     choice.why = requested ? "efa is present (TRNCCL_OFI_PROVIDER='" + *requested + "' applies only where it is not)"

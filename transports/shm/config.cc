@@ -2,9 +2,23 @@
 
 #include <string>
 
-#include "base/env.h"
+#include "base/settings.h"
 
 namespace trnccl::transport::shm {
+namespace {
+
+TRNCCL_SETTING(kCopy, TRNCCL_SHM_COPY, settings::choice("auto, cma, fifo", "auto"),
+               "shared-memory copy path: single-copy cross-memory attach, or the bounded two-copy FIFO");
+// The upper bound only keeps size arithmetic far from overflow; anything
+// near it fails at setup for want of /dev/shm space.
+TRNCCL_SETTING(kFifoBytes, TRNCCL_SHM_FIFO_BYTES, settings::integer(kDefaultFifoBytes, 1, int64_t{1} << 50, "bytes"),
+               "shared memory per peer pair for eager messages and streaming (`/dev/shm`)");
+TRNCCL_SETTING(kBoard, TRNCCL_SHM_BOARD, settings::boolean(true),
+               "the block board: a mesh all-reduce of up to 2 KiB among ranks that all share one host runs one-shot, "
+               "each rank's input published once in its own segment and read in place by every peer, instead of a "
+               "FIFO message per peer (every rank must agree)");
+
+}  // namespace
 
 const char* copyPathName(CopyPath path) {
   switch (path) {
@@ -20,15 +34,12 @@ const char* copyPathName(CopyPath path) {
 
 Config readConfig() {
   Config config;
-  const std::string copy = env::getChoice("TRNCCL_SHM_COPY", "auto", {"auto", "cma", "fifo"});
+  const std::string copy = settings::readChoice(kCopy);
   config.copy = copy == "cma" ? CopyPath::Cma : copy == "fifo" ? CopyPath::Fifo : CopyPath::Auto;
-  // The upper bound only keeps size arithmetic far from overflow; anything
-  // near it fails at setup for want of /dev/shm space.
-  const auto bytes =
-      static_cast<uint64_t>(env::getInt("TRNCCL_SHM_FIFO_BYTES", kDefaultFifoBytes, 1, int64_t{1} << 50));
+  const auto bytes = static_cast<uint64_t>(settings::readInt(kFifoBytes));
   const uint64_t slots = (bytes + kSlotBytes - 1) / kSlotBytes;
   config.fifoBytes = (slots < 2 ? 2 : slots) * kSlotBytes;
-  config.board = env::getBool("TRNCCL_SHM_BOARD", true);
+  config.board = settings::readBool(kBoard);
   return config;
 }
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "base/env.h"
 #include "base/error.h"
+#include "base/settings.h"
 
 namespace trnccl::device::kernels {
 namespace {
@@ -87,10 +87,13 @@ bool isaSupported(Isa isa) {
   return false;
 }
 
+TRNCCL_SETTING(kIsa, TRNCCL_KERNEL_ISA,
+               settings::choice("scalar, avx2, avx512, avx512bf16, avx512vbmi", "best available"),
+               "force a kernel path");
+
 Isa chooseIsa() {
   const Isa best = bestSupportedIsa();
-  const std::string wanted =
-      env::getChoice(kIsaEnvironmentVariable, isaName(best), {"scalar", "avx2", "avx512", "avx512bf16", "avx512vbmi"});
+  const std::string wanted = settings::readChoice(kIsa, isaName(best));
   Isa isa = best;
   for (Isa candidate : kAllIsas)
     if (wanted == isaName(candidate)) isa = candidate;
