@@ -1,7 +1,7 @@
 // trnccl-doctor --settings prints the declared settings (base/settings.h):
 // they are every "TRNCCL_*" name the library and the tools read or declare,
 // so a variable read without a declaration, or a declaration the build step
-// missed, fails here.
+// missed, fails here; README's table is that output.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -48,6 +48,16 @@ std::set<std::string> namesListed(const std::string& table) {
   return names;
 }
 
+// README's table: the lines between its two markers.
+std::string readmeTable() {
+  const std::string readme = fileText(std::filesystem::path(TRNCCL_SOURCE_DIR) / "README.md");
+  const std::string begin = "<!-- settings: trnccl-doctor --settings -->\n", end = "<!-- end of settings -->";
+  const size_t from = readme.find(begin), to = readme.find(end);
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to != std::string::npos);
+  return readme.substr(from + begin.size(), to - from - begin.size());
+}
+
 }  // namespace
 
 TEST_CASE("doctor: --settings lists every TRNCCL_* variable the sources read", "[doctor]") {
@@ -57,6 +67,13 @@ TEST_CASE("doctor: --settings lists every TRNCCL_* variable the sources read", "
   const std::set<std::string> listed = namesListed(r.output);
   CHECK(listed.size() > 25);
   CHECK(listed == namesInSources());
+}
+
+TEST_CASE("doctor: README's table of settings is what --settings prints", "[doctor]") {
+  const Run r = run("'" TRNCCL_DOCTOR_PATH "' --settings");
+  REQUIRE(r.status == 0);
+  INFO("replace README's table with trnccl-doctor --settings:\n" << r.output);
+  CHECK(readmeTable() == r.output);
 }
 
 TEST_CASE("doctor: a TRNCCL_* variable trnccl does not read is named, with the likely one", "[doctor]") {
