@@ -40,6 +40,10 @@ std::set<std::string> projectRoots(const std::vector<Layer>& layers) {
   return roots;
 }
 
+// "../x.h", "algorithms/../core/x.h": a path through ".." names a file by
+// where it lies, not by the include root its layer may use.
+bool throughParent(const std::string& header) { return ("/" + header + "/").find("/../") != std::string::npos; }
+
 std::string joined(const std::vector<std::string>& paths) {
   std::string text;
   for (const std::string& path : paths) text += (text.empty() ? "" : " ") + path;
@@ -60,6 +64,11 @@ void checkFile(const std::vector<Layer>& layers, const std::set<std::string>& ro
     std::smatch match;
     if (!std::regex_search(text, match, include)) continue;
     const std::string header = match[1];
+    if (throughParent(header)) {
+      violations.push_back(file + ":" + std::to_string(line) + ": " + layer->name + " includes " + header +
+                           ", a path through '..' (name the header from its layer's include root)");
+      continue;
+    }
     const size_t slash = header.find('/');
     if (slash == std::string::npos || roots.count(header.substr(0, slash)) == 0) continue;
     if (!mayInclude(*layer, header))

@@ -18,8 +18,8 @@ struct Layer {
 std::vector<Layer> readLayerRules(const std::filesystem::path& rules);
 
 // Every include in src/ and transports/ under `root` that its file's layer may
-// not use, and every file there that belongs to no layer, as
-// "<file>:<line>: <what is wrong>".
+// not use or that goes through "..", and every file there that belongs to no
+// layer, as "<file>:<line>: <what is wrong>".
 std::vector<std::string> layeringViolations(const std::vector<Layer>& layers, const std::filesystem::path& root);
 
 }  // namespace trnccl::test

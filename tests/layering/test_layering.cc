@@ -41,3 +41,25 @@ TEST_CASE("An upward, a sideways and an unlayered file are each named with file 
   CHECK(violations[1].starts_with("src/orphan/x.h:1: belongs to no layer"));
   CHECK(violations[2].starts_with("transports/shm/fifo.cc:2: trnccl_transport_shm includes transports/tcp/frame.h"));
 }
+
+TEST_CASE("An include through .. is named, even one that starts at a root the layer may use", "[layering]") {
+  const fs::path root = fs::temp_directory_path() / ("trnccl-layering-dots-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "src/algorithms");
+  fs::create_directories(root / "transports");
+  std::ofstream(root / "src/algorithms/ring.cc")
+      << "#include \"algorithms/ring.h\"\n#include \"../core/communicator.h\"\n"
+         "#include \"algorithms/../core/communicator.h\"\n#include \"ring..h\"\n";
+  const std::vector<trnccl::test::Layer> layers = {{"src/core", "trnccl_core", {"core/", "algorithms/"}},
+                                                   {"src/algorithms", "trnccl_algorithms", {"algorithms/"}}};
+
+  const auto violations = layeringViolations(layers, root);
+  fs::remove_all(root);
+  REQUIRE(violations.size() == 2);
+  CHECK(
+      violations[0].starts_with("src/algorithms/ring.cc:2: trnccl_algorithms includes ../core/communicator.h, a "
+                                "path through '..'"));
+  CHECK(
+      violations[1].starts_with("src/algorithms/ring.cc:3: trnccl_algorithms includes "
+                                "algorithms/../core/communicator.h, a path through '..'"));
+}
