@@ -17,6 +17,7 @@ packages=(
   nlohmann-json3-dev              # topology files, JSON output
   libcli11-dev                    # every tool's and bench's command line
   clang libclang-rt-14-dev        # libFuzzer targets for every parser of outside bytes
+  clang-format                    # the format test: every C++ file as .clang-format says
   gnuplot-nox                     # trnccl-sim --plot
   libprotobuf-dev protobuf-compiler  # Chakra execution traces (trnccl-sim --chakra)
   libnlopt-dev                    # trnccl-sim --calibrate's optimiser
