@@ -69,7 +69,7 @@ void parse(CLI::App& app, const std::vector<std::string>& args, std::string_view
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
-  const std::vector<std::string> rest = app.remaining();
+  const std::vector<std::string> rest = app.remaining(true);  // a subcommand's too
   if (!rest.empty()) throw UsageError(std::string(unknown) + " '" + rest.front() + "'");
 }
 

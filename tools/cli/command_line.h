@@ -37,7 +37,8 @@ int parseInt(std::string_view flag, std::string_view text, int min, int max);
 
 // Parses the arguments after the program name. Throws UsageError for a flag
 // given a value it takes none of, a value missing at the end, and the first
-// argument the app does not know, as "<unknown> '<arg>'".
+// argument the app (or the subcommand given) does not know, as
+// "<unknown> '<arg>'".
 void parse(CLI::App& app, const std::vector<std::string>& args, std::string_view unknown);
 
 }  // namespace trnccl::cli

@@ -1,13 +1,14 @@
 // trnccl-trace: reads what trnccl's hang diagnostics write.
 //   trnccl-trace analyze DIR            one line naming why the job hangs
 //   trnccl-trace merge -o OUT IN...     per-rank TRNCCL_TRACE files into one
+#include <CLI/CLI.hpp>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "analysis.h"
+#include "cli/command_line.h"
 #include "merge.h"
 
 namespace {
@@ -49,15 +50,21 @@ int mergeCommand(const std::string& out, const std::vector<std::string>& inputs)
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) return usage("no command");
-  const std::string command = argv[1];
-  if (command == "analyze") {
-    if (argc != 3) return usage("analyze takes one directory");
-    return analyzeCommand(argv[2]);
+  CLI::App app;
+  trnccl::cli::prepare(app);
+  std::string dir, out;
+  std::vector<std::string> inputs;
+  CLI::App* analyze = app.add_subcommand("analyze");
+  analyze->add_option("DIR", dir)->required();
+  CLI::App* merge = app.add_subcommand("merge");
+  trnccl::cli::addText(*merge, "-o", out)->required();
+  merge->add_option("IN", inputs)->required();
+  try {
+    trnccl::cli::parse(app, std::vector<std::string>(argv + 1, argv + argc), "unknown argument");
+  } catch (const trnccl::cli::UsageError& e) {
+    return usage(e.what());
   }
-  if (command == "merge") {
-    if (argc < 5 || std::strcmp(argv[2], "-o") != 0) return usage("merge takes -o OUT and at least one input");
-    return mergeCommand(argv[3], std::vector<std::string>(argv + 4, argv + argc));
-  }
-  return usage(("unknown command '" + command + "'").c_str());
+  if (analyze->parsed()) return analyzeCommand(dir);
+  if (merge->parsed()) return mergeCommand(out, inputs);
+  return usage("no command");
 }
