@@ -24,7 +24,7 @@
 #include "algorithms/registry.h"
 #include "checks.h"
 #include "encoding.h"
-#include "scoped_env.h"
+#include "tests/support/scoped_env.h"
 
 using namespace trnccl::test;
 namespace algo = trnccl::algo;

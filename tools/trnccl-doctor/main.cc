@@ -9,6 +9,7 @@
 #include "tools/trnccl-doctor/options.h"
 #include "tools/trnccl-doctor/reachability.h"
 #include "tools/trnccl-doctor/report.h"
+#include "tools/trnccl-doctor/transports_listing.h"
 
 using namespace trnccl::doctor;
 
@@ -67,6 +68,10 @@ int main(int argc, char** argv) {
   }
   if (options.help) {
     std::cout << usageText();
+    return 0;
+  }
+  if (options.transports) {
+    std::cout << transportsJson().dump(2) << "\n";
     return 0;
   }
   try {
