@@ -248,7 +248,7 @@ TEST_CASE("algorithms e2e: kangaring and mesh as processes on 2 and 8 ranks of t
     for (int nranks : {2, 8}) {
       SECTION(std::string(algorithm) + " on " + std::to_string(nranks) + " ranks") {
         ScopedEnv algo("TRNCCL_ALGO", algorithm);
-        checkProcessMatrix(nranks, {"--colls", "AllReduce,AllGather,ReduceScatter", "--large-types", "float32"});
+        checkProcessMatrix(nranks, {"--colls", "AllReduce,AllGather,ReduceScatter", "--large-types", "float"});
       }
     }
 }
@@ -259,7 +259,7 @@ TEST_CASE("algorithms e2e: per-collective TRNCCL_ALGO across 2 instances (4 proc
   // instances but no grid, so torus2d factors 4 ranks as 2 x 2.
   ScopedEnv topology("TRNCCL_TOPO", "trn1.32xlarge:2"), order("TRNCCL_RANK_ORDER", "0,2,32,34");
   ScopedEnv algo("TRNCCL_ALGO", "allreduce:hierarchical_rdh;allgather:torus2d;reducescatter:rdh");
-  checkProcessMatrix(4, {"--colls", "AllReduce,AllGather,ReduceScatter", "--large-types", "float32,bfloat16"});
+  checkProcessMatrix(4, {"--colls", "AllReduce,AllGather,ReduceScatter", "--large-types", "float,bfloat16"});
 }
 
 TEST_CASE("algorithms e2e: every algorithm on 2 instances x 2 ranks over each network transport",

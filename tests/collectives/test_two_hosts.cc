@@ -25,7 +25,7 @@ void checkAcrossHosts() {
   placement.prefixOf = {hosts.runIn(0), hosts.runIn(0), hosts.runIn(1), hosts.runIn(1)};
   const WorkerJob job = runWorkers(TRNCCL_COLL_WORKER, 4,
                                    {"--mode", "matrix", "--colls", "AllReduce,AllGather,ReduceScatter,Broadcast",
-                                    "--counts", "1,37,70000", "--large-types", "float32"},
+                                    "--counts", "1,37,70000", "--large-types", "float"},
                                    std::chrono::seconds(120), placement);
   INFO(describeJob(job));
   CHECK(exitedWith(job, {0}));
