@@ -1,6 +1,7 @@
 // The factory's list of transports: every folder of transports.cmake
 // registered under its name, what each reaches and declares, the automatic
 // choice, and that the conformance suite runs every one of them.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -41,8 +42,13 @@ TEST_CASE("factory: shm serves an instance, ofi is preferred over tcp between in
   REQUIRE(preferredTransport(Reach::Network) != nullptr);
   CHECK(std::string(preferredTransport(Reach::Instance)->name) == "shm");
   CHECK(std::string(preferredTransport(Reach::Network)->name) == "ofi");
-  CHECK(transportNames(Reach::Network) == std::vector<std::string>{"ofi", "tcp"});
-  CHECK(transportNames(Reach::Instance) == std::vector<std::string>{"shm"});
+  // Today's transports in that order; a new one may go anywhere.
+  const std::vector<std::string> network = transportNames(Reach::Network);
+  const auto ofi = std::find(network.begin(), network.end(), "ofi");
+  const auto tcp = std::find(network.begin(), network.end(), "tcp");
+  CHECK(ofi < tcp);
+  CHECK(tcp != network.end());
+  CHECK(transportNames(Reach::Instance).front() == "shm");
 }
 
 TEST_CASE("factory: a transport declares a path setting exactly when it declares paths to run over", "[factory]") {
