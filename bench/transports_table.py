@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """All-reduce across two emulated instances over every network transport,
-beside the peers it must be judged against, all measured in one run.
+beside the peers it must be judged against, all measured in one run. The
+transports and their paths (libfabric providers) are those the build lists
+(trnccl-doctor --transports).
 
 Two ranks, one per instance of trn1.2xlarge:2 (TRNCCL_RANK_ORDER=0,2), so
 every byte crosses the network transport; 64 MiB of float by default. For
@@ -23,7 +25,18 @@ import subprocess
 import sys
 import tempfile
 
-NETWORKS = [("tcp", None), ("ofi", "tcp;ofi_rxm"), ("ofi", "udp;ofi_rxd"), ("ofi", "shm")]
+# The raw baseline measures libfabric: it applies to the paths of this setting.
+LIBFABRIC_PROVIDER = "TRNCCL_OFI_PROVIDER"
+
+
+def networks(build):
+    """Every network transport of the build over each path it declares
+    (trnccl-doctor --transports): [(transport, path setting, path)], the
+    setting and path None for a transport of one path."""
+    listed = json.loads(run([f"{build}/bin/trnccl-doctor", "--transports"]))
+    return [(t["name"], t["path_setting"], path["value"]) if path else (t["name"], None, None)
+            for t in listed if t["reach"] == "network"
+            for path in (t["paths"] or [None])]
 
 
 def human(size):
@@ -44,14 +57,14 @@ def last_row_column(text, column):
     return float(rows[-1][column])
 
 
-def trnccl_busbw(build, size, transport, provider):
+def trnccl_busbw(build, size, transport, setting, path):
     env = dict(os.environ, TRNCCL_TOPO="trn1.2xlarge:2", TRNCCL_RANK_ORDER="0,2", TRNCCL_TRANSPORT=transport)
-    if provider:
-        env["TRNCCL_OFI_PROVIDER"] = provider
+    if setting:
+        env[setting] = path
     with tempfile.NamedTemporaryFile(suffix=".json") as report:
         run(["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none", "-np", "2",
              "-x", "TRNCCL_TOPO", "-x", "TRNCCL_RANK_ORDER", "-x", "TRNCCL_TRANSPORT"]
-            + (["-x", "TRNCCL_OFI_PROVIDER"] if provider else [])
+            + (["-x", setting] if setting else [])
             + [f"{build}/bin/trnccl-perf", "all_reduce", "-b", size, "-e", size, "-w", "2", "-n", "10",
                "-J", report.name], env)
         row = json.load(open(report.name))["rows"][-1]
@@ -74,15 +87,16 @@ def main():
     parser.add_argument("--size", default="64M")
     parser.add_argument("--build", default="build")
     args = parser.parse_args()
+    nets = networks(args.build)
     samples = {}
     algorithms = {}
     for _ in range(args.rounds):
         samples.setdefault("gloo", []).append(gloo(args.build, args.size))
-        for transport, provider in NETWORKS:
-            busbw, algorithms[(transport, provider)] = trnccl_busbw(args.build, args.size, transport, provider)
-            samples.setdefault((transport, provider), []).append(busbw)
-            if provider:
-                samples.setdefault(("raw", provider), []).append(raw_ofi(args.build, args.size, provider))
+        for transport, setting, path in nets:
+            busbw, algorithms[(transport, path)] = trnccl_busbw(args.build, args.size, transport, setting, path)
+            samples.setdefault((transport, path), []).append(busbw)
+            if setting == LIBFABRIC_PROVIDER:
+                samples.setdefault(("raw", path), []).append(raw_ofi(args.build, args.size, path))
     med = {key: statistics.median(values) for key, values in samples.items()}
     print(f"All-reduce of {human(args.size)} float, 2 ranks on 2 emulated instances; medians of {args.rounds} rounds "
           f"(each the median of 10 calls); GB/s")
@@ -90,11 +104,11 @@ def main():
     print("| transport | provider | algorithm | trnccl busbw | raw libfabric (per direction) | trnccl / raw "
           "| Gloo TCP busbw | trnccl / Gloo |")
     print("|---|---|---|---:|---:|---:|---:|---:|")
-    for transport, provider in NETWORKS:
-        ours = med[(transport, provider)]
-        raw = med.get(("raw", provider)) if provider else None
+    for transport, setting, path in nets:
+        ours = med[(transport, path)]
+        raw = med.get(("raw", path)) if setting == LIBFABRIC_PROVIDER else None
         raw_cells = f"{raw:.2f} | {ours / raw:.2f}" if raw else "- | -"
-        print(f"| {transport} | {provider or '-'} | {algorithms[(transport, provider)]} | {ours:.2f} | {raw_cells} "
+        print(f"| {transport} | {path or '-'} | {algorithms[(transport, path)]} | {ours:.2f} | {raw_cells} "
               f"| {med['gloo']:.2f} | {ours / med['gloo']:.2f} |")
 
 

@@ -3,20 +3,34 @@
 #include <algorithm>
 
 #include "base/error.h"
-#include "transports/ofi/ofi_transport.h"
-#include "transports/shm/shm_transport.h"
-#include "transports/tcp/tcp_transport.h"
 
 namespace trnccl::transport {
 
+// registered_transports.inc: TRNCCL_TRANSPORT_FOLDER(<folder>) for each
+// transport of TRNCCL_TRANSPORTS, in its order (written by transports.cmake).
+#define TRNCCL_TRANSPORT_FOLDER(folder) TransportEntry TRNCCL_TRANSPORT_OF(folder)();
+#include "registered_transports.inc"
+#undef TRNCCL_TRANSPORT_FOLDER
+
+namespace {
+
+std::vector<TransportEntry> collectTransports() {
+  std::vector<TransportEntry> all;
+#define TRNCCL_TRANSPORT_FOLDER(folder) all.push_back(TRNCCL_TRANSPORT_OF(folder)());
+#include "registered_transports.inc"
+#undef TRNCCL_TRANSPORT_FOLDER
+  for (size_t i = 0; i < all.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (std::string(all[i].name) == all[j].name)
+        throwError(trncclInternalError, std::string("two transports are named ") + all[i].name);
+  return all;
+}
+
+}  // namespace
+
 const std::vector<TransportEntry>& transports() {
-  // Between instances ofi (EFA) comes first: tcp is the fallback.
-  static const std::vector<TransportEntry> kTransports = {
-      {"shm", createShmTransport, Reach::Instance, 0},
-      {"ofi", createOfiTransport, Reach::Network, 0},
-      {"tcp", createTcpTransport, Reach::Network, 1},
-  };
-  return kTransports;
+  static const std::vector<TransportEntry> all = collectTransports();
+  return all;
 }
 
 std::vector<std::string> transportNames() {
@@ -46,10 +60,6 @@ const TransportEntry* preferredTransport(Reach reach) {
   for (const TransportEntry& t : transports())
     if (t.reach == reach && (best == nullptr || t.autoRank < best->autoRank)) best = &t;
   return best;
-}
-
-std::unique_ptr<Transport> createTransport(const std::string& name, const Options& options) {
-  return transportNamed(name).create(options);
 }
 
 }  // namespace trnccl::transport

@@ -2,17 +2,21 @@
 // the registration (main.cc) and the summary (summary.cc).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 
 #include "base/datatype.h"
+#include "base/type_table.h"
 #include "bench_buffers.h"
 
 namespace trnccl::bench {
 
-inline constexpr trncclDataType_t kTypes[] = {trncclInt8,    trncclUint8,    trncclInt32,      trncclUint32,
-                                              trncclInt64,   trncclUint64,   trncclFloat16,    trncclFloat32,
-                                              trncclFloat64, trncclBfloat16, trncclFloat8e4m3, trncclFloat8e5m2};
+inline constexpr auto kTypes = [] {
+  std::array<trncclDataType_t, kTypeFacts.size()> types{};
+  for (size_t i = 0; i < types.size(); ++i) types[i] = kTypeFacts[i].type;
+  return types;
+}();
 // The five operators, and PreMulSum: a sum with every source but the last
 // scaled, as a ring step of trncclRedOpCreatePreMulSum's operator reduces
 // the rank's input with a received partial sum.
@@ -21,12 +25,13 @@ struct BenchOp {
   trncclRedOp_t op;
   bool preMultiplies;
 };
-inline constexpr BenchOp kSum{"sum", trncclSum, false};
+constexpr BenchOp libraryOp(trncclRedOp_t op) { return {kOpNames[op], op, false}; }
+inline constexpr BenchOp kSum = libraryOp(trncclSum);
 inline constexpr BenchOp kOps[] = {kSum,
-                                   {"prod", trncclProd, false},
-                                   {"max", trncclMax, false},
-                                   {"min", trncclMin, false},
-                                   {"avg", trncclAvg, false},
+                                   libraryOp(trncclProd),
+                                   libraryOp(trncclMax),
+                                   libraryOp(trncclMin),
+                                   libraryOp(trncclAvg),
                                    {"premulsum", trncclSum, true}};
 inline constexpr size_t kBufferBytes[] = {size_t{4} << 10, size_t{1} << 20, kLargestBuffer};
 inline constexpr int kSourceCounts[] = {2, 8};

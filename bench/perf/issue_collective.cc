@@ -30,47 +30,47 @@ struct EvenBlocks {
 void issue_collective(const CallSpec& c, const void* send, void* recv) {
   const size_t count = c.layout.count;
   switch (c.collective) {
-    case Collective::all_reduce:
+    case Collective::AllReduce:
       return check_trnccl(trncclAllReduce(send, recv, count, c.type, c.op, c.comm, c.stream), "trncclAllReduce",
                           c.comm);
-    case Collective::all_gather:
+    case Collective::AllGather:
       return check_trnccl(trncclAllGather(send, recv, count, c.type, c.comm, c.stream), "trncclAllGather", c.comm);
-    case Collective::reduce_scatter:
+    case Collective::ReduceScatter:
       return check_trnccl(trncclReduceScatter(send, recv, count, c.type, c.op, c.comm, c.stream), "trncclReduceScatter",
                           c.comm);
-    case Collective::broadcast:
+    case Collective::Broadcast:
       return check_trnccl(trncclBroadcast(send, recv, count, c.type, c.root, c.comm, c.stream), "trncclBroadcast",
                           c.comm);
-    case Collective::reduce:
+    case Collective::Reduce:
       return check_trnccl(trncclReduce(send, recv, count, c.type, c.op, c.root, c.comm, c.stream), "trncclReduce",
                           c.comm);
-    case Collective::alltoall:
+    case Collective::AllToAll:
       return check_trnccl(trncclAlltoAll(send, recv, count, c.type, c.comm, c.stream), "trncclAlltoAll", c.comm);
-    case Collective::sendrecv:
+    case Collective::SendRecv:
       return send_recv(c, send, recv);
-    case Collective::gather:
+    case Collective::Gather:
       return check_trnccl(trncclGather(send, recv, count, c.type, c.root, c.comm, c.stream), "trncclGather", c.comm);
-    case Collective::scatter:
+    case Collective::Scatter:
       return check_trnccl(trncclScatter(send, recv, count, c.type, c.root, c.comm, c.stream), "trncclScatter", c.comm);
-    case Collective::alltoallv: {
+    case Collective::AllToAllV: {
       const EvenBlocks b(count, c.nranks);
       return check_trnccl(trncclAlltoAllv(send, b.counts.data(), b.displs.data(), recv, b.counts.data(),
                                           b.displs.data(), c.type, c.comm, c.stream),
                           "trncclAlltoAllv", c.comm);
     }
-    case Collective::allgatherv: {
+    case Collective::AllGatherV: {
       const EvenBlocks b(count, c.nranks);
       return check_trnccl(
           trncclAllGatherV(send, count, recv, b.counts.data(), b.displs.data(), c.type, c.comm, c.stream),
           "trncclAllGatherV", c.comm);
     }
-    case Collective::reducescatterv: {
+    case Collective::ReduceScatterV: {
       const EvenBlocks b(count, c.nranks);
       return check_trnccl(
           trncclReduceScatterV(send, b.counts.data(), b.displs.data(), recv, count, c.type, c.op, c.comm, c.stream),
           "trncclReduceScatterV", c.comm);
     }
-    case Collective::permute:
+    case Collective::Permute:
       return check_trnccl(trncclPermute(send, recv, count, c.type, (c.rank + 1) % c.nranks,
                                         (c.rank + c.nranks - 1) % c.nranks, c.comm, c.stream),
                           "trncclPermute", c.comm);

@@ -58,47 +58,47 @@ struct MpiEvenBlocks {
 void call_mpi(const CallSpec& c, MPI_Datatype type, const void* send, void* recv) {
   const int count = static_cast<int>(c.layout.count);
   switch (c.collective) {
-    case Collective::all_reduce:
+    case Collective::AllReduce:
       MPI_Allreduce(send, recv, count, type, mpi_op(c.op), MPI_COMM_WORLD);
       return;
-    case Collective::all_gather:
+    case Collective::AllGather:
       MPI_Allgather(send, count, type, recv, count, type, MPI_COMM_WORLD);
       return;
-    case Collective::reduce_scatter:
+    case Collective::ReduceScatter:
       MPI_Reduce_scatter_block(send, recv, count, type, mpi_op(c.op), MPI_COMM_WORLD);
       return;
-    case Collective::broadcast:
+    case Collective::Broadcast:
       MPI_Bcast(recv, count, type, c.root, MPI_COMM_WORLD);
       return;
-    case Collective::reduce:
+    case Collective::Reduce:
       MPI_Reduce(send, recv, count, type, mpi_op(c.op), c.root, MPI_COMM_WORLD);
       return;
-    case Collective::alltoall:
+    case Collective::AllToAll:
       MPI_Alltoall(send, count, type, recv, count, type, MPI_COMM_WORLD);
       return;
-    case Collective::sendrecv:
-    case Collective::permute:
+    case Collective::SendRecv:
+    case Collective::Permute:
       MPI_Sendrecv(send, count, type, (c.rank + 1) % c.nranks, 0, recv, count, type, (c.rank + c.nranks - 1) % c.nranks,
                    0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       return;
-    case Collective::gather:
+    case Collective::Gather:
       MPI_Gather(send, count, type, recv, count, type, c.root, MPI_COMM_WORLD);
       return;
-    case Collective::scatter:
+    case Collective::Scatter:
       MPI_Scatter(send, count, type, recv, count, type, c.root, MPI_COMM_WORLD);
       return;
-    case Collective::alltoallv: {
+    case Collective::AllToAllV: {
       const MpiEvenBlocks even(count, c.nranks);
       MPI_Alltoallv(send, even.counts.data(), even.displs.data(), type, recv, even.counts.data(), even.displs.data(),
                     type, MPI_COMM_WORLD);
       return;
     }
-    case Collective::allgatherv: {
+    case Collective::AllGatherV: {
       const MpiEvenBlocks even(count, c.nranks);
       MPI_Allgatherv(send, count, type, recv, even.counts.data(), even.displs.data(), type, MPI_COMM_WORLD);
       return;
     }
-    case Collective::reducescatterv: {
+    case Collective::ReduceScatterV: {
       const MpiEvenBlocks even(count, c.nranks);
       MPI_Reduce_scatter(send, recv, even.counts.data(), type, mpi_op(c.op), MPI_COMM_WORLD);
       return;

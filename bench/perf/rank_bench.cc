@@ -91,20 +91,19 @@ class RankBench {
   void describe_algorithm(const CallSpec& call, Row& row) const {
     // trncclCommGetAlgorithm takes the collectives described by a count alone.
     switch (call.collective) {
-      case Collective::sendrecv:
-      case Collective::permute:
-      case Collective::alltoallv:
-      case Collective::allgatherv:
-      case Collective::reducescatterv:
+      case Collective::SendRecv:
+      case Collective::Permute:
+      case Collective::AllToAllV:
+      case Collective::AllGatherV:
+      case Collective::ReduceScatterV:
         return;
       default:
         break;
     }
-    std::string name(collective_name(call.collective));
-    std::erase(name, '_');  // the API's spelling: "allreduce"
+    const char* name = collectiveFacts(call.collective).name;  // the API's spelling: "allreduce"
     char algorithm[TRNCCL_ALGO_NAME_MAX];
     double predicted_us = 0;
-    check_trnccl(trncclCommGetAlgorithm(s_.comm, name.c_str(), call.layout.count, call.type, algorithm, &predicted_us),
+    check_trnccl(trncclCommGetAlgorithm(s_.comm, name, call.layout.count, call.type, algorithm, &predicted_us),
                  "trncclCommGetAlgorithm", s_.comm);
     row.algorithm = algorithm;
     row.predicted_us = predicted_us;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <string>
 
+#include "base/collective_table.h"
 #include "runtime/flight_recorder.h"
 #include "trnccl/trnccl.h"
 
@@ -18,7 +19,7 @@ using trnccl::runtime::OpInfo;
 OpInfo allReduceInfo(uint64_t seq) {
   OpInfo info;
   info.sequence = seq;
-  info.collective = "allreduce";
+  info.collective = trnccl::collectiveFacts(trnccl::Collective::AllReduce).name;
   info.count = 1024;
   info.type = trncclFloat32;
   info.op = trncclSum;

@@ -1,7 +1,7 @@
-# The algorithms, in the tuner's order of preference among equally fast ones:
-# each is src/algorithms/<name>.cc, which registers what it offers with
-# TRNCCL_REGISTER_ALGORITHMS(<name>, ...) (registry.h). Adding an algorithm
-# is its file and its name here. Included by src/algorithms and by the fuzz
+# The algorithms, in any order (the tuner's tie rule is registry.h's
+# preferredOnTie): each is src/algorithms/<name>.cc, which registers what it
+# offers with TRNCCL_REGISTER_ALGORITHMS(<name>, ...) (registry.h). Adding an
+# algorithm is its file and its name here. Included by src/algorithms and by the fuzz
 # targets' own project (tests/fuzz/project).
 set(TRNCCL_ALGORITHMS ring bidir_ring torus2d rdh mesh kangaring hierarchical direct)
 

@@ -32,6 +32,6 @@ std::unique_ptr<StepSource> BidirRing::steps(const CollectiveArgs& args) const {
   return std::make_unique<RingChannels>(args, name(), std::move(rings));
 }
 
-TRNCCL_REGISTER_ALGORITHMS(bidir_ring, {Reach::AnyRanks, make<BidirRing>})
+TRNCCL_REGISTER_ALGORITHMS(bidir_ring, {Reach::AnyRanks, make<BidirRing>, 1})
 
 }  // namespace trnccl::algo

@@ -84,6 +84,6 @@ Schedule Direct::build(const CollectiveArgs& args) const {
   return s;
 }
 
-TRNCCL_REGISTER_ALGORITHMS(direct, {Reach::AnyRanks, make<Direct>})
+TRNCCL_REGISTER_ALGORITHMS(direct, {Reach::AnyRanks, make<Direct>, 10})
 
 }  // namespace trnccl::algo

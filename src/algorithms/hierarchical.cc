@@ -329,8 +329,8 @@ std::unique_ptr<Algorithm> rdhAcrossChips() {
 
 // Across instances: ring for bandwidth, RDH and mesh for latency. Across the
 // chips of one instance: RDH, as Neuron plays it for mid sizes.
-TRNCCL_REGISTER_ALGORITHMS(hierarchical, {Reach::Instances, make<Hierarchical>},
-                           {Reach::Instances, hierarchicalOver<Rdh>}, {Reach::Instances, hierarchicalOver<Mesh>},
-                           {Reach::Chips, rdhAcrossChips})
+TRNCCL_REGISTER_ALGORITHMS(hierarchical, {Reach::Instances, make<Hierarchical>, 6},
+                           {Reach::Instances, hierarchicalOver<Rdh>, 7}, {Reach::Instances, hierarchicalOver<Mesh>, 8},
+                           {Reach::Chips, rdhAcrossChips, 9})
 
 }  // namespace trnccl::algo

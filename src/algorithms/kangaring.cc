@@ -139,7 +139,7 @@ class Builder {
   // Every rank gets the same phases, empty where it has no part, so that the
   // phases of all ranks line up (the cost model prices phase by phase).
   Schedule build() const {
-    Schedule s = singleChannelSchedule(args_, "kangaring");
+    Schedule s = singleChannelSchedule(args_, KangaRing::kName);
     s.phases.clear();
     if (core_ == 0 && reduces() && k() > 1) s.scratchElements = handed_ * (k() - 1);
     if (k() > 1 && lastGathered() > 0) gather(phase(s));
@@ -328,6 +328,6 @@ Schedule KangaRing::build(const CollectiveArgs& args) const {
   return Builder(args).build();
 }
 
-TRNCCL_REGISTER_ALGORITHMS(kangaring, {Reach::AnyRanks, make<KangaRing>})
+TRNCCL_REGISTER_ALGORITHMS(kangaring, {Reach::AnyRanks, make<KangaRing>, 5})
 
 }  // namespace trnccl::algo

@@ -32,7 +32,8 @@ namespace trnccl::algo {
 
 class KangaRing : public Algorithm {
  public:
-  const char* name() const override { return "kangaring"; }
+  static constexpr const char* kName = "kangaring";  // its schedule builder names it too
+  const char* name() const override { return kName; }
   std::string whyUnsupported(const CollectiveArgs& args) const override;
   Schedule build(const CollectiveArgs& args) const override;
 };

@@ -149,6 +149,6 @@ Schedule Mesh::build(const CollectiveArgs& args) const {
   return s;
 }
 
-TRNCCL_REGISTER_ALGORITHMS(mesh, {Reach::AnyRanks, make<Mesh>})
+TRNCCL_REGISTER_ALGORITHMS(mesh, {Reach::AnyRanks, make<Mesh>, 4})
 
 }  // namespace trnccl::algo

@@ -10,7 +10,8 @@ namespace trnccl::algo {
 
 class Mesh : public Algorithm {
  public:
-  const char* name() const override { return "mesh"; }
+  static constexpr const char* kName = "mesh";  // the runtime's one-shot all-reduce looks for it
+  const char* name() const override { return kName; }
   std::string whyUnsupported(const CollectiveArgs& args) const override;
   Schedule build(const CollectiveArgs& args) const override;
 };

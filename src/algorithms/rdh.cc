@@ -256,6 +256,6 @@ Schedule Rdh::build(const CollectiveArgs& args) const {
   return s;
 }
 
-TRNCCL_REGISTER_ALGORITHMS(rdh, {Reach::AnyRanks, make<Rdh>})
+TRNCCL_REGISTER_ALGORITHMS(rdh, {Reach::AnyRanks, make<Rdh>, 3})
 
 }  // namespace trnccl::algo

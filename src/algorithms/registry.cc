@@ -1,5 +1,8 @@
 #include "algorithms/registry.h"
 
+#include <algorithm>
+#include <tuple>
+
 #include "base/error.h"
 
 namespace trnccl::algo {
@@ -23,12 +26,17 @@ std::vector<RegisteredAlgorithm> collectAlgorithms() {
     const std::string name = v.make()->name();
     for (const RegisteredAlgorithm& earlier : all)
       if (earlier.name == name) throwError(trncclInternalError, "two algorithms are named " + name);
-    all.push_back({name, v.reach, v.make});
+    all.push_back({name, v.reach, v.make, v.simplicity});
   }
+  std::sort(all.begin(), all.end(), preferredOnTie);
   return all;
 }
 
 }  // namespace
+
+bool preferredOnTie(const RegisteredAlgorithm& a, const RegisteredAlgorithm& b) {
+  return std::tie(a.simplicity, a.name) < std::tie(b.simplicity, b.name);
+}
 
 const char* reachName(Reach reach) {
   return reach == Reach::AnyRanks ? "any-ranks" : reach == Reach::Instances ? "instances" : "chips";

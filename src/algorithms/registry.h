@@ -1,10 +1,10 @@
 // The one list of algorithms there are, for the tuner, TRNCCL_ALGO and the
 // tests. Each algorithm's file registers what it offers with one line,
-//   TRNCCL_REGISTER_ALGORITHMS(ring, {Reach::AnyRanks, make<Ring>})
+//   TRNCCL_REGISTER_ALGORITHMS(ring, {Reach::AnyRanks, make<Ring>, 0})
 // (inside namespace trnccl::algo; the first argument is the file's name
 // without .cc), and that name goes into TRNCCL_ALGORITHMS in
-// src/algorithms/algorithms.cmake, whose order is the order here: the
-// tuner's preference among algorithms predicted equally fast.
+// src/algorithms/algorithms.cmake, in any order: the list here is in the
+// order of the tuner's tie rule (preferredOnTie).
 //
 // Why not self-registration by static initialisers: libtrnccl.a is a static
 // archive, and a linker leaves out an archive member that nothing
@@ -45,15 +45,23 @@ std::unique_ptr<Algorithm> make() {
 struct AlgorithmVariant {
   Reach reach;
   AlgorithmFactory make;
+  // How simple its schedule is, for the tuner's tie rule: 0 the simplest.
+  int simplicity;
 };
 
 struct RegisteredAlgorithm {
   std::string name;  // make()->name()
   Reach reach;
   AlgorithmFactory make;
+  int simplicity;
 };
 
-// Every algorithm, in the tuner's preference order for ties.
+// The tuner's tie rule: of algorithms predicted equally fast, the simpler
+// wins (the lower simplicity: fewer parts to go wrong or to explain), and of
+// equally simple ones the name first in alphabetical order.
+bool preferredOnTie(const RegisteredAlgorithm& a, const RegisteredAlgorithm& b);
+
+// Every algorithm, ordered by preferredOnTie.
 const std::vector<RegisteredAlgorithm>& registeredAlgorithms();
 
 }  // namespace trnccl::algo

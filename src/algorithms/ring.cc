@@ -140,6 +140,6 @@ Schedule Ring::build(const CollectiveArgs& args) const {
   return s;
 }
 
-TRNCCL_REGISTER_ALGORITHMS(ring, {Reach::AnyRanks, make<Ring>})
+TRNCCL_REGISTER_ALGORITHMS(ring, {Reach::AnyRanks, make<Ring>, 0})
 
 }  // namespace trnccl::algo

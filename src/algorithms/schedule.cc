@@ -6,37 +6,7 @@
 
 namespace trnccl::algo {
 
-const char* collectiveName(Collective c) {
-  switch (c) {
-    case Collective::AllReduce:
-      return "allreduce";
-    case Collective::AllGather:
-      return "allgather";
-    case Collective::ReduceScatter:
-      return "reducescatter";
-    case Collective::Broadcast:
-      return "broadcast";
-    case Collective::Reduce:
-      return "reduce";
-    case Collective::AllToAll:
-      return "alltoall";
-    case Collective::SendRecv:
-      return "sendrecv";
-    case Collective::Gather:
-      return "gather";
-    case Collective::Scatter:
-      return "scatter";
-    case Collective::AllToAllV:
-      return "alltoallv";
-    case Collective::AllGatherV:
-      return "allgatherv";
-    case Collective::ReduceScatterV:
-      return "reducescatterv";
-    case Collective::Permute:
-      return "permute";
-  }
-  return "unknown";
-}
+const char* collectiveName(Collective c) { return collectiveFacts(c).name; }
 
 size_t Schedule::stepCount() const {
   size_t n = 0;

@@ -30,25 +30,12 @@
 #include <string>
 #include <vector>
 
+#include "base/collective_table.h"
 #include "trnccl/trnccl.h"
 
 namespace trnccl::algo {
 
-enum class Collective : uint8_t {
-  AllReduce,
-  AllGather,
-  ReduceScatter,
-  Broadcast,
-  Reduce,
-  AllToAll,
-  SendRecv,
-  Gather,
-  Scatter,
-  AllToAllV,
-  AllGatherV,
-  ReduceScatterV,
-  Permute,
-};
+using trnccl::Collective;                  // base/collective_table.h
 const char* collectiveName(Collective c);  // "allreduce", ...
 
 // The buffers a step can name. P2P schedules name one buffer per operation,

@@ -197,6 +197,6 @@ Schedule Torus2d::build(const CollectiveArgs& args) const {
   return s;
 }
 
-TRNCCL_REGISTER_ALGORITHMS(torus2d, {Reach::AnyRanks, make<Torus2d>})
+TRNCCL_REGISTER_ALGORITHMS(torus2d, {Reach::AnyRanks, make<Torus2d>, 2})
 
 }  // namespace trnccl::algo

@@ -15,8 +15,7 @@ namespace {
 
 int log2Floor(size_t bytes) { return bytes == 0 ? -1 : std::bit_width(bytes) - 1; }
 
-// In the registry's order, which is the preference for ties: the simplest
-// algorithm that is as fast.
+// In the registry's order, the tie rule's (registry.h: preferredOnTie).
 std::vector<std::unique_ptr<Algorithm>> makeRegisteredAlgorithms() {
   std::vector<std::unique_ptr<Algorithm>> all;
   for (const RegisteredAlgorithm& a : registeredAlgorithms()) all.push_back(a.make());

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <thread>
 
+#include "algorithms/mesh.h"
 #include "base/asymmetric_fence.h"
 #include "base/datatype.h"
 #include "base/error.h"
@@ -344,8 +345,9 @@ void Communicator::runCollective(const CollectiveCall& c) {
 // with emulated links, whose pacing the FIFOs' messages carry, nor for a
 // PreMulSum, which scales the input as it leaves the send buffer.
 bool Communicator::runsOneShot(const algo::Schedule& schedule, const CollectiveCall& c) const {
-  return schedule.collective == algo::Collective::AllReduce && std::string_view(schedule.algorithm) == "mesh" &&
-         !c.preMul && !config_.emulateLinks && oneShot_.fits(schedule);
+  return schedule.collective == algo::Collective::AllReduce &&
+         std::string_view(schedule.algorithm) == algo::Mesh::kName && !c.preMul && !config_.emulateLinks &&
+         oneShot_.fits(schedule);
 }
 
 // The modelled machine's launch of a collective that moves data, paced as

@@ -1,5 +1,5 @@
-// The registry: every algorithm once, in the tuner's preference order for
-// ties, each able to run where its entry says.
+// The registry: every algorithm once, in the order of the tuner's tie rule,
+// each able to run where its entry says.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
@@ -11,10 +11,25 @@
 
 using namespace trnccl;
 
+TEST_CASE("the registry lists the algorithms by the tie rule: simplicity, then name", "[algorithms][registry]") {
+  const auto& all = algo::registeredAlgorithms();
+  for (size_t i = 1; i < all.size(); ++i) {
+    CAPTURE(all[i - 1].name, all[i].name);
+    CHECK((all[i - 1].simplicity < all[i].simplicity ||
+           (all[i - 1].simplicity == all[i].simplicity && all[i - 1].name < all[i].name)));
+  }
+  // The rule itself, on entries of equal and of different simplicity.
+  const algo::RegisteredAlgorithm simple{"zeta", algo::Reach::AnyRanks, nullptr, 0},
+      complex{"alpha", algo::Reach::AnyRanks, nullptr, 1}, twin{"beta", algo::Reach::AnyRanks, nullptr, 1};
+  CHECK(algo::preferredOnTie(simple, complex));
+  CHECK_FALSE(algo::preferredOnTie(complex, simple));
+  CHECK(algo::preferredOnTie(complex, twin));
+  CHECK_FALSE(algo::preferredOnTie(twin, complex));
+}
+
 TEST_CASE("the registry keeps today's algorithms in the tuner's order of preference for ties",
           "[algorithms][registry]") {
-  // Reordering them changes which the tuner picks on a tie; a new algorithm
-  // may go anywhere.
+  // Their declared simplicity orders them so; a new algorithm may go anywhere.
   const std::vector<std::string> today = {
       "ring",         "bidir_ring",       "torus2d",          "rdh", "mesh", "kangaring",
       "hierarchical", "hierarchical_rdh", "hierarchical_mesh"};

@@ -6,6 +6,7 @@
 #include "algorithms/algorithm_filter.h"
 #include "algorithms/network_model.h"
 #include "algorithms/p2p.h"
+#include "algorithms/registry.h"
 #include "algorithms/tuner.h"
 #include "base/error.h"
 #include "topology/fabric.h"
@@ -67,6 +68,35 @@ TEST_CASE("the tuner picks by predicted time: one step for tiny messages, few la
   CHECK(t.chosen(Collective::AllToAll, 1 << 20) == "mesh");
   // Hierarchical needs instances, which a flat host does not have.
   CHECK(t.tuner.describe(Collective::AllReduce, trncclFloat32, 8).find("hierarchical") == std::string::npos);
+}
+
+TEST_CASE("on a tie the tuner takes the simplest algorithm, then the first name alphabetically",
+          "[algorithms][tuner]") {
+  // Every candidate priced alike: the choice is the tie rule's alone.
+  FlatNetwork network(4);
+  const algo::Tuner tuner(
+      algo::AlgorithmFilter("auto", "TRNCCL_ALGO", algo::Tuner::algorithmNames()), network, nullptr,
+      [](const algo::Algorithm&, const algo::CollectiveArgs&) {
+        algo::Prediction alike;
+        alike.seconds = 1.0;
+        return alike;
+      },
+      algo::Pruning::Off);
+  for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::AllToAll, Collective::Broadcast}) {
+    const algo::CollectiveArgs args = call(c, 1000);
+    const algo::RegisteredAlgorithm* expected = nullptr;
+    for (const algo::RegisteredAlgorithm& a : algo::registeredAlgorithms()) {
+      if (!a.make()->whyUnsupported(args).empty()) continue;
+      if (expected == nullptr || a.simplicity < expected->simplicity ||
+          (a.simplicity == expected->simplicity && a.name < expected->name))
+        expected = &a;
+    }
+    REQUIRE(expected != nullptr);
+    CAPTURE(algo::collectiveName(c));
+    CHECK(tuner.choose(args).name() == expected->name);
+  }
+  // Today's registrations: ring is the simplest of all.
+  CHECK(tuner.choose(call(Collective::AllReduce, 1000)).name() == std::string("ring"));
 }
 
 TEST_CASE("the tuner's decision is the same for every size of a power-of-two bucket", "[algorithms][tuner]") {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "scoped_env.h"
+#include "tests/support/scoped_env.h"
 #include "trnccl/trnccl.h"
 
 namespace trnccl::test {

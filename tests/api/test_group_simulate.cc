@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "checks.h"
-#include "scoped_env.h"
+#include "tests/support/scoped_env.h"
 #include "thread_ranks.h"
 
 using namespace trnccl::test;

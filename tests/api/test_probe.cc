@@ -79,7 +79,7 @@ int receiver(trncclComm_t comm, FailureLog& log) {
 
 TEST_CASE("probe: rank 0 receives every sender's messages from any source, in each sender's order",
           "[probe][transports]") {
-  const TwoInstances net = GENERATE(from_range(kTwoInstanceNetworks.begin(), kTwoInstanceNetworks.end()));
+  const TwoInstances net = GENERATE(from_range(twoInstanceNetworks()));
   CAPTURE(net.name);
   ScopedTwoInstances placed(net);
   FailureLog log;

@@ -5,7 +5,7 @@
 
 #include "base/error.h"
 #include "base/settings.h"
-#include "tests/collectives/scoped_env.h"
+#include "tests/support/scoped_env.h"
 
 namespace settings = trnccl::settings;
 using trnccl::test::ScopedEnv;

@@ -10,33 +10,15 @@
 
 #include "base/error.h"
 #include "base/socket.h"
+#include "tests/support/scoped_env.h"
 
 using namespace trnccl;
 using namespace trnccl::net;
 using namespace std::chrono_literals;
 using Names = std::vector<std::string>;
+using trnccl::test::ScopedEnv;
 
 namespace {
-
-// Sets an environment variable for one test, restoring the old value after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 // A connected pair over loopback: {client side, server side}.
 std::pair<Socket, Socket> connectedPair(const char* host) {

@@ -7,22 +7,24 @@
 #include <cstring>
 #include <iterator>
 
+#include "base/type_table.h"
+
 namespace trnccl::test {
 namespace {
 
 const TypeInfo kTypes[] = {
-    {trncclInt8, "int8", 1, false, true, 0, 0, 0, Specials::None},
-    {trncclUint8, "uint8", 1, false, false, 0, 0, 0, Specials::None},
-    {trncclInt32, "int32", 4, false, true, 0, 0, 0, Specials::None},
-    {trncclUint32, "uint32", 4, false, false, 0, 0, 0, Specials::None},
-    {trncclInt64, "int64", 8, false, true, 0, 0, 0, Specials::None},
-    {trncclUint64, "uint64", 8, false, false, 0, 0, 0, Specials::None},
-    {trncclFloat16, "float16", 2, true, true, 5, 10, 15, Specials::Ieee},
-    {trncclFloat32, "float32", 4, true, true, 8, 23, 127, Specials::Ieee},
-    {trncclFloat64, "float64", 8, true, true, 11, 52, 1023, Specials::Ieee},
-    {trncclBfloat16, "bfloat16", 2, true, true, 8, 7, 127, Specials::Ieee},
-    {trncclFloat8e4m3, "float8e4m3", 1, true, true, 4, 3, 7, Specials::E4m3Ocp},
-    {trncclFloat8e5m2, "float8e5m2", 1, true, true, 5, 2, 15, Specials::Ieee},
+    {trncclInt8, 1, false, true, 0, 0, 0, Specials::None},
+    {trncclUint8, 1, false, false, 0, 0, 0, Specials::None},
+    {trncclInt32, 4, false, true, 0, 0, 0, Specials::None},
+    {trncclUint32, 4, false, false, 0, 0, 0, Specials::None},
+    {trncclInt64, 8, false, true, 0, 0, 0, Specials::None},
+    {trncclUint64, 8, false, false, 0, 0, 0, Specials::None},
+    {trncclFloat16, 2, true, true, 5, 10, 15, Specials::Ieee},
+    {trncclFloat32, 4, true, true, 8, 23, 127, Specials::Ieee},
+    {trncclFloat64, 8, true, true, 11, 52, 1023, Specials::Ieee},
+    {trncclBfloat16, 2, true, true, 8, 7, 127, Specials::Ieee},
+    {trncclFloat8e4m3, 1, true, true, 4, 3, 7, Specials::E4m3Ocp},
+    {trncclFloat8e5m2, 1, true, true, 5, 2, 15, Specials::Ieee},
 };
 
 }  // namespace
@@ -45,21 +47,10 @@ const std::vector<trncclDataType_t>& allTypes() {
   return types;
 }
 
+const char* dataTypeName(trncclDataType_t type) { return kTypeFacts.at(static_cast<size_t>(typeInfo(type).type)).name; }
+
 const char* opName(trncclRedOp_t op) {
-  switch (op) {
-    case trncclSum:
-      return "sum";
-    case trncclProd:
-      return "prod";
-    case trncclMax:
-      return "max";
-    case trncclMin:
-      return "min";
-    case trncclAvg:
-      return "avg";
-    default:
-      return "?op";
-  }
+  return static_cast<size_t>(op) < kOpNames.size() ? kOpNames[static_cast<size_t>(op)] : "?op";
 }
 
 const std::vector<trncclRedOp_t>& allOps() {
@@ -151,7 +142,7 @@ uint64_t encodeExactOrDie(trncclDataType_t type, double value) {
   bool ok = false;
   const uint64_t bits = encodeExact(type, value, &ok);
   if (!ok) {
-    std::fprintf(stderr, "colltest: %.17g is not exactly representable in %s (test bug)\n", value, typeInfo(type).name);
+    std::fprintf(stderr, "colltest: %.17g is not exactly representable in %s (test bug)\n", value, dataTypeName(type));
     std::abort();
   }
   return bits;

@@ -21,7 +21,6 @@ enum class Specials {
 
 struct TypeInfo {
   trncclDataType_t type;
-  const char* name;
   size_t bytes;
   bool isFloat;
   bool isSigned;  // integers: two's complement; floats: always true
@@ -33,6 +32,8 @@ struct TypeInfo {
 
 const TypeInfo& typeInfo(trncclDataType_t type);
 const std::vector<trncclDataType_t>& allTypes();  // the 12 types, in enum order
+// The library's names (base/type_table.h): "float", "bfloat16"; "sum", "max".
+const char* dataTypeName(trncclDataType_t type);
 const char* opName(trncclRedOp_t op);
 const std::vector<trncclRedOp_t>& allOps();  // the 5 ops
 

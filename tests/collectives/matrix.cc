@@ -376,7 +376,7 @@ class Runner {
   void report(const Case& c, const std::string& what) {
     if (reportsLeft_-- <= 0) return;
     std::fprintf(stderr, "MISMATCH rank %d/%d: %s %s %s count=%zu root=%d %s %s memory%s: %s\n", rank_, n_,
-                 collName(c.coll), typeInfo(c.type).name, isReduction(c.coll) ? opName(c.op) : "-", c.count,
+                 collName(c.coll), dataTypeName(c.type), isReduction(c.coll) ? opName(c.op) : "-", c.count,
                  isRooted(c.coll) ? c.root : -1, c.inPlace ? "in-place" : "out-of-place", c.device ? "device" : "host",
                  c.misalign ? (" +" + std::to_string(c.misalign) + " bytes").c_str() : "", what.c_str());
   }

@@ -30,7 +30,7 @@ std::vector<RandomCase> randomCases() {
 }
 
 std::string describeCase(const RandomCase& c) {
-  return std::string(typeInfo(c.type).name) + " " + opName(c.op) + " count=" + std::to_string(c.count);
+  return std::string(dataTypeName(c.type)) + " " + opName(c.op) + " count=" + std::to_string(c.count);
 }
 
 std::string randomAllReduce(trncclComm_t comm, const RandomCase& c, uint64_t salt, std::vector<char>* result) {

@@ -28,7 +28,7 @@ std::vector<RandomCase> randomCases();
 // of a reduction of nranks values allow.
 std::string randomAllReduce(trncclComm_t comm, const RandomCase& c, uint64_t salt, std::vector<char>* result);
 
-// "float32 sum count=1000"
+// "float sum count=1000"
 std::string describeCase(const RandomCase& c);
 
 }  // namespace trnccl::test

@@ -13,7 +13,7 @@
 
 #include "algorithms/tuner.h"
 #include "checks.h"
-#include "scoped_env.h"
+#include "tests/support/scoped_env.h"
 
 using namespace trnccl::test;
 

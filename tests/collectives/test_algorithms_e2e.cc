@@ -15,23 +15,22 @@
 
 #include "algorithms/registry.h"
 #include "checks.h"
-#include "scoped_env.h"
+#include "tests/support/scoped_env.h"
 #include "transports/factory.h"
+#include "two_instances.h"
 
 using namespace trnccl::test;
 namespace algo = trnccl::algo;
 
 namespace {
 
-// Where the ranks run: TRNCCL_TOPO and TRNCCL_RANK_ORDER, and what carries
-// the bytes between instances: TRNCCL_TRANSPORT and TRNCCL_OFI_PROVIDER
-// (NULL: unset).
+// Where the ranks run: TRNCCL_TOPO and TRNCCL_RANK_ORDER (NULL: unset), and
+// what carries the bytes between instances (null: shared memory only).
 struct Placement {
   const char* topology;
   const char* rankOrder;
   int nranks;
-  const char* transport = nullptr;
-  const char* provider = nullptr;
+  const TwoInstances* network = nullptr;
 };
 
 const std::vector<trncclDataType_t> kTypes = {trncclFloat32, trncclBfloat16, trncclInt32, trncclFloat8e4m3};
@@ -118,9 +117,8 @@ std::vector<MatrixOptions> matricesFor(const algo::RegisteredAlgorithm& algorith
 
 std::string placementText(const Placement& where) {
   return std::to_string(where.nranks) + " ranks, TRNCCL_TOPO=" + (where.topology ? where.topology : "(unset)") +
-         ", TRNCCL_RANK_ORDER=" + (where.rankOrder ? where.rankOrder : "(unset)") +
-         ", TRNCCL_TRANSPORT=" + (where.transport ? where.transport : "(unset)") +
-         ", TRNCCL_OFI_PROVIDER=" + (where.provider ? where.provider : "(unset)");
+         ", TRNCCL_RANK_ORDER=" + (where.rankOrder ? where.rankOrder : "(unset)") + ", between instances " +
+         (where.network ? where.network : &kSharedMemoryOnly)->name;
 }
 
 // `algorithm`'s matrices on thread ranks placed as `where`, with TRNCCL_ALGO=algorithm.
@@ -130,13 +128,13 @@ void checkAlgorithm(const Placement& where, const std::string& name) {
   INFO("TRNCCL_ALGO=" << name);
   REQUIRE(found != registered.end());
   const algo::RegisteredAlgorithm& algorithm = *found;
+  ScopedTwoInstances carried(where.network ? *where.network : kSharedMemoryOnly);
   ScopedEnv topology("TRNCCL_TOPO", where.topology), order("TRNCCL_RANK_ORDER", where.rankOrder);
-  ScopedEnv transport("TRNCCL_TRANSPORT", where.transport), provider("TRNCCL_OFI_PROVIDER", where.provider);
   ScopedEnv forced("TRNCCL_ALGO", name.c_str()), window("TRNCCL_WINDOW", "1");
   setMatrixEnvironment();
   std::vector<MatrixOptions> matrices = matricesFor(algorithm, where.nranks);
   // Across a network transport the algorithms are the same: fewer types.
-  if (where.transport)
+  if (where.network)
     for (MatrixOptions& m : matrices)
       if (m.types.size() > 1) m.types = {trncclFloat32, trncclBfloat16};
   const ThreadJob run = runOnThreads(where.nranks, [&](trncclComm_t comm, int) {
@@ -250,7 +248,7 @@ TEST_CASE("algorithms e2e: kangaring and mesh as processes on 2 and 8 ranks of t
     for (int nranks : {2, 8}) {
       SECTION(std::string(algorithm) + " on " + std::to_string(nranks) + " ranks") {
         ScopedEnv algo("TRNCCL_ALGO", algorithm);
-        checkProcessMatrix(nranks, {"--colls", "AllReduce,AllGather,ReduceScatter", "--large-types", "float32"});
+        checkProcessMatrix(nranks, {"--colls", "AllReduce,AllGather,ReduceScatter", "--large-types", "float"});
       }
     }
 }
@@ -261,30 +259,19 @@ TEST_CASE("algorithms e2e: per-collective TRNCCL_ALGO across 2 instances (4 proc
   // instances but no grid, so torus2d factors 4 ranks as 2 x 2.
   ScopedEnv topology("TRNCCL_TOPO", "trn1.32xlarge:2"), order("TRNCCL_RANK_ORDER", "0,2,32,34");
   ScopedEnv algo("TRNCCL_ALGO", "allreduce:hierarchical_rdh;allgather:torus2d;reducescatter:rdh");
-  checkProcessMatrix(4, {"--colls", "AllReduce,AllGather,ReduceScatter", "--large-types", "float32,bfloat16"});
+  checkProcessMatrix(4, {"--colls", "AllReduce,AllGather,ReduceScatter", "--large-types", "float,bfloat16"});
 }
 
 TEST_CASE("algorithms e2e: every algorithm on 2 instances x 2 ranks over each network transport",
           "[algorithms-e2e][transports]") {
-  struct Network {
-    std::string transport;
-    const char* provider;
-  };
-  // Every network transport of the factory; ofi over both providers Debian
-  // ships that cross instances (udp;ofi_rxd is the closest to EFA's).
-  std::vector<Network> networks;
-  for (const std::string& name : trnccl::transport::transportNames(trnccl::transport::Reach::Network)) {
-    if (name == "ofi")
-      for (const char* provider : {"tcp;ofi_rxm", "udp;ofi_rxd"}) networks.push_back({name, provider});
-    else
-      networks.push_back({name, nullptr});
-  }
-  for (const Network& net : networks) {
+  // Every network transport of the factory over each of its paths that
+  // crosses instances (ofi: udp;ofi_rxd is the closest to EFA's).
+  const std::vector<TwoInstances> networks = twoInstanceNetworks();
+  for (const TwoInstances& net : networks) {
+    if (!net.transport) continue;  // shared memory alone: the tests above
     for (const algo::RegisteredAlgorithm& algorithm : algo::registeredAlgorithms()) {
       if (algorithm.reach == algo::Reach::Chips) continue;  // within one instance only
-      SECTION(net.transport + (net.provider ? std::string(" ") + net.provider : "") + " " + algorithm.name) {
-        checkAlgorithm({"trn1.2xlarge:2", nullptr, 4, net.transport.c_str(), net.provider}, algorithm.name);
-      }
+      SECTION(net.name + " " + algorithm.name) { checkAlgorithm({net.topology, nullptr, 4, &net}, algorithm.name); }
     }
   }
 }

@@ -8,7 +8,7 @@
 #include "checks.h"
 #include "launcher.h"
 #include "random_reduce.h"
-#include "scoped_env.h"
+#include "tests/support/scoped_env.h"
 #include "thread_ranks.h"
 
 using namespace trnccl::test;

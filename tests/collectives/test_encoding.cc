@@ -78,7 +78,7 @@ TEST_CASE("encoding: every 8- and 16-bit pattern decodes and re-encodes to itsel
       bool ok = false;
       if (encodeExact(t, v, &ok) != bits || !ok) ++wrong;
     }
-    INFO(typeInfo(t).name);
+    INFO(dataTypeName(t));
     CHECK(wrong == 0);
   }
 }
@@ -166,8 +166,8 @@ TEST_CASE("reference inputs are exact in their type and keep reductions exact on
             first = false;
           }
           if (representable(t, acc)) continue;
-          FAIL(typeInfo(t).name << " " << opName(op) << " element " << i << " ranks subset " << subset << ": " << acc
-                                << " is not representable");
+          FAIL(dataTypeName(t) << " " << opName(op) << " element " << i << " ranks subset " << subset << ": " << acc
+                               << " is not representable");
         }
       }
     }

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "launcher.h"
-#include "scoped_env.h"
+#include "tests/support/scoped_env.h"
 #include "thread_ranks.h"
 #include "transports/factory.h"
 #include "two_instances.h"
@@ -132,9 +132,9 @@ TEST_CASE("failure: a rank process exits before its 3rd all-reduce (rank 0 of 4)
   checkDeadRank(4, 0, GENERATE("4096", ""));
 }
 
-TEST_CASE("failure: a rank killed mid-collective is named by every survivor, over shm, tcp and ofi",
+TEST_CASE("failure: a rank killed mid-collective is named by every survivor, over shm and every network transport",
           "[failure][processes][transports]") {
-  const TwoInstances net = GENERATE(from_range(kTwoInstanceNetworks.begin(), kTwoInstanceNetworks.end()));
+  const TwoInstances net = GENERATE(from_range(twoInstanceNetworks()));
   const int victim = GENERATE(1, 2);
   CAPTURE(net.name, victim);
   ScopedTwoInstances placed(net);
@@ -151,7 +151,7 @@ TEST_CASE(
       GENERATE(from_range(trnccl::transport::transportNames(trnccl::transport::Reach::Network)));
   CAPTURE(transport);
   ScopedEnv topology("TRNCCL_TOPO", "trn1.2xlarge:2"), order("TRNCCL_RANK_ORDER", "0,2");
-  ScopedEnv network("TRNCCL_TRANSPORT", transport.c_str()), provider("TRNCCL_OFI_PROVIDER", "tcp;ofi_rxm");
+  ScopedNetworkTransport network(transport);
   checkDeadRank(2, 1, "", /*killed=*/false, /*stopped=*/true);
 }
 
@@ -375,12 +375,14 @@ TEST_CASE("recovery: two ranks killed at once, the survivors revoke, shrink and 
   checkShrinkAfterDeaths(6, "1,4");
 }
 
-TEST_CASE("recovery: a rank killed mid-all-reduce across two instances, the survivors shrink, over tcp and ofi",
-          "[failure][processes][recovery][transports]") {
-  const char* transport = GENERATE("tcp", "ofi");
+TEST_CASE(
+    "recovery: a rank killed mid-all-reduce across two instances, the survivors shrink, over every network transport",
+    "[failure][processes][recovery][transports]") {
+  const std::string transport =
+      GENERATE(from_range(trnccl::transport::transportNames(trnccl::transport::Reach::Network)));
   CAPTURE(transport);
-  ScopedEnv topology("TRNCCL_TOPO", "trn1.2xlarge:2"), network("TRNCCL_TRANSPORT", transport);
-  ScopedEnv provider("TRNCCL_OFI_PROVIDER", "tcp;ofi_rxm");
+  ScopedEnv topology("TRNCCL_TOPO", "trn1.2xlarge:2");
+  ScopedNetworkTransport network(transport);
   checkShrinkAfterDeaths(4, "2");
 }
 

@@ -31,7 +31,7 @@ TEST_CASE("large messages at the default slice size: 3 ranks as threads", "[larg
 }
 
 TEST_CASE("large messages at the default slice size: 3 ranks as processes", "[large][processes]") {
-  checkProcessMatrix(3, {"--counts", std::to_string(kHugeCount), "--large-types", "float32,int8", "--salt", "21"}, "");
+  checkProcessMatrix(3, {"--counts", std::to_string(kHugeCount), "--large-types", "float,int8", "--salt", "21"}, "");
 }
 
 // Registered trncclMemAlloc inputs are read in place by the peer processes
@@ -39,5 +39,5 @@ TEST_CASE("large messages at the default slice size: 3 ranks as processes", "[la
 TEST_CASE("large messages at the default slice size: 3 ranks as processes with registered buffers",
           "[large][processes][register]") {
   checkProcessMatrix(
-      3, {"--counts", std::to_string(kHugeCount), "--large-types", "float32,int8", "--salt", "22", "--register"}, "");
+      3, {"--counts", std::to_string(kHugeCount), "--large-types", "float,int8", "--salt", "22", "--register"}, "");
 }

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "scoped_env.h"
+#include "tests/support/scoped_env.h"
 #include "thread_ranks.h"
 
 using namespace trnccl::test;

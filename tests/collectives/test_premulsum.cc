@@ -24,7 +24,7 @@
 #include "algorithms/registry.h"
 #include "checks.h"
 #include "encoding.h"
-#include "scoped_env.h"
+#include "tests/support/scoped_env.h"
 
 using namespace trnccl::test;
 namespace algo = trnccl::algo;
@@ -107,7 +107,7 @@ struct Case {
 };
 
 std::string describeCase(const Case& c, int rank) {
-  return "rank " + std::to_string(rank) + ": " + nameOf(c.reduction) + " " + typeInfo(c.type).name + " count " +
+  return "rank " + std::to_string(rank) + ": " + nameOf(c.reduction) + " " + dataTypeName(c.type) + " count " +
          std::to_string(c.count) + (c.inPlace ? " in place" : " out of place") +
          (c.device ? ", device scalar" : ", host-immediate scalar") + ", root " + std::to_string(c.root);
 }

@@ -6,27 +6,26 @@
 
 #include "checks.h"
 #include "launcher.h"
-#include "scoped_env.h"
+#include "tests/support/scoped_env.h"
 #include "transports/factory.h"
 #include "two_hosts.h"
+#include "two_instances.h"
 
 using namespace trnccl::test;
 
 namespace {
 
 // Ranks 0, 1 on host 0 and 2, 3 on host 1.
-void checkAcrossHosts(const std::vector<std::pair<const char*, const char*>>& environment) {
+void checkAcrossHosts() {
   TwoHosts hosts;
-  std::vector<std::unique_ptr<ScopedEnv>> env;
-  env.push_back(std::make_unique<ScopedEnv>("TRNCCL_SOCKET_IFNAME", "veth"));
-  for (const auto& [name, value] : environment) env.push_back(std::make_unique<ScopedEnv>(name, value));
+  ScopedEnv interface("TRNCCL_SOCKET_IFNAME", "veth");
   const trncclUniqueId id = hosts.uniqueIdOnHost0();
   WorkerPlacement placement;
   placement.id = &id;
   placement.prefixOf = {hosts.runIn(0), hosts.runIn(0), hosts.runIn(1), hosts.runIn(1)};
   const WorkerJob job = runWorkers(TRNCCL_COLL_WORKER, 4,
                                    {"--mode", "matrix", "--colls", "AllReduce,AllGather,ReduceScatter,Broadcast",
-                                    "--counts", "1,37,70000", "--large-types", "float32"},
+                                    "--counts", "1,37,70000", "--large-types", "float"},
                                    std::chrono::seconds(120), placement);
   INFO(describeJob(job));
   CHECK(exitedWith(job, {0}));
@@ -38,6 +37,6 @@ TEST_CASE("two hosts: collectives over each network transport between network na
   const std::string network =
       GENERATE(from_range(trnccl::transport::transportNames(trnccl::transport::Reach::Network)));
   CAPTURE(network);
-  // ofi over its tcp provider with ofi_rxm; other transports ignore the setting.
-  checkAcrossHosts({{"TRNCCL_TRANSPORT", network.c_str()}, {"TRNCCL_OFI_PROVIDER", "tcp;ofi_rxm"}});
+  ScopedNetworkTransport transport(network);
+  checkAcrossHosts();
 }

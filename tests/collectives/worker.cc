@@ -3,7 +3,7 @@
 // printed on stderr), 2 bad usage or setup, 3 the rank that dies on purpose.
 //
 //   worker --id HEX --nranks N --rank R --mode matrix [--large-types few] [--stream] [--register]
-//          [--colls AllReduce,Broadcast,...] [--counts 1,37] [--large-types float32,int8]
+//          [--colls AllReduce,Broadcast,...] [--counts 1,37] [--large-types float,int8]
 //   worker ... --mode die --victim V --die-before K --timeout-ms T [--kill-during | --stop-during]
 //   worker ... --mode random
 //   worker ... --mode shrink --victims V1,V2 --die-before K --timeout-ms T [--unlisted-death R]
@@ -93,7 +93,7 @@ int runMatrixMode(trncclComm_t comm, const Args& args) {
     options.largeTypes = fewLargeTypes();
   } else if (args.has("large-types") && !parseNames(
                                             args.get("large-types"), allTypes(),
-                                            [](trncclDataType_t t) { return typeInfo(t).name; }, &options.largeTypes)) {
+                                            [](trncclDataType_t t) { return dataTypeName(t); }, &options.largeTypes)) {
     std::fprintf(stderr, "worker: bad --large-types '%s'\n", args.get("large-types").c_str());
     return 2;
   }

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "../collectives/scoped_env.h"
 #include "algorithms/tuner.h"
 #include "base/error.h"
 #include "core/config.h"
 #include "core/placement.h"
+#include "tests/support/scoped_env.h"
 #include "topology/topology.h"
 
 using namespace trnccl;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tests/doctor/doctor_run.h"
+#include "transports/factory.h"
 
 using namespace trnccl::test;
 
@@ -121,4 +122,28 @@ TEST_CASE("doctor refuses bad command lines with the usage and status 2", "[doct
   const Run both = run(kMpirun + " -np 1 '" TRNCCL_DOCTOR_PATH "' -n 2");
   INFO(both.output);
   CHECK(both.output.find("under mpirun, mpirun starts the ranks") != std::string::npos);
+}
+
+TEST_CASE("doctor --transports lists the factory's transports, in its order, with what each declares", "[doctor]") {
+  const Run r = doctor("", "--transports");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  const auto listed = nlohmann::json::parse(r.output);
+  const auto& registered = trnccl::transport::transports();
+  REQUIRE(listed.size() == registered.size());
+  for (size_t i = 0; i < registered.size(); ++i) {
+    const trnccl::transport::TransportEntry& t = registered[i];
+    const trnccl::transport::Capabilities& declared = t.capabilities;
+    CHECK(listed[i]["name"] == t.name);
+    CHECK(listed[i]["reach"] == (t.reach == trnccl::transport::Reach::Network ? "network" : "instance"));
+    CHECK(listed[i]["auto_rank"] == t.autoRank);
+    CHECK(listed[i]["path_setting"] == (declared.pathSetting ? nlohmann::json(declared.pathSetting) : nullptr));
+    REQUIRE(listed[i]["paths"].size() == declared.paths.size());
+    for (size_t p = 0; p < declared.paths.size(); ++p) {
+      CHECK(listed[i]["paths"][p]["value"] == declared.paths[p].value);
+      CHECK(listed[i]["paths"][p]["crosses_hosts"] == declared.paths[p].crossesHosts);
+    }
+    CHECK(listed[i]["rails"] == declared.rails);
+    CHECK(listed[i]["registration"] == declared.registration);
+  }
 }

@@ -47,14 +47,14 @@ TEST_CASE("nccom options: nccom-test's flags and operation names", "[perf][nccom
   CHECK(o.warmup_iters == 2);
   CHECK(o.check);
   CHECK(o.show_algorithm);
-  CHECK(o.collective == Collective::all_reduce);
+  CHECK(o.collective == Collective::AllReduce);
   CHECK(o.style == TableStyle::nccom);
   CHECK(o.per_call_median);
   CHECK_FALSE(o.in_place);
-  CHECK(parse({"-r", "2", "allg"}).collective == Collective::all_gather);
-  CHECK(parse({"-r", "2", "redsct"}).collective == Collective::reduce_scatter);
-  CHECK(parse({"-r", "2", "alltoall"}).collective == Collective::alltoall);
-  CHECK(parse({"-r", "2", "sendrecv"}).collective == Collective::sendrecv);
+  CHECK(parse({"-r", "2", "allg"}).collective == Collective::AllGather);
+  CHECK(parse({"-r", "2", "redsct"}).collective == Collective::ReduceScatter);
+  CHECK(parse({"-r", "2", "alltoall"}).collective == Collective::AllToAll);
+  CHECK(parse({"-r", "2", "sendrecv"}).collective == Collective::SendRecv);
 }
 
 TEST_CASE("nccom options: nccom-test's defaults are 32 MB of uint8, unchecked", "[perf][nccom]") {

@@ -15,7 +15,7 @@ Options parse(std::initializer_list<const char*> args) {
 
 TEST_CASE("parse_args keeps nccl-tests' defaults", "[perf][options]") {
   const Options o = parse({"all_reduce"});
-  CHECK(o.collective == Collective::all_reduce);
+  CHECK(o.collective == Collective::AllReduce);
   CHECK(o.min_bytes == 32u << 20);
   CHECK(o.max_bytes == 32u << 20);
   CHECK(o.step_factor == 1);
@@ -37,7 +37,7 @@ TEST_CASE("parse_args reads every flag, short and long", "[perf][options]") {
   const Options o = parse({"-b", "8",  "-e", "64M",      "-f",  "8",    "-i",       "4K", "-n", "3",  "-w",
                            "0",  "-c", "0",  "-o",       "max", "-d",   "bfloat16", "-r", "1",  "-z", "1",
                            "-t", "4",  "-J", "out.json", "-A",  "ring", "reduce",   "-m", "1"});
-  CHECK(o.collective == Collective::reduce);
+  CHECK(o.collective == Collective::Reduce);
   CHECK(o.min_bytes == 8);
   CHECK(o.max_bytes == 64u << 20);
   CHECK(o.step_factor == 8);
@@ -61,7 +61,7 @@ TEST_CASE("parse_args reads every flag, short and long", "[perf][options]") {
   CHECK(l.step_factor == 2);
   CHECK(l.types.size() == trncclNumTypes);
   CHECK(l.ops == std::vector<trncclRedOp_t>{trncclSum, trncclProd, trncclMax, trncclMin, trncclAvg});
-  CHECK(l.collective == Collective::sendrecv);
+  CHECK(l.collective == Collective::SendRecv);
 }
 
 TEST_CASE("parse_args: -d takes nccl-tests' type names and the short ones", "[perf][options]") {

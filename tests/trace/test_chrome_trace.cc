@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "merge.h"
-#include "scoped_env.h"
+#include "tests/support/scoped_env.h"
 #include "thread_ranks.h"
 #include "trace_support.h"
 

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "launcher.h"
-#include "scoped_env.h"
+#include "tests/support/scoped_env.h"
 #include "trace_support.h"
 
 using trnccl::test::ScopedEnv;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis.h"
-#include "scoped_env.h"
+#include "tests/support/scoped_env.h"
 #include "thread_ranks.h"
 #include "trace_support.h"
 

@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "scoped_env.h"
+#include "tests/support/scoped_env.h"
 #include "trace_support.h"
 
 namespace {

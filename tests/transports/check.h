@@ -6,11 +6,11 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/error.h"
+#include "tests/support/scoped_env.h"
 #include "tests/transports/test_oob.h"
 #include "transports/transport.h"
 
@@ -45,18 +45,5 @@ std::string patternMismatch(const void* buffer, size_t bytes, int from, int to, 
 transport::Options optionsFor(const TestOutOfBand& oob, const std::string& jobKey);
 // A job key no other test (or earlier run) uses.
 std::string uniqueJobKey(const std::string& what);
-
-// Sets (or, with nullopt, unsets) an environment variable until destroyed.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::optional<std::string>& value);
-  ~ScopedEnv();
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string name_;
-  std::optional<std::string> previous_;
-};
 
 }  // namespace trnccl::test

@@ -33,7 +33,7 @@ std::vector<RankResult> runWithTransport(const TransportUnderTest& variant, Laun
   VariantEnvironment environment(variant);
   const std::string jobKey = uniqueJobKey("conformance");
   return launch(how, nranks, [&](int rank, TestOutOfBand& oob) {
-    std::unique_ptr<Transport> transport = variant.create(optionsFor(oob, jobKey));
+    std::unique_ptr<Transport> transport = variant.entry->create(optionsFor(oob, jobKey));
     body(rank, oob, *transport);
   });
 }
@@ -521,7 +521,7 @@ TEST_CASE("transport conformance: a rank that closes long after its peer closed 
   VariantEnvironment environment(variant);
   const std::string jobKey = uniqueJobKey("late-close");
   requireAllOk(launch(how, 2, [&](int rank, TestOutOfBand& oob) {
-    auto t = variant.create(optionsFor(oob, jobKey));
+    auto t = variant.entry->create(optionsFor(oob, jobKey));
     oob.barrier();
     if (rank == 0) {
       t.reset();

@@ -12,24 +12,15 @@ struct Variant {
   Environment environment;
 };
 
-// The settings a transport is tested under; one this list does not know
-// runs with its defaults.
-std::vector<Variant> variantsOf(const std::string& transport) {
+// Settings a transport is tested under besides its declared paths; one this
+// list does not know runs over its paths (or once) with its defaults.
+std::vector<Variant> tuningsOf(const std::string& transport) {
   std::vector<Variant> variants;
   if (transport == "shm") {
     for (const char* copy : {"auto", "cma", "fifo"})
       variants.push_back(
           {std::string("/") + copy, {{"TRNCCL_SHM_COPY", copy}, {"TRNCCL_SHM_FIFO_BYTES", std::nullopt}}});
   } else if (transport == "ofi") {
-    // libfabric over the providers Debian ships: udp;ofi_rxd is the closest to
-    // EFA's reliable unordered datagrams.
-    for (const char* provider : {"tcp;ofi_rxm", "udp;ofi_rxd", "shm"})
-      variants.push_back({std::string("/") + provider,
-                          {{"TRNCCL_OFI_PROVIDER", provider},
-                           {"TRNCCL_OFI_RAILS", std::nullopt},
-                           {"TRNCCL_OFI_CHUNK_BYTES", std::nullopt},
-                           {"TRNCCL_OFI_MAX_OUTSTANDING", std::nullopt},
-                           {"TRNCCL_OFI_FAULTS", std::nullopt}}});
     // EFA as trn1 uses it: reliable unordered datagrams over several NICs,
     // completions in any order, few operations in flight, small chunks.
     variants.push_back({"/udp;ofi_rxd efa-like",
@@ -42,9 +33,23 @@ std::vector<Variant> variantsOf(const std::string& transport) {
     // The default striping, and one connection per pair (every message interleaved on it).
     variants.push_back({"", {{"TRNCCL_TCP_SOCKETS_PER_PEER", std::nullopt}}});
     variants.push_back({"/1-socket", {{"TRNCCL_TCP_SOCKETS_PER_PEER", "1"}}});
-  } else {
-    variants.push_back({"", {}});
   }
+  return variants;
+}
+
+// Each declared path with the tunings' settings at their defaults, then the tunings.
+std::vector<Variant> variantsOf(const transport::TransportEntry& entry) {
+  std::vector<Variant> tunings = tuningsOf(entry.name), variants;
+  const transport::Capabilities& declared = entry.capabilities;
+  for (const transport::Path& path : declared.paths) {
+    Environment environment{{declared.pathSetting, path.value}};
+    for (const Variant& tuning : tunings)
+      for (const auto& [name, value] : tuning.environment)
+        if (name != std::string(declared.pathSetting)) environment.push_back({name, std::nullopt});
+    variants.push_back({"/" + path.value, std::move(environment)});
+  }
+  variants.insert(variants.end(), tunings.begin(), tunings.end());
+  if (variants.empty()) variants.push_back({"", {}});
   return variants;
 }
 
@@ -53,8 +58,7 @@ std::vector<Variant> variantsOf(const std::string& transport) {
 std::vector<TransportUnderTest> transportsUnderTest() {
   std::vector<TransportUnderTest> variants;
   for (const transport::TransportEntry& entry : transport::transports())
-    for (Variant& v : variantsOf(entry.name))
-      variants.push_back({entry.name + v.suffix, std::move(v.environment), entry.create});
+    for (Variant& v : variantsOf(entry)) variants.push_back({entry.name + v.suffix, std::move(v.environment), &entry});
   return variants;
 }
 

@@ -1,9 +1,8 @@
 // The transports (and their variants) the conformance suite runs against:
-// every transport of the factory (transports/factory.h), with its defaults
-// unless transports_under_test.cc lists settings to test it under.
+// every transport of the factory (transports/factory.h), over each path it
+// declares, and under the settings transports_under_test.cc lists for it.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,7 +10,7 @@
 #include <vector>
 
 #include "tests/transports/check.h"
-#include "transports/transport.h"
+#include "transports/registration.h"
 
 namespace trnccl::test {
 
@@ -19,7 +18,7 @@ struct TransportUnderTest {
   std::string name;
   // Environment the variant needs, set while its ranks run.
   std::vector<std::pair<const char*, std::optional<std::string>>> environment;
-  std::function<std::unique_ptr<transport::Transport>(const transport::Options&)> create;
+  const transport::TransportEntry* entry;  // its create() and declared capabilities
 };
 
 std::vector<TransportUnderTest> transportsUnderTest();

@@ -10,6 +10,7 @@
 #include "tools/trnccl-doctor/options.h"
 #include "tools/trnccl-doctor/reachability.h"
 #include "tools/trnccl-doctor/report.h"
+#include "tools/trnccl-doctor/transports_listing.h"
 
 using namespace trnccl::doctor;
 
@@ -72,6 +73,10 @@ int main(int argc, char** argv) {
   }
   if (options.settings) {
     std::cout << trnccl::settings::markdownTable(trnccl::core::declaredSettings());
+    return 0;
+  }
+  if (options.transports) {
+    std::cout << transportsJson().dump(2) << "\n";
     return 0;
   }
   try {

@@ -13,6 +13,7 @@ Options parseOptions(const std::vector<std::string>& args) {
   app.add_flag("-h,--help", options.help);
   app.add_flag("--json", options.json);
   app.add_flag("--settings", options.settings);
+  app.add_flag("--transports", options.transports);
   cli::addInt(app, "-n", options.localRanks, 1, 1024);
   cli::addText(app, "--rendezvous", options.rendezvous);
   cli::addInt(app, "--rank", options.rank, 0, 1 << 20);
@@ -35,7 +36,7 @@ Options parseOptions(const std::vector<std::string>& args) {
 std::string usageText() {
   return "usage: trnccl-doctor [-n N | --rendezvous DIR --rank R --nranks N] [--json] [--timeout-ms MS]\n"
          "                     [--ptrace-scope-file PATH]\n"
-         "       trnccl-doctor --settings\n"
+         "       trnccl-doctor --settings | --transports\n"
          "  Checks that this host (alone, or N ranks started here with -n N, or every rank\n"
          "  under mpirun) can run trnccl with the TRNCCL_* environment it has: TRNCCL_* parse,\n"
          "  /dev/shm room and permissions, cross-memory attach, interface reachability between\n"
@@ -50,7 +51,8 @@ std::string usageText() {
          "  --settings             list every TRNCCL_* setting (values, default, meaning) as a\n"
          "                         Markdown table, and check nothing\n"
          "  --timeout-ms MS        how long a connection between ranks may take (10000)\n"
-         "  --ptrace-scope-file P  where Yama's ptrace scope is read (/proc/sys/kernel/yama/ptrace_scope)\n";
+         "  --ptrace-scope-file P  where Yama's ptrace scope is read (/proc/sys/kernel/yama/ptrace_scope)\n"
+         "  --transports           list this build's transports and what each declares (JSON), and exit\n";
 }
 
 }  // namespace trnccl::doctor

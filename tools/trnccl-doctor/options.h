@@ -22,6 +22,7 @@ struct Options {
   bool json = false;
   bool help = false;
   bool settings = false;                     // --settings: print every TRNCCL_* setting and exit
+  bool transports = false;                   // --transports: list them and exit
   std::chrono::milliseconds timeout{10000};  // reachability: each connection
   // Where Yama's ptrace scope is read (tests point it at a file of theirs).
   std::string ptraceScopeFile = "/proc/sys/kernel/yama/ptrace_scope";

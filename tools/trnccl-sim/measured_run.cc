@@ -46,15 +46,15 @@ double numberOf(const std::string& field) {
 
 // A collective as file names spell it, nccom-test's short names included.
 std::optional<perf::Collective> collectiveOf(const std::string& word) {
-  static const std::pair<const char*, perf::Collective> kNames[] = {{"allreduce", perf::Collective::all_reduce},
-                                                                    {"allr", perf::Collective::all_reduce},
-                                                                    {"allgather", perf::Collective::all_gather},
-                                                                    {"allg", perf::Collective::all_gather},
-                                                                    {"reducescatter", perf::Collective::reduce_scatter},
-                                                                    {"redsct", perf::Collective::reduce_scatter},
-                                                                    {"alltoall", perf::Collective::alltoall},
-                                                                    {"broadcast", perf::Collective::broadcast},
-                                                                    {"reduce", perf::Collective::reduce}};
+  static const std::pair<const char*, perf::Collective> kNames[] = {{"allreduce", perf::Collective::AllReduce},
+                                                                    {"allr", perf::Collective::AllReduce},
+                                                                    {"allgather", perf::Collective::AllGather},
+                                                                    {"allg", perf::Collective::AllGather},
+                                                                    {"reducescatter", perf::Collective::ReduceScatter},
+                                                                    {"redsct", perf::Collective::ReduceScatter},
+                                                                    {"alltoall", perf::Collective::AllToAll},
+                                                                    {"broadcast", perf::Collective::Broadcast},
+                                                                    {"reduce", perf::Collective::Reduce}};
   for (const auto& [name, collective] : kNames)
     if (word == name) return collective;
   return std::nullopt;

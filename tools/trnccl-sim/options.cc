@@ -26,12 +26,14 @@ std::vector<std::string> split(const std::string& text, char by) {
 constexpr int kMaxInt = std::numeric_limits<int>::max();
 
 // "allreduce" or nccl-tests' "all_reduce".
-perf::Collective parseCollective(std::string name) {
-  if (name == "allreduce") name = "all_reduce";
-  if (name == "allgather") name = "all_gather";
-  if (name == "reducescatter") name = "reduce_scatter";
-  if (name == "sendrecv") throw UsageError("--coll sendrecv: the simulator models collectives only");
-  return perf::parse_collective(name);
+perf::Collective parseCollective(const std::string& name) {
+  for (const CollectiveFacts& c : kCollectiveFacts)
+    if (name == c.name || name == c.benchName) {
+      if (c.collective == Collective::SendRecv)
+        throw UsageError("--coll " + name + ": the simulator models collectives only");
+      return c.collective;
+    }
+  return perf::parse_collective(name);  // names the collectives it knows
 }
 
 // "8:4G:x2" (nccl-tests' -b -e -f), "1K:64K:+1K" (-i), or one size.
@@ -59,35 +61,8 @@ void repeatable(CLI::App& app, const std::string& name, std::function<void(const
 }  // namespace
 
 algo::Collective simulatedCollective(perf::Collective c) {
-  switch (c) {
-    case perf::Collective::all_reduce:
-      return algo::Collective::AllReduce;
-    case perf::Collective::all_gather:
-      return algo::Collective::AllGather;
-    case perf::Collective::reduce_scatter:
-      return algo::Collective::ReduceScatter;
-    case perf::Collective::broadcast:
-      return algo::Collective::Broadcast;
-    case perf::Collective::reduce:
-      return algo::Collective::Reduce;
-    case perf::Collective::alltoall:
-      return algo::Collective::AllToAll;
-    case perf::Collective::gather:
-      return algo::Collective::Gather;
-    case perf::Collective::scatter:
-      return algo::Collective::Scatter;
-    case perf::Collective::alltoallv:
-      return algo::Collective::AllToAllV;
-    case perf::Collective::allgatherv:
-      return algo::Collective::AllGatherV;
-    case perf::Collective::reducescatterv:
-      return algo::Collective::ReduceScatterV;
-    case perf::Collective::permute:
-      return algo::Collective::Permute;
-    case perf::Collective::sendrecv:
-      break;
-  }
-  throw UsageError("the simulator models collectives only, not sendrecv");
+  if (c == Collective::SendRecv) throw UsageError("the simulator models collectives only, not sendrecv");
+  return c;
 }
 
 std::string usageText() {

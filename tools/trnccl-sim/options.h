@@ -25,7 +25,7 @@ struct Options {
   std::vector<Variant> variants;
   int ranks = 0;  // 0: every NeuronCore
   std::string rankOrder = "core";
-  perf::Collective collective = perf::Collective::all_reduce;
+  perf::Collective collective = perf::Collective::AllReduce;
   std::vector<std::string> algorithms{"auto"};
   trncclDataType_t type = trncclFloat32;
   trncclRedOp_t op = trncclSum;

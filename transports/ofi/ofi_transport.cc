@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "transports/ofi/ofi_transport_internal.h"
+#include "transports/registration.h"
 
 namespace trnccl::transport::ofi {
 
@@ -96,5 +97,17 @@ namespace trnccl::transport {
 std::unique_ptr<Transport> createOfiTransport(const Options& options) {
   return std::make_unique<ofi::OfiTransport>(options, ofi::readConfig());
 }
+
+// Between instances ofi (EFA) comes first; the tests and benchmarks run it
+// over the providers Debian ships: udp;ofi_rxd is the closest to EFA's
+// reliable unordered datagrams, shm stays within a host.
+TRNCCL_REGISTER_TRANSPORT(ofi, {"ofi",
+                                createOfiTransport,
+                                Reach::Network,
+                                0,
+                                {.pathSetting = "TRNCCL_OFI_PROVIDER",
+                                 .paths = {{"tcp;ofi_rxm", true}, {"udp;ofi_rxd", true}, {"shm", false}},
+                                 .rails = true,
+                                 .registration = false}})
 
 }  // namespace trnccl::transport

@@ -72,7 +72,6 @@ class Rail {
   // (FI_MR_LOCAL): a lease on a cached registration covering the buffer,
   // held while an operation on it is posted. Without FI_MR_LOCAL the lease
   // is empty (a null desc). Throws Error(SystemError) naming the range.
-  bool needsRegistration() const { return registrations_.has_value(); }
   RegistrationCache::Lease lease(const void* buffer, size_t bytes);
   void release(RegistrationCache::Lease& lease);
   uint64_t registeredBytes() const { return registrations_ ? registrations_->bytes() : 0; }

@@ -1,5 +1,6 @@
 #include "transports/shm/shm_transport.h"
 
+#include "transports/registration.h"
 #include "transports/shm/shm_transport_internal.h"
 
 namespace trnccl::transport::shm {
@@ -152,5 +153,12 @@ std::unique_ptr<Transport> createShmTransport(const Options& options) {
   const shm::Config config = shm::readConfig();
   return std::make_unique<shm::ShmTransport>(options, config, shm::connect(options, config));
 }
+
+// Ranks of one instance; peers read registered memory in place.
+TRNCCL_REGISTER_TRANSPORT(shm, {"shm",
+                                createShmTransport,
+                                Reach::Instance,
+                                0,
+                                {.pathSetting = nullptr, .paths = {}, .rails = false, .registration = true}})
 
 }  // namespace trnccl::transport

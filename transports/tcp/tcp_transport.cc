@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "base/log.h"
+#include "transports/registration.h"
 #include "transports/tcp/tcp_transport_internal.h"
 
 namespace trnccl::transport::tcp {
@@ -222,5 +223,12 @@ std::unique_ptr<Transport> createTcpTransport(const Options& options) {
   const tcp::Config config = tcp::readConfig();
   return std::make_unique<tcp::TcpTransport>(options, tcp::connectPeers(options, config));
 }
+
+// Between instances, the fallback when libfabric is not there.
+TRNCCL_REGISTER_TRANSPORT(tcp, {"tcp",
+                                createTcpTransport,
+                                Reach::Network,
+                                1,
+                                {.pathSetting = nullptr, .paths = {}, .rails = false, .registration = false}})
 
 }  // namespace trnccl::transport

@@ -10,21 +10,17 @@ namespace trnccl::perf {
 
 namespace {
 
-constexpr std::array<std::string_view, 13> kNames{
-    "all_reduce", "all_gather", "reduce_scatter", "broadcast",  "reduce",         "alltoall", "sendrecv",
-    "gather",     "scatter",    "alltoallv",      "allgatherv", "reducescatterv", "permute"};
-
 // Collectives whose data size (for algbw) is every rank's share.
 bool sized_by_all_shares(Collective c) {
   switch (c) {
-    case Collective::all_gather:
-    case Collective::reduce_scatter:
-    case Collective::alltoall:
-    case Collective::gather:
-    case Collective::scatter:
-    case Collective::alltoallv:
-    case Collective::allgatherv:
-    case Collective::reducescatterv:
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
+    case Collective::AllToAll:
+    case Collective::Gather:
+    case Collective::Scatter:
+    case Collective::AllToAllV:
+    case Collective::AllGatherV:
+    case Collective::ReduceScatterV:
       return true;
     default:
       return false;
@@ -33,49 +29,49 @@ bool sized_by_all_shares(Collective c) {
 
 }  // namespace
 
-std::string_view collective_name(Collective collective) { return kNames.at(static_cast<size_t>(collective)); }
+std::string_view collective_name(Collective collective) { return collectiveFacts(collective).benchName; }
 
 Collective parse_collective(std::string_view name) {
-  for (size_t i = 0; i < kNames.size(); ++i) {
-    if (name == kNames[i]) return static_cast<Collective>(i);
+  for (const CollectiveFacts& c : kCollectiveFacts) {
+    if (name == c.benchName) return c.collective;
   }
   std::string names;
-  for (std::string_view n : kNames) names += (names.empty() ? "" : ", ") + std::string(n);
+  for (const CollectiveFacts& c : kCollectiveFacts) names += (names.empty() ? "" : ", ") + std::string(c.benchName);
   throw UsageError("unknown collective '" + std::string(name) + "': use one of " + names);
 }
 
 bool reduces(Collective c) {
-  return c == Collective::all_reduce || c == Collective::reduce_scatter || c == Collective::reduce ||
-         c == Collective::reducescatterv;
+  return c == Collective::AllReduce || c == Collective::ReduceScatter || c == Collective::Reduce ||
+         c == Collective::ReduceScatterV;
 }
 
 bool has_root(Collective c) {
-  return c == Collective::broadcast || c == Collective::reduce || c == Collective::gather || c == Collective::scatter;
+  return c == Collective::Broadcast || c == Collective::Reduce || c == Collective::Gather || c == Collective::Scatter;
 }
 
-bool has_in_place(Collective c) { return c != Collective::alltoallv; }
+bool has_in_place(Collective c) { return c != Collective::AllToAllV; }
 
 Layout layout_for(Collective collective, size_t bytes, size_t type_size, int nranks) {
   const size_t count = bytes / type_size;
   const size_t n = static_cast<size_t>(nranks);
   const size_t share = count / n;
   switch (collective) {
-    case Collective::all_gather:
-    case Collective::allgatherv:
-    case Collective::gather:
+    case Collective::AllGather:
+    case Collective::AllGatherV:
+    case Collective::Gather:
       return {share, share, share * n, share, 0};
-    case Collective::reduce_scatter:
-    case Collective::reducescatterv:
-    case Collective::scatter:
+    case Collective::ReduceScatter:
+    case Collective::ReduceScatterV:
+    case Collective::Scatter:
       return {share, share * n, share, 0, share};
-    case Collective::alltoall:
-    case Collective::alltoallv:
+    case Collective::AllToAll:
+    case Collective::AllToAllV:
       return {share, share * n, share * n, 0, 0};
-    case Collective::all_reduce:
-    case Collective::broadcast:
-    case Collective::reduce:
-    case Collective::sendrecv:
-    case Collective::permute:
+    case Collective::AllReduce:
+    case Collective::Broadcast:
+    case Collective::Reduce:
+    case Collective::SendRecv:
+    case Collective::Permute:
       break;
   }
   return {count, count, count, 0, 0};
@@ -87,7 +83,7 @@ size_t row_bytes(const Layout& layout, size_t type_size) {
 
 double bus_factor(Collective collective, int nranks) {
   const double n = nranks;
-  if (collective == Collective::all_reduce) return 2.0 * (n - 1) / n;
+  if (collective == Collective::AllReduce) return 2.0 * (n - 1) / n;
   // Every rank's share crosses the bus but the one that stays (nccl-tests'
   // gather and scatter too; the v-collectives as their even forms).
   if (sized_by_all_shares(collective)) return (n - 1) / n;

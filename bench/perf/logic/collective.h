@@ -3,27 +3,15 @@
 #include <cstddef>
 #include <string_view>
 
+#include "base/collective_table.h"
+
 namespace trnccl::perf {
 
+using trnccl::Collective;  // base/collective_table.h
 // The v-collectives run even blocks (every rank's block `count` elements,
 // packed in rank order) and permute shifts by one rank, as sendrecv does.
-enum class Collective {
-  all_reduce,
-  all_gather,
-  reduce_scatter,
-  broadcast,
-  reduce,
-  alltoall,
-  sendrecv,
-  gather,
-  scatter,
-  alltoallv,
-  allgatherv,
-  reducescatterv,
-  permute,
-};
 
-std::string_view collective_name(Collective collective);
+std::string_view collective_name(Collective collective);  // nccl-tests' "all_reduce"
 // Throws UsageError for a name that is not a collective.
 Collective parse_collective(std::string_view name);
 bool reduces(Collective collective);       // takes a reduction op

@@ -9,7 +9,7 @@ ExpectedOutput::ExpectedOutput(Collective collective, const PatternSpec& spec, c
       rank_(rank),
       root_(root),
       // Only the root's output is defined for reduce and gather.
-      checked_count_((collective == Collective::reduce || collective == Collective::gather) && rank != root
+      checked_count_((collective == Collective::Reduce || collective == Collective::Gather) && rank != root
                          ? 0
                          : layout.recv_count) {
   if (reduces(collective)) {
@@ -21,25 +21,25 @@ ExpectedValue ExpectedOutput::at(size_t element) const {
   const size_t share = layout_.count;
   const auto rank = static_cast<size_t>(rank_);
   switch (collective_) {
-    case Collective::all_reduce:
-    case Collective::reduce:
+    case Collective::AllReduce:
+    case Collective::Reduce:
       return reduced_[element % kPatternPeriod];
-    case Collective::reduce_scatter:
-    case Collective::reducescatterv:
+    case Collective::ReduceScatter:
+    case Collective::ReduceScatterV:
       return reduced_[(rank * share + element) % kPatternPeriod];
-    case Collective::all_gather:
-    case Collective::allgatherv:
-    case Collective::gather:
+    case Collective::AllGather:
+    case Collective::AllGatherV:
+    case Collective::Gather:
       return input_of(static_cast<int>(element / share), element % share);
-    case Collective::alltoall:
-    case Collective::alltoallv:
+    case Collective::AllToAll:
+    case Collective::AllToAllV:
       return input_of(static_cast<int>(element / share), rank * share + element % share);
-    case Collective::broadcast:
+    case Collective::Broadcast:
       return input_of(root_, element);
-    case Collective::scatter:
+    case Collective::Scatter:
       return input_of(root_, rank * share + element);
-    case Collective::sendrecv:
-    case Collective::permute:
+    case Collective::SendRecv:
+    case Collective::Permute:
       break;
   }
   return input_of((rank_ + spec_.nranks - 1) % spec_.nranks, element);  // from the previous rank

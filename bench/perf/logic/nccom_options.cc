@@ -16,24 +16,29 @@ namespace {
 
 constexpr int kMaxInt = std::numeric_limits<int>::max();
 
-// nccom-test's operation names, long and short.
-constexpr std::array<std::pair<std::string_view, Collective>, 9> kOperations{{
-    {"all_reduce", Collective::all_reduce},
-    {"allr", Collective::all_reduce},
-    {"all_gather", Collective::all_gather},
-    {"allg", Collective::all_gather},
-    {"reduce_scatter", Collective::reduce_scatter},
-    {"redsct", Collective::reduce_scatter},
-    {"sendrecv", Collective::sendrecv},
-    {"alltoall", Collective::alltoall},
-    {"all_to_all", Collective::alltoall},
+// nccom-test's operations, by nccl-tests' names (kCollectiveFacts), and its
+// short names for them.
+constexpr Collective kOperations[] = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
+                                      Collective::SendRecv, Collective::AllToAll};
+constexpr std::array<std::pair<std::string_view, Collective>, 4> kShortNames{{
+    {"allr", Collective::AllReduce},
+    {"allg", Collective::AllGather},
+    {"redsct", Collective::ReduceScatter},
+    {"all_to_all", Collective::AllToAll},
 }};
 
 Collective parse_operation(std::string_view name) {
-  for (const auto& [known, collective] : kOperations)
-    if (name == known) return collective;
-  throw UsageError("unknown operation '" + std::string(name) +
-                   "': use all_reduce (allr), all_gather (allg), reduce_scatter (redsct), sendrecv or alltoall");
+  std::string known;
+  for (const Collective collective : kOperations) {
+    const std::string_view long_name = collective_name(collective);
+    if (name == long_name) return collective;
+    known += (known.empty() ? "" : ", ") + std::string(long_name);
+    for (const auto& [short_name, of] : kShortNames) {
+      if (name == short_name) return of;
+      if (of == collective) known += " (" + std::string(short_name) + ")";
+    }
+  }
+  throw UsageError("unknown operation '" + std::string(name) + "': use " + known);
 }
 
 }  // namespace

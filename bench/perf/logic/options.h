@@ -16,7 +16,7 @@ enum class TableStyle { nccl_tests, nccom };
 // The command line of trnccl-perf, with nccl-tests' flags and defaults
 // (trnccl-nccom-test fills the same from nccom-test's flags).
 struct Options {
-  Collective collective = Collective::all_reduce;
+  Collective collective = Collective::AllReduce;
   size_t min_bytes = size_t{32} << 20;
   size_t max_bytes = size_t{32} << 20;
   size_t step_factor = 1;  // 1: add step_bytes instead of multiplying

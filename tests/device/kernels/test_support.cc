@@ -117,19 +117,4 @@ std::string hex(uint64_t bits) {
   return text;
 }
 
-ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
-  if (const char* old = std::getenv(name)) saved_ = old;
-  if (value != nullptr)
-    setenv(name, value, 1);
-  else
-    unsetenv(name);
-}
-
-ScopedEnv::~ScopedEnv() {
-  if (saved_)
-    setenv(name_.c_str(), saved_->c_str(), 1);
-  else
-    unsetenv(name_.c_str());
-}
-
 }  // namespace trnccl::device::kernels::test

@@ -4,14 +4,16 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "device/kernels/kernels.h"
+#include "tests/support/scoped_env.h"
 
 namespace trnccl::device::kernels::test {
+
+using trnccl::test::ScopedEnv;
 
 inline constexpr trncclDataType_t kAllTypes[] = {trncclInt8,    trncclUint8,    trncclInt32,      trncclUint32,
                                                  trncclInt64,   trncclUint64,   trncclFloat16,    trncclFloat32,
@@ -56,18 +58,5 @@ uint64_t bitsAt(trncclDataType_t type, const void* buffer, size_t i);
 void setBits(trncclDataType_t type, void* buffer, size_t i, uint64_t bits);
 
 std::string hex(uint64_t bits);
-
-// Sets (or unsets) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value);
-  ~ScopedEnv();
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string name_;
-  std::optional<std::string> saved_;
-};
 
 }  // namespace trnccl::device::kernels::test
