@@ -183,11 +183,13 @@ struct CostModel::State {
       : net(n),
         linkSecondsPerByte(secondsPerByteOf(n)),
         secondsPerReducedByte(secondsPerReducedByteOf(n)),
+        reduceSlices(n.reduceSlices()),
         routes(n, linkSecondsPerByte) {}
 
   const Network& net;
   std::vector<double> linkSecondsPerByte;
   double secondsPerReducedByte;
+  double reduceSlices;
   Routes routes;
   std::vector<Chain> longest;
   std::vector<LinkLoads> loads;
@@ -234,7 +236,7 @@ void CostModel::add(const StepSource& source) {
           const size_t inputs = step.srcs.size() + (step.recvPeer >= 0 ? 1 : 0);
           const double reduce = static_cast<double>(std::max<size_t>(inputs, 2) - 1) * bytes * st.secondsPerReducedByte;
           // Linear in the bytes like the rest: a run's steps share one ratio of reduction to transfer.
-          chain.reduction += exposedReduceSeconds(reduce, transfer, st.net.reduceSlices());
+          chain.reduction += exposedReduceSeconds(reduce, transfer, st.reduceSlices);
         }
       }
       if (chain.seconds() > st.longest[phase].seconds()) st.longest[phase] = chain;

@@ -7,14 +7,12 @@
 #include "topology/core_grid.h"
 
 namespace trnccl::algo {
-namespace {
-
-// The chips' reductions: the collective engine's fitted figure where the
-// topology has one, else the device model's vector engine.
-double reduceRate(const topo::Topology& topology) {
+double reductionBytesPerSec(const topo::Topology& topology) {
   return topology.engine.reduceBytesPerSec > 0 ? topology.engine.reduceBytesPerSec
                                                : device::reduceBytesPerSec(topology.device);
 }
+
+namespace {
 
 // Figures of the shm transport on a commodity host (README's measurements:
 // about 6.5 GB/s per rank for large messages, about 1 us per message).
@@ -51,7 +49,7 @@ class FabricNetwork : public Network {
                 const std::vector<topo::CoreLocation>& cores, bool throughHost)
       : fabric_(fabric),
         cores_(cores),
-        reduceRate_(reduceRate(topology)),
+        reduceRate_(reductionBytesPerSec(topology)),
         launchSec_(topology.engine.launchSec),
         reduceSlices_(topology.engine.reduceSlices),
         host_(throughHost ? static_cast<int>(cores.size()) : 0, fabric.linkCount()) {

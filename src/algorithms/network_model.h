@@ -20,6 +20,11 @@ namespace trnccl::algo {
 std::unique_ptr<Network> fabricNetwork(const topo::Topology& topology, const topo::Fabric& fabric,
                                        const std::vector<topo::CoreLocation>& cores, bool throughHost);
 
+// The chips' 2-input reductions, output bytes per second: the collective
+// engine's fitted figure where the topology has one, else the device model's
+// vector engine.
+double reductionBytesPerSec(const topo::Topology& topology);
+
 // A host without a topology: each rank reads and writes shared memory
 // through its own port (one link out, one in), as the shm transport does.
 std::unique_ptr<Network> hostNetwork(int nranks);

@@ -1,6 +1,6 @@
 #include "explain.h"
 
-#include "device/model.h"
+#include "algorithms/network_model.h"
 #include "logic/collective.h"
 #include "logic/datatypes.h"
 #include "logic/text_format.h"
@@ -33,13 +33,12 @@ std::string figures(const topo::Topology& t) {
     text +=
         perf::format_text("; EFA %.4g Gbps per NIC x %.3g efficiency (%s)", t.nics[0].bytesPerSec * 8 / 1e9,
                           t.efaEfficiency, t.efaEfficiencySource.empty() ? "line rate" : t.efaEfficiencySource.c_str());
-  const bool fitted = e.reduceBytesPerSec > 0;
   return text +
          perf::format_text(
              "\n#   reduction: %.4g GB/s per chip for 2 inputs (%s), in %.3g slices per message, each overlapping "
              "the next one's transfer (%s)\n",
-             (fitted ? e.reduceBytesPerSec : device::reduceBytesPerSec(t.device)) / 1e9,
-             fitted ? e.sources[3].c_str() : "the device model's vector engine", e.reduceSlices,
+             algo::reductionBytesPerSec(t) / 1e9,
+             e.reduceBytesPerSec > 0 ? e.sources[3].c_str() : "the device model's vector engine", e.reduceSlices,
              e.reduceSlicesSource.empty() ? "reduced whole" : e.reduceSlicesSource.c_str());
 }
 

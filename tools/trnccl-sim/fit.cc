@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "algorithms/algorithm.h"
+#include "algorithms/network_model.h"
 #include "base/error.h"
-#include "device/model.h"
 #include "logic/datatypes.h"
 #include "sim/knobs.h"
 #include "topology/runtime_era.h"
@@ -41,8 +41,7 @@ double shipped(const Options& o, const std::string& knob) {
   if (knob == "efa.efficiency") return t.efaEfficiency;
   if (knob == "launch") return t.engine.launchSec * 1e6;
   if (knob == "dma.message") return t.engine.dmaMessageSec * 1e6;
-  if (knob == "reduce.bandwidth")
-    return (t.engine.reduceBytesPerSec > 0 ? t.engine.reduceBytesPerSec : device::reduceBytesPerSec(t.device)) / 1e9;
+  if (knob == "reduce.bandwidth") return algo::reductionBytesPerSec(t) / 1e9;
   return t.engine.proxySec * 1e6;  // proxy
 }
 

@@ -12,34 +12,24 @@
 namespace trnccl::device::kernels {
 namespace {
 
+// `make`'s table, built at its first use.
+template <KernelTable (*make)()>
+const KernelTable& builtOnce() {
+  static const KernelTable table = make();
+  return table;
+}
+
 const KernelTable& kernelsFor(Isa isa) {
   if (!isaSupported(isa))
     throwInvalidArgument("isa", std::string("'") + isaName(isa) + "' is not supported by this CPU");
-  // Each built at its first use, never for an ISA this CPU lacks: an ISA's
-  // table-filling code is compiled for that ISA and may use its instructions.
-  static_assert(std::size(kAllIsas) == 5);
-  switch (isa) {
-    case Isa::Scalar: {
-      static const KernelTable table = makeScalarKernels();
-      return table;
-    }
-    case Isa::Avx2: {
-      static const KernelTable table = makeAvx2Kernels();
-      return table;
-    }
-    case Isa::Avx512: {
-      static const KernelTable table = makeAvx512Kernels();
-      return table;
-    }
-    case Isa::Avx512Bf16: {
-      static const KernelTable table = makeAvx512Bf16Kernels();
-      return table;
-    }
-    case Isa::Avx512Vbmi:
-      break;
-  }
-  static const KernelTable table = makeAvx512VbmiKernels();
-  return table;
+  // In Isa order. Each built at its first use, never for an ISA this CPU
+  // lacks: an ISA's table-filling code is compiled for that ISA and may use
+  // its instructions.
+  static constexpr const KernelTable& (*kTables[])() = {builtOnce<makeScalarKernels>, builtOnce<makeAvx2Kernels>,
+                                                        builtOnce<makeAvx512Kernels>, builtOnce<makeAvx512Bf16Kernels>,
+                                                        builtOnce<makeAvx512VbmiKernels>};
+  static_assert(std::size(kTables) == std::size(kAllIsas));
+  return kTables[static_cast<size_t>(isa)]();
 }
 
 uint64_t splitmix64(uint64_t x) {
