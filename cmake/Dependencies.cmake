@@ -18,6 +18,16 @@ if(NOT HWLOC_FOUND)
   trnccl_missing("hwloc" "libhwloc-dev")
 endif()
 
+find_package(OpenSSL 3 QUIET)  # TLS 1.3 for the bootstrap's and the tcp transport's sockets
+if(NOT OpenSSL_FOUND)
+  trnccl_missing("OpenSSL 3" "libssl-dev")
+endif()
+
+find_package(ZLIB QUIET)  # CRC-32 of the ofi transport's messages (TRNCCL_OFI_CHECKSUM)
+if(NOT ZLIB_FOUND)
+  trnccl_missing("zlib" "zlib1g-dev")
+endif()
+
 find_package(nlohmann_json 3 QUIET)
 if(NOT nlohmann_json_FOUND)
   trnccl_missing("nlohmann-json" "nlohmann-json3-dev")
@@ -44,6 +54,12 @@ if(TRNCCL_BUILD_BENCH)
   find_package(MPI QUIET COMPONENTS C)
   if(NOT MPI_C_FOUND)
     trnccl_missing("Open MPI" "libopenmpi-dev")
+  endif()
+  # The second MPI peer, beside Open MPI (which stays the system's mpicc and
+  # the MPI::MPI_C above): MPICH through its own pkg-config file.
+  pkg_check_modules(MPICH IMPORTED_TARGET mpich)
+  if(NOT MPICH_FOUND)
+    trnccl_missing("MPICH" "libmpich-dev")
   endif()
   find_package(benchmark QUIET)
   if(NOT benchmark_FOUND)

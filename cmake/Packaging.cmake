@@ -37,7 +37,7 @@ set(CPACK_DEBIAN_DEV_PACKAGE_NAME libtrnccl-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_COMPONENT_DEV_DEPENDS runtime)
 # What a static link and trnccl.pc's Requires.private need.
-set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libfabric-dev, libhwloc-dev, nlohmann-json3-dev")
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libfabric-dev, libhwloc-dev, libssl-dev, zlib1g-dev, nlohmann-json3-dev")
 set(CPACK_COMPONENT_DEV_DESCRIPTION "trnccl collective communication library (development files)")
 
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME trnccl-tools)

@@ -10,11 +10,17 @@ packages=(
   ninja-build mold                # the generator and linker setup.sh builds with
   libfabric-dev libfabric-bin     # ofi transport (fi_info for diagnostics)
   libopenmpi-dev openmpi-bin      # trnccl-perf launcher and MPI peer figures
+  # The second MPI peer (trnccl-perf-mpich, run with mpiexec.mpich). Its
+  # alternatives have priority 40 to Open MPI's 50, so mpirun, mpiexec and
+  # mpicc stay Open MPI's.
+  libmpich-dev mpich
   libhwloc-dev                    # host discovery
   iproute2                        # the two-host test (network namespaces)
   libbenchmark-dev libgloo-dev    # kernel benchmarks; the Gloo all-reduce peer
   catch2                          # tests (v2.13 on Debian 12)
   nlohmann-json3-dev              # topology files, JSON output
+  libssl-dev openssl              # TLS 1.3 sockets (trncclSetEncryption); openssl speed in bench
+  zlib1g-dev                      # CRC-32 of the ofi transport's messages (TRNCCL_OFI_CHECKSUM)
   libcli11-dev                    # every tool's and bench's command line
   clang libclang-rt-14-dev        # libFuzzer targets for every parser of outside bytes
   clang-format                    # the format test: every C++ file as .clang-format says

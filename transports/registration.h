@@ -29,6 +29,10 @@ enum class Reach {
 struct Path {
   std::string value;
   bool crossesHosts;  // false: between processes of one host only
+  // false: the path is known to deliver corrupted or misplaced bytes now and
+  // then, which the transport catches (an error, never wrong data); tests
+  // accept that error there, and only that one.
+  bool keepsBytesIntact = true;
 };
 
 // What a transport declares of itself, for the tests, benchmarks and tools
@@ -43,6 +47,13 @@ struct Capabilities {
   bool rails = false;
   // Lets peers read registered memory in place (Transport::registerRegion).
   bool registration = false;
+
+  // Path::keepsBytesIntact of the path `value`; true for one not declared.
+  bool keepsBytesIntact(const std::string& value) const {
+    for (const Path& path : paths)
+      if (path.value == value) return path.keepsBytesIntact;
+    return true;
+  }
 };
 
 struct TransportEntry {

@@ -80,6 +80,15 @@ struct MemoryUse {
   uint64_t mappedPeerBytes = 0;  // peers' registered memory mapped to read in place
 };
 
+// One rail (a socket set of the tcp transport, an ofi rail, shared memory):
+// whether it is up and what it moved, for trnccl-top and trnccl-ls.
+struct RailStatus {
+  std::string name;  // the interface or provider domain it runs over
+  bool up = true;
+  uint64_t bytesSent = 0, bytesReceived = 0;
+  uint32_t failovers = 0;  // times its traffic moved to the other rails
+};
+
 // Memory whose pages a peer process on this host can map: a file (memfd)
 // mapped at `base` from its offset 0. trncclCommRegister of trncclMemAlloc
 // memory hands it to the transports.
@@ -171,6 +180,10 @@ class Transport {
   virtual std::vector<std::string> departures() { return {}; }
 
   virtual MemoryUse memoryUse() const = 0;
+
+  // Per rail: its state and the bytes it moved; empty where the transport
+  // keeps no such figures.
+  virtual std::vector<RailStatus> railStatus() const { return {}; }
 
   // The transport's block board when it reaches every other rank of the
   // communicator through memory; null otherwise. wait() also wakes when the

@@ -13,8 +13,8 @@
 #include "gloo/rendezvous/context.h"
 #include "gloo/rendezvous/file_store.h"
 #include "gloo/transport/tcp/device.h"
-#include "logic/sizes.h"
 #include "logic/table.h"
+#include "nccl_tests/sizes.h"
 
 namespace trnccl::gloo_bench {
 

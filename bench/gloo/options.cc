@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "cli/command_line.h"
-#include "logic/size_option.h"
-#include "logic/sizes.h"
+#include "nccl_tests/size_option.h"
+#include "nccl_tests/sizes.h"
 
 namespace trnccl::gloo_bench {
 
@@ -15,11 +15,7 @@ Options parse_args(const std::vector<std::string>& args) {
   CLI::App app;
   cli::prepare(app);
   app.add_flag("-h,--help", options.help);
-  perf::add_size_option(app, "-b,--minbytes", options.min_bytes);
-  perf::add_size_option(app, "-e,--maxbytes", options.max_bytes);
-  cli::addValue(app, "-f,--stepfactor", [&options](const std::string& v) {
-    options.step_factor = static_cast<size_t>(cli::parseInt("-f", v, 2, kMaxInt));
-  });
+  perf::add_factor_sweep_options(app, options.min_bytes, options.max_bytes, options.step_factor);
   cli::addInt(app, "-r,--ranks", options.ranks, 2, kMaxInt);
   cli::addInt(app, "-n,--iters", options.iters, 1, kMaxInt);
   cli::addInt(app, "-w,--warmup_iters", options.warmup_iters, 0, kMaxInt);

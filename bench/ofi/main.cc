@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "exchange.h"
-#include "logic/sizes.h"
 #include "logic/usage_error.h"
+#include "nccl_tests/sizes.h"
 #include "options.h"
 #include "raw_endpoint.h"
 

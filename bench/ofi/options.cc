@@ -3,8 +3,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command_line.h"
-#include "logic/size_option.h"
-#include "logic/sizes.h"
+#include "nccl_tests/size_option.h"
+#include "nccl_tests/sizes.h"
 
 namespace trnccl::ofi_bench {
 
@@ -15,11 +15,7 @@ Options parse_args(const std::vector<std::string>& args) {
   cli::prepare(app);
   app.add_flag("-h,--help", options.help);
   cli::addText(app, "-p,--provider", options.provider);
-  perf::add_size_option(app, "-b,--minbytes", options.min_bytes);
-  perf::add_size_option(app, "-e,--maxbytes", options.max_bytes);
-  cli::addValue(app, "-f,--stepfactor", [&options](const std::string& v) {
-    options.step_factor = static_cast<size_t>(cli::parseInt("-f", v, 2, kMany));
-  });
+  perf::add_factor_sweep_options(app, options.min_bytes, options.max_bytes, options.step_factor);
   cli::addValue(app, "-c,--chunk", [&options](const std::string& v) {
     options.chunk_bytes = perf::parse_size(v);
     if (options.chunk_bytes == 0) throw cli::UsageError("-c wants a size above 0");

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "logic/collective.h"
+#include "nccl_tests/collective.h"
 #include "trnccl/trnccl.h"
 
 namespace trnccl::perf {

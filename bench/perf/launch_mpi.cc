@@ -3,8 +3,11 @@
 #include <cstdio>
 #include <exception>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "launch.h"
+#include "logic/launch_env.h"
 #include "logic/usage_error.h"
 #include "mpi_sync.h"
 #include "rank_bench.h"
@@ -24,7 +27,14 @@ uint64_t run_mpi_rank(const Options& options, int rank, int nranks) {
   check_trnccl(trncclCommInitRank(&comm, nranks, id, rank), "trncclCommInitRank", nullptr);
 
   std::optional<Reporter> reporter;
-  if (rank == 0) reporter.emplace(options, make_run_info(nranks, "mpirun", comm));
+  if (rank == 0) {
+    // Which MPI launched the ranks and is timed in the peer columns.
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length = 0;
+    MPI_Get_library_version(version, &length);
+    const std::string launch = "mpirun, " + mpi_library_name(std::string_view(version, static_cast<size_t>(length)));
+    reporter.emplace(options, make_run_info(nranks, launch, comm));
+  }
   if (reporter) reporter->begin();
   MpiSync sync;
   const uint64_t wrong = run_rank({rank, nranks, comm, sync, options, reporter ? &*reporter : nullptr});

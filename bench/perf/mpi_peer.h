@@ -6,7 +6,8 @@
 
 namespace trnccl::perf {
 
-// Times Open MPI's equivalent of the call (MPI_Allreduce, MPI_Allgather,
+// Times the linked MPI's equivalent of the call (Open MPI's in trnccl-perf,
+// MPICH's in trnccl-perf-mpich: MPI_Allreduce, MPI_Allgather,
 // MPI_Reduce_scatter_block, MPI_Bcast, MPI_Reduce, MPI_Alltoall, MPI_Sendrecv)
 // on the same buffers: `iters` calls after `warmup` untimed ones, with the
 // statistic trnccl's own time uses in the same run, so the ratio compares like

@@ -8,10 +8,10 @@
 
 #include "issue_collective.h"
 #include "logic/buffer_check.h"
-#include "logic/datatypes.h"
 #include "logic/expected_output.h"
-#include "logic/sizes.h"
 #include "mpi_peer.h"
+#include "nccl_tests/datatypes.h"
+#include "nccl_tests/sizes.h"
 #include "trnccl_error.h"
 #include "trnccl_handles.h"
 

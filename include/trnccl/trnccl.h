@@ -117,6 +117,7 @@ typedef struct {
   int stochasticRounding;  /* TRNCCL_STOCHASTIC_ROUNDING: 0 (RNE) or 1 */
   unsigned long long seed; /* TRNCCL_SEED: stochastic-rounding seed */
   const char* commName;    /* shown in logs */
+  int deterministic;       /* TRNCCL_DETERMINISTIC: 0 or 1 (README "Deterministic mode") */
 } trncclConfig_t;
 
 #define TRNCCL_CONFIG_UNDEF_INT (-2147483647 - 1)
@@ -124,11 +125,18 @@ typedef struct {
 #define TRNCCL_CONFIG_INITIALIZER                                                                                  \
   {                                                                                                                \
     sizeof(trncclConfig_t), TRNCCL_CONFIG_MAGIC, TRNCCL_VERSION, TRNCCL_CONFIG_UNDEF_INT, TRNCCL_CONFIG_UNDEF_INT, \
-        NULL, NULL, NULL, TRNCCL_CONFIG_UNDEF_INT, 0ULL, NULL                                                      \
+        NULL, NULL, NULL, TRNCCL_CONFIG_UNDEF_INT, 0ULL, NULL, TRNCCL_CONFIG_UNDEF_INT                             \
   }
 
 #define TRNCCL_SPLIT_NOCOLOR (-1)
 
+/* Encryption of the sockets trnccl owns (the bootstrap's and the tcp
+ * transport's; not shared memory, not libfabric): TLS 1.3 with this
+ * pre-shared key, which every process of a job must set, the same, before the
+ * unique id is made (or name a file holding it in hex with
+ * TRNCCL_ENCRYPTION_KEY_FILE). keyBytes 16 to 64; key NULL with keyBytes 0
+ * turns it off (the default). The key is copied; later communicators use it. */
+TRNCCL_API trncclResult_t trncclSetEncryption(const void* key, size_t keyBytes);
 TRNCCL_API trncclResult_t trncclGetUniqueId(trncclUniqueId* id);
 TRNCCL_API trncclResult_t trncclCommInitRank(trncclComm_t* comm, int nranks, trncclUniqueId id, int rank);
 TRNCCL_API trncclResult_t trncclCommInitRankConfig(trncclComm_t* comm, int nranks, trncclUniqueId id, int rank,
@@ -331,6 +339,73 @@ TRNCCL_API trncclResult_t trncclStreamSynchronize(trncclStream_t stream);
 /* trncclSuccess when everything queued has finished, trncclInProgress if not. */
 TRNCCL_API trncclResult_t trncclStreamQuery(trncclStream_t stream);
 TRNCCL_API trncclResult_t trncclStreamDestroy(trncclStream_t stream);
+
+/* ---- Per-call configuration (NCCL 2.31's ncclCollConfig_t) ---------------- */
+
+/* What one collective call asks for, overriding its communicator's choice
+ * for that call only. Initialise with TRNCCL_COLLCONFIG_INITIALIZER; a field
+ * left at its initial value keeps the communicator's choice. A choice that is
+ * unknown, or that cannot run the call, is trncclInvalidArgument naming the
+ * field (config->algorithm, config->chunkSize, config->deterministic). */
+typedef struct {
+  size_t size;           /* sizeof(trncclCollConfig_t), set by the initializer */
+  unsigned int magic;    /* set by the initializer */
+  unsigned int version;  /* TRNCCL_VERSION, set by the initializer */
+  const char* algorithm; /* NULL or "auto": the tuner's (and TRNCCL_ALGO's) choice; else one
+                            algorithm by name ("ring", "torus2d", "rdh", "mesh", ...), whatever
+                            TRNCCL_ALGO allows */
+  size_t chunkSize;      /* bytes one step of the schedule carries at most (pipelined
+                            algorithms split their blocks into such steps); 0: the default,
+                            TRNCCL_WINDOW x TRNCCL_SLICE_BYTES, which is also the largest */
+  int deterministic;     /* TRNCCL_CONFIG_UNDEF_INT: the communicator's; 0 or 1 */
+} trncclCollConfig_t;
+#define TRNCCL_COLLCONFIG_MAGIC 0x7472636cu
+#define TRNCCL_COLLCONFIG_INITIALIZER \
+  { sizeof(trncclCollConfig_t), TRNCCL_COLLCONFIG_MAGIC, TRNCCL_VERSION, NULL, 0, TRNCCL_CONFIG_UNDEF_INT }
+#define TRNCCL_COLL_CONFIG_INITIALIZER TRNCCL_COLLCONFIG_INITIALIZER
+
+/* Each collective with a per-call configuration, named as NCCL 2.31 names
+ * them (ncclAllReduceConfig, ...): the plain call's arguments, then `config`
+ * (NULL: the plain call). Within a group, each call keeps its own choice. */
+TRNCCL_API trncclResult_t trncclAllReduceConfig(const void* sendbuff, void* recvbuff, size_t count,
+                                                trncclDataType_t datatype, trncclRedOp_t op, trncclComm_t comm,
+                                                trncclStream_t stream, const trncclCollConfig_t* config);
+TRNCCL_API trncclResult_t trncclAllGatherConfig(const void* sendbuff, void* recvbuff, size_t sendcount,
+                                                trncclDataType_t datatype, trncclComm_t comm, trncclStream_t stream,
+                                                const trncclCollConfig_t* config);
+TRNCCL_API trncclResult_t trncclReduceScatterConfig(const void* sendbuff, void* recvbuff, size_t recvcount,
+                                                    trncclDataType_t datatype, trncclRedOp_t op, trncclComm_t comm,
+                                                    trncclStream_t stream, const trncclCollConfig_t* config);
+TRNCCL_API trncclResult_t trncclBroadcastConfig(const void* sendbuff, void* recvbuff, size_t count,
+                                                trncclDataType_t datatype, int root, trncclComm_t comm,
+                                                trncclStream_t stream, const trncclCollConfig_t* config);
+TRNCCL_API trncclResult_t trncclReduceConfig(const void* sendbuff, void* recvbuff, size_t count,
+                                             trncclDataType_t datatype, trncclRedOp_t op, int root, trncclComm_t comm,
+                                             trncclStream_t stream, const trncclCollConfig_t* config);
+TRNCCL_API trncclResult_t trncclAlltoAllConfig(const void* sendbuff, void* recvbuff, size_t count,
+                                               trncclDataType_t datatype, trncclComm_t comm, trncclStream_t stream,
+                                               const trncclCollConfig_t* config);
+TRNCCL_API trncclResult_t trncclGatherConfig(const void* sendbuff, void* recvbuff, size_t count,
+                                             trncclDataType_t datatype, int root, trncclComm_t comm,
+                                             trncclStream_t stream, const trncclCollConfig_t* config);
+TRNCCL_API trncclResult_t trncclScatterConfig(const void* sendbuff, void* recvbuff, size_t count,
+                                              trncclDataType_t datatype, int root, trncclComm_t comm,
+                                              trncclStream_t stream, const trncclCollConfig_t* config);
+TRNCCL_API trncclResult_t trncclAlltoAllvConfig(const void* sendbuff, const size_t sendcounts[], const size_t sdispls[],
+                                                void* recvbuff, const size_t recvcounts[], const size_t rdispls[],
+                                                trncclDataType_t datatype, trncclComm_t comm, trncclStream_t stream,
+                                                const trncclCollConfig_t* config);
+TRNCCL_API trncclResult_t trncclAllGatherVConfig(const void* sendbuff, size_t sendcount, void* recvbuff,
+                                                 const size_t recvcounts[], const size_t displs[],
+                                                 trncclDataType_t datatype, trncclComm_t comm, trncclStream_t stream,
+                                                 const trncclCollConfig_t* config);
+TRNCCL_API trncclResult_t trncclReduceScatterVConfig(const void* sendbuff, const size_t sendcounts[],
+                                                     const size_t displs[], void* recvbuff, size_t recvcount,
+                                                     trncclDataType_t datatype, trncclRedOp_t op, trncclComm_t comm,
+                                                     trncclStream_t stream, const trncclCollConfig_t* config);
+TRNCCL_API trncclResult_t trncclPermuteConfig(const void* sendbuff, void* recvbuff, size_t count,
+                                              trncclDataType_t datatype, int sendPeer, int recvPeer, trncclComm_t comm,
+                                              trncclStream_t stream, const trncclCollConfig_t* config);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -9,6 +9,7 @@
 #include "algorithms/rdh.h"
 #include "algorithms/registry.h"
 #include "algorithms/ring.h"
+#include "base/datatype.h"
 #include "base/error.h"
 
 namespace trnccl::algo {
@@ -67,6 +68,18 @@ const std::vector<std::vector<int>>& ranksByChip(const CollectiveArgs& args) {
     }
   return chips;
 }
+
+// The part of a group's ring from which it goes both ways round. Each way
+// issues as many messages as the one-way ring, with half the bytes: that
+// pays once half a part takes longer on a link than issuing a message
+// (NeuronLink 48 GB/s, 1-2 us a message: 78 KB for 1.6 us, so parts of
+// 156 KB), and costs time below it (trnccl-sim at 2 MiB over 64 ranks of
+// trn1.32xlarge:2: 566 us both ways against 422 one way).
+constexpr size_t kBothWaysBytes = 256 * 1024;
+
+// The first tag slot of the algorithm across the groups: the passes inside
+// take the slots before it.
+constexpr int kAcrossSlot = 4;
 
 // Piece g of a block in scratch at g x count: the blocks the groups exchange.
 PieceAt scratchByGroup(size_t count) {
@@ -175,24 +188,43 @@ Schedule Hierarchical::build(const CollectiveArgs& args) const {
 
   Schedule s = singleChannelSchedule(args, name());
   s.phases.clear();
-  // Within the group, block b is part b of the buffer, reduced at local rank b.
+  // Within the group, part b of the buffer is reduced at local rank b. A
+  // group of more than two ranks with parts of kBothWaysBytes or more goes
+  // round its ring both ways, each way on a channel of its own with a half
+  // of every part (the first half forwards, the second backwards): every
+  // link then carries data in both directions, as Neuron's KangaRing does
+  // inside an instance, and local rank b still ends with the whole of part
+  // b, for the algorithm across the groups.
   const bool withinGroup = L > 1;
-  auto intraRing = [&] {
-    return RingPass(RingMembers{all[group], local, 1},
-                    RingBlocks{1, [count, L](int b) { return blockSize(count, L, b); }}, args.maxStepElements);
+  const bool largeParts = count / static_cast<size_t>(L) * typeSize(args.type) >= kBothWaysBytes;
+  const int ways = L > 2 && largeParts ? 2 : 1;
+  // Where way's share of part b starts, and its length.
+  auto share = [count, L, ways](int b, int way) {
+    const size_t begin = blockBegin(count, L, b), length = blockSize(count, L, b), first = (length + 1) / 2;
+    if (ways == 1) return std::pair{begin, length};
+    return way == 0 ? std::pair{begin, first} : std::pair{begin + first, length - first};
   };
-  auto parts = [count, L](uint16_t buffer) {
-    return PieceAt([=](int b, int) { return Span{buffer, blockBegin(count, L, b)}; });
+  auto intraRing = [&](int way) {
+    return RingPass(RingMembers{all[group], local, way == 0 ? 1 : -1},
+                    RingBlocks{1, [share, way](int b) { return share(b, way).second; }}, args.maxStepElements);
   };
+  auto shares = [share](uint16_t buffer, int way) {
+    return PieceAt([=](int b, int) { return Span{buffer, share(b, way).first}; });
+  };
+  // Tag slots: reduce-scatter's ways take 0 and 1, all-gather's 2 and 3,
+  // the algorithm across the groups kAcrossSlot on.
   if (withinGroup) {
-    // Not the last reduction: the part lands in scratch, for the inter all-reduce.
-    s.phases.push_back(Phase{{Channel{}}});
-    intraRing().reduceScatter(
-        parts(kSend),
-        [](int, int) {
-          return Span{kScratch, 0};
-        },
-        false, TagRange::slot(0), s.phases.back().channels[0].steps);
+    // Not the last reduction: the part lands in scratch, for the algorithm across.
+    Phase& phase = s.phases.emplace_back(Phase{std::vector<Channel>(static_cast<size_t>(ways))});
+    for (int way = 0; way < ways; ++way) {
+      const size_t offset = share(local, way).first - partBegin;
+      intraRing(way).reduceScatter(
+          shares(kSend, way),
+          [offset](int, int) {
+            return Span{kScratch, offset};
+          },
+          false, TagRange::slot(way), phase.channels[static_cast<size_t>(way)].steps);
+    }
     s.scratchElements = partLength;
   }
 
@@ -200,8 +232,10 @@ Schedule Hierarchical::build(const CollectiveArgs& args) const {
               withinGroup ? Span{kScratch, 0} : Span{kSend, 0}, Span{kRecv, partBegin}, s);
 
   if (withinGroup) {
-    s.phases.push_back(Phase{{Channel{}}});
-    intraRing().allGather(parts(kRecv), PieceAt(), TagRange::slot(1), s.phases.back().channels[0].steps);
+    Phase& phase = s.phases.emplace_back(Phase{std::vector<Channel>(static_cast<size_t>(ways))});
+    for (int way = 0; way < ways; ++way)
+      intraRing(way).allGather(shares(kRecv, way), PieceAt(), TagRange::slot(2 + way),
+                               phase.channels[static_cast<size_t>(way)].steps);
   }
   return s;
 }
@@ -257,7 +291,7 @@ void Hierarchical::embedAcross(const CollectiveArgs& args, const std::vector<std
   across.send = send;
   across.recv = recv;
   across.scratch = Span{kScratch, s.scratchElements};
-  across.tagOffset = TagRange::slot(2).first;
+  across.tagOffset = TagRange::slot(kAcrossSlot).first;
   across.firstPhase = s.phases.size();
   embed(inter_->build(interArgs(args, static_cast<int>(all.size()), group, count, inPlace)), across, s);
 }

@@ -48,6 +48,12 @@ std::vector<std::string> Tuner::algorithmNames() {
   return names;
 }
 
+const Algorithm* Tuner::named(const std::string& name) const {
+  for (const auto& a : algorithms_)
+    if (name == a->name()) return a.get();
+  return nullptr;
+}
+
 CollectiveArgs Tuner::priced(const CollectiveArgs& args) const {
   CollectiveArgs each = args;
   each.maxStepElements = 0;  // the model pipelines nothing: chunking only adds latency terms

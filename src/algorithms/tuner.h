@@ -45,6 +45,9 @@ class Tuner {
   // Every algorithm there is (registry.h), by name, for the filter and messages.
   static std::vector<std::string> algorithmNames();
 
+  // The algorithm called `name`, whether or not the filter allows it (a
+  // per-call choice overrides TRNCCL_ALGO); null if there is none.
+  const Algorithm* named(const std::string& name) const;
   // Thread-safe. Throws Error(InvalidUsage) naming why when no allowed
   // algorithm can run the call.
   const Algorithm& choose(const CollectiveArgs& args) const;

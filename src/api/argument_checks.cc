@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "api/coll_config.h"
 #include "api/handles.h"
 #include "base/datatype.h"
 #include "base/error.h"
@@ -15,6 +16,12 @@ Checked checkCall(trncclComm_t comm, trncclStream_t stream, trncclDataType_t dat
   if (!validType(datatype))
     throwInvalidArgument("datatype", "is " + std::to_string(static_cast<int>(datatype)) + ", not a trnccl data type");
   return Checked{&c, s, typeSize(datatype), comm, datatype, std::nullopt};
+}
+
+Checked checkCall(trncclComm_t comm, trncclStream_t stream, trncclDataType_t datatype,
+                  const trncclCollConfig_t* config) {
+  checkCollConfig(config);
+  return checkCall(comm, stream, datatype);
 }
 
 void checkOp(Checked& c, trncclRedOp_t op) {

@@ -21,6 +21,9 @@ struct Checked {
 };
 
 Checked checkCall(trncclComm_t comm, trncclStream_t stream, trncclDataType_t datatype);
+// A collective's: its per-call configuration (NULL: none) first, then as above.
+Checked checkCall(trncclComm_t comm, trncclStream_t stream, trncclDataType_t datatype,
+                  const trncclCollConfig_t* config);
 // A built-in operator, or one trncclRedOpCreatePreMulSum made for this
 // communicator and the call's datatype (then kept in c.preMul).
 void checkOp(Checked& c, trncclRedOp_t op);

@@ -3,7 +3,10 @@
 // without lost ranks (revoke, shrink).
 #include <algorithm>
 #include <exception>
+#include <mutex>
+#include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "api/guard.h"
@@ -47,6 +50,11 @@ trncclComm_t childComm(const core::Communicator& parent, const trncclUniqueId& i
   for (int m : members)
     if (sameMachine) cores.push_back(parentCores[m]);
   return newComm(id, static_cast<int>(members.size()), newRank, config, sameMachine ? &cores : nullptr);
+}
+
+std::optional<trncclUniqueId> takeGrowId(trncclComm_t comm) {
+  std::lock_guard<std::mutex> lock(comm->growMutex);
+  return std::exchange(comm->growId, std::nullopt);
 }
 
 }  // namespace
@@ -149,7 +157,7 @@ extern "C" TRNCCL_API trncclResult_t trncclCommFinalize(trncclComm_t comm) {
   return guarded("trncclCommFinalize", comm, [&] {
     core::Communicator& c = trnccl::api::liveComm(comm);
     c.drain();
-    c.checkUsable();
+    c.health().checkUsable();
   });
 }
 
@@ -171,7 +179,7 @@ extern "C" TRNCCL_API trncclResult_t trncclCommGetAsyncError(trncclComm_t comm, 
   return guarded("trncclCommGetAsyncError", comm, [&] {
     core::Communicator& c = trnccl::api::liveComm(comm);
     if (asyncError == nullptr) throwInvalidArgument("asyncError", "is NULL");
-    *asyncError = c.asyncError();
+    *asyncError = c.health().asyncError();
   });
 }
 
@@ -230,7 +238,7 @@ extern "C" TRNCCL_API trncclResult_t trncclCommShrink(trncclComm_t comm, int* ex
     const core::Config childConfig = config ? core::resolveConfig(config) : parent.config();
     // Outstanding work ends first: given up (ABORT, or a communicator that
     // failed already), or finished (a healthy one).
-    if ((shrinkFlags & TRNCCL_SHRINK_ABORT) || parent.asyncError() != trncclSuccess)
+    if ((shrinkFlags & TRNCCL_SHRINK_ABORT) || parent.health().asyncError() != trncclSuccess)
       parent.revoke();
     else
       parent.drain();
@@ -248,7 +256,8 @@ extern "C" TRNCCL_API trncclResult_t trncclCommGetUniqueId(trncclComm_t comm, tr
           trncclInvalidUsage,
           "trncclCommGetUniqueId is called by rank 0 of the communicator, not rank " + std::to_string(c.rank()));
     *uniqueId = core::createUniqueId(c.config().timeout);
-    c.setGrowId(*uniqueId);
+    std::lock_guard<std::mutex> lock(comm->growMutex);
+    comm->growId = *uniqueId;
   });
 }
 
@@ -276,7 +285,9 @@ extern "C" TRNCCL_API trncclResult_t trncclCommGrow(trncclComm_t comm, int nRank
     if (c.rank() == 0) {
       if (uniqueId != nullptr)
         id = *uniqueId;
-      else if (!c.takeGrowId(&id))
+      else if (std::optional<trncclUniqueId> made = takeGrowId(comm))
+        id = *made;
+      else
         trnccl::throwError(trncclInvalidUsage, "rank 0 has no grow id: call trncclCommGetUniqueId first");
     }
     c.bootstrap().broadcast(&id, sizeof(id), 0);

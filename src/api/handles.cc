@@ -200,7 +200,7 @@ core::Communicator& liveComm(trncclComm_t comm, const char* argument) {
 
 core::Communicator& usableComm(trncclComm_t comm) {
   core::Communicator& c = liveComm(comm);
-  c.checkUsable();
+  c.health().checkUsable();
   return c;
 }
 

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "api/user_red_ops.h"
@@ -16,6 +17,10 @@ struct trncclComm {
   std::mutex errorMutex;
   std::string lastError;
   trnccl::api::UserRedOps redOps;
+  // The id trncclCommGetUniqueId made for a grow, kept on rank 0 until
+  // trncclCommGrow takes it.
+  std::mutex growMutex;
+  std::optional<trncclUniqueId> growId;
 };
 
 struct trncclStream {

@@ -32,7 +32,7 @@ extern "C" TRNCCL_API trncclResult_t trncclCommGetAlgorithm(const trncclComm_t c
         names += names.empty() ? algo::collectiveName(k) : std::string(", ") + algo::collectiveName(k);
         continue;
       }
-      const trnccl::core::AlgorithmInfo info = c.algorithmFor(k, count, datatype);
+      const trnccl::core::AlgorithmInfo info = c.runner().algorithmFor(k, count, datatype);
       std::snprintf(algorithm, TRNCCL_ALGO_NAME_MAX, "%s", info.name.c_str());
       if (predictedUs) *predictedUs = info.predictedSeconds * 1e6;
       return;
@@ -45,7 +45,7 @@ extern "C" TRNCCL_API trncclResult_t trncclCommGetTransport(const trncclComm_t c
   return guarded("trncclCommGetTransport", comm, [&] {
     const trnccl::core::Communicator& c = trnccl::api::usableComm(comm);
     if (transport == nullptr) throwInvalidArgument("transport", "is NULL");
-    std::snprintf(transport, TRNCCL_TRANSPORT_NAME_MAX, "%s", c.transportDescription().c_str());
+    std::snprintf(transport, TRNCCL_TRANSPORT_NAME_MAX, "%s", c.transports().description().c_str());
   });
 }
 
@@ -54,7 +54,7 @@ extern "C" TRNCCL_API trncclResult_t trncclCommMemStats(const trncclComm_t comm,
     trnccl::core::Communicator& c = trnccl::api::liveComm(comm);
     if (stats == nullptr) throwInvalidArgument("stats", "is NULL");
     c.drain();
-    const trnccl::transport::MemoryUse use = c.memoryUse();
+    const trnccl::transport::MemoryUse use = c.runner().memoryUse();
     *stats = {use.hostBytes, use.sharedBytes, use.registeredBytes, use.peersWithBuffers};
   });
 }

@@ -1,7 +1,8 @@
 // The one table of the collectives: the enum the library, the benchmarks,
 // the tests and the tools share, and each collective's names: the library's
 // ("allreduce": trncclCommGetAlgorithm, traces, TRNCCL_CHECK messages) and
-// nccl-tests' ("all_reduce": trnccl-perf's command line and reports).
+// nccl-tests' ("all_reduce": trnccl-perf's command line and reports) and
+// nccom-test's short one ("allr"), where it has one.
 // Header-only, so tools that link only the public library read it too.
 #pragma once
 
@@ -31,23 +32,24 @@ struct CollectiveFacts {
   Collective collective;
   const char* name;       // the library's: "allreduce"
   const char* benchName;  // nccl-tests': "all_reduce"
+  const char* nccomName;  // nccom-test's short name: "allr"; null where it has none
 };
 
 // In Collective order: indexed by the enum.
 inline constexpr std::array<CollectiveFacts, 13> kCollectiveFacts{{
-    {Collective::AllReduce, "allreduce", "all_reduce"},
-    {Collective::AllGather, "allgather", "all_gather"},
-    {Collective::ReduceScatter, "reducescatter", "reduce_scatter"},
-    {Collective::Broadcast, "broadcast", "broadcast"},
-    {Collective::Reduce, "reduce", "reduce"},
-    {Collective::AllToAll, "alltoall", "alltoall"},
-    {Collective::SendRecv, "sendrecv", "sendrecv"},
-    {Collective::Gather, "gather", "gather"},
-    {Collective::Scatter, "scatter", "scatter"},
-    {Collective::AllToAllV, "alltoallv", "alltoallv"},
-    {Collective::AllGatherV, "allgatherv", "allgatherv"},
-    {Collective::ReduceScatterV, "reducescatterv", "reducescatterv"},
-    {Collective::Permute, "permute", "permute"},
+    {Collective::AllReduce, "allreduce", "all_reduce", "allr"},
+    {Collective::AllGather, "allgather", "all_gather", "allg"},
+    {Collective::ReduceScatter, "reducescatter", "reduce_scatter", "redsct"},
+    {Collective::Broadcast, "broadcast", "broadcast", nullptr},
+    {Collective::Reduce, "reduce", "reduce", nullptr},
+    {Collective::AllToAll, "alltoall", "alltoall", "all_to_all"},
+    {Collective::SendRecv, "sendrecv", "sendrecv", nullptr},
+    {Collective::Gather, "gather", "gather", nullptr},
+    {Collective::Scatter, "scatter", "scatter", nullptr},
+    {Collective::AllToAllV, "alltoallv", "alltoallv", nullptr},
+    {Collective::AllGatherV, "allgatherv", "allgatherv", nullptr},
+    {Collective::ReduceScatterV, "reducescatterv", "reducescatterv", nullptr},
+    {Collective::Permute, "permute", "permute", nullptr},
 }};
 
 constexpr const CollectiveFacts& collectiveFacts(Collective c) { return kCollectiveFacts[static_cast<size_t>(c)]; }

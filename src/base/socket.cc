@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "base/log.h"
 #include "base/settings.h"
+#include "base/tls.h"
 
 namespace trnccl::net {
 
@@ -28,7 +29,7 @@ using std::chrono::milliseconds;
 using std::chrono::steady_clock;
 
 TRNCCL_SETTING(kIfname, TRNCCL_SOCKET_IFNAME, settings::text("NCCL syntax: `eth,ib`, `^docker`, `=eth0`", "loopback"),
-               "interface for the bootstrap and tcp");
+               "interface for the bootstrap and tcp (tcp: each interface it selects a rail)");
 
 }  // namespace
 
@@ -135,6 +136,13 @@ std::string SocketAddress::toString() const {
   return "(no address)";
 }
 
+std::string SocketAddress::hostText() const {
+  const std::string text = toString();
+  const size_t colon = text.rfind(':');
+  if (family() == AF_INET6) return text.substr(1, colon - 2);  // within the brackets
+  return family() == AF_INET ? text.substr(0, colon) : text;
+}
+
 WireAddress SocketAddress::toWire() const {
   WireAddress wire{};
   wire.port = port();
@@ -168,6 +176,13 @@ std::vector<Interface> listInterfaces() {
   return interfaces;
 }
 
+std::string interfaceHolding(const SocketAddress& address) {
+  const std::string wanted = address.withPort(0).toString();
+  for (const Interface& i : listInterfaces())
+    if (i.address.toString() == wanted) return i.name;
+  return address.toString();
+}
+
 std::vector<std::string> matchInterfaces(std::string_view spec, const std::vector<std::string>& names) {
   bool exclude = spec.starts_with('^');
   if (exclude) spec.remove_prefix(1);
@@ -192,7 +207,12 @@ std::vector<std::string> matchInterfaces(std::string_view spec, const std::vecto
   return selected;
 }
 
-Interface selectInterface(int preferredFamily) {
+namespace {
+
+// The addresses of the interfaces TRNCCL_SOCKET_IFNAME selects (loopback
+// when unset), in getifaddrs order; throws InvalidArgument naming the
+// variable, its value and the interfaces there are when there are none.
+std::vector<Interface> candidateAddresses() {
   std::vector<Interface> all = listInterfaces();
   std::vector<std::string> names;
   for (const Interface& i : all)
@@ -200,21 +220,10 @@ Interface selectInterface(int preferredFamily) {
 
   auto spec = settings::readText(kIfname);
   std::vector<std::string> chosen = spec ? matchInterfaces(*spec, names) : std::vector<std::string>{};
-  auto isCandidate = [&](const Interface& i) {
-    return spec ? std::find(chosen.begin(), chosen.end(), i.name) != chosen.end() : i.loopback;
-  };
-  // Lower is better: the preferred family, then other routable addresses.
-  auto rank = [&](const Interface& i) {
-    return i.address.family() == preferredFamily ? 0 : i.address.isLinkLocal() ? 2 : 1;
-  };
-
-  const Interface* best = nullptr;
-  for (const Interface& i : all)
-    if (isCandidate(i) && (best == nullptr || rank(i) < rank(*best))) best = &i;
-  if (best != nullptr) {
-    TRNCCL_TRACE("using interface %s (%s)", best->name.c_str(), best->address.toString().c_str());
-    return *best;
-  }
+  std::erase_if(all, [&](const Interface& i) {
+    return spec ? std::find(chosen.begin(), chosen.end(), i.name) == chosen.end() : !i.loopback;
+  });
+  if (!all.empty()) return all;
 
   std::string existing;
   for (const std::string& name : names) existing += (existing.empty() ? "" : ", ") + name;
@@ -225,6 +234,34 @@ Interface selectInterface(int preferredFamily) {
   }
   throwError(trncclInvalidArgument,
              std::string("no loopback interface with an IP address; set ") + kIfname.name + " to one of: " + existing);
+}
+
+// Lower is better: the preferred family, then other routable addresses.
+int addressRank(const Interface& i, int preferredFamily) {
+  return i.address.family() == preferredFamily ? 0 : i.address.isLinkLocal() ? 2 : 1;
+}
+
+}  // namespace
+
+Interface selectInterface(int preferredFamily) {
+  const std::vector<Interface> candidates = candidateAddresses();
+  const Interface* best = &candidates.front();
+  for (const Interface& i : candidates)
+    if (addressRank(i, preferredFamily) < addressRank(*best, preferredFamily)) best = &i;
+  TRNCCL_TRACE("using interface %s (%s)", best->name.c_str(), best->address.toString().c_str());
+  return *best;
+}
+
+std::vector<Interface> selectInterfaces(int preferredFamily) {
+  std::vector<Interface> best;  // per name
+  for (const Interface& i : candidateAddresses()) {
+    auto same = std::find_if(best.begin(), best.end(), [&i](const Interface& b) { return b.name == i.name; });
+    if (same == best.end())
+      best.push_back(i);
+    else if (addressRank(i, preferredFamily) < addressRank(*same, preferredFamily))
+      *same = i;
+  }
+  return best;
 }
 
 // ---- Deadline ---------------------------------------------------------------
@@ -287,7 +324,10 @@ bool isPeerGone(int err) { return err == EPIPE || err == ECONNRESET || err == EN
 }  // namespace
 
 Socket::Socket(Socket&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), peer_(other.peer_), peerName_(std::move(other.peerName_)) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      peer_(other.peer_),
+      peerName_(std::move(other.peerName_)),
+      tls_(std::move(other.tls_)) {}
 
 Socket& Socket::operator=(Socket&& other) noexcept {
   if (this != &other) {
@@ -295,6 +335,7 @@ Socket& Socket::operator=(Socket&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     peer_ = other.peer_;
     peerName_ = std::move(other.peerName_);
+    tls_ = std::move(other.tls_);
   }
   return *this;
 }
@@ -302,6 +343,7 @@ Socket& Socket::operator=(Socket&& other) noexcept {
 Socket::~Socket() { close(); }
 
 void Socket::close() {
+  tls_.reset();  // its close_notify goes out before the socket closes
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
 }
@@ -371,7 +413,18 @@ size_t Socket::sendSome(const void* data, size_t bytes) {
   return sendSomeParts(std::span<iovec>(&part, 1));
 }
 
+void Socket::startTls(std::shared_ptr<const TlsContext> context, TlsRole role) {
+  if (context) tls_ = std::make_unique<TlsSession>(std::move(context), fd_, role);
+}
+
+short Socket::pollEvents(short usual) const { return tls_ ? tls_->wantedEvents(usual) : usual; }
+
+bool Socket::hasBuffered() const { return tls_ && tls_->hasBuffered(); }
+
+bool Socket::tlsFailed() const { return tls_ && tls_->failed(); }
+
 size_t Socket::sendSomeParts(std::span<iovec> parts) {
+  if (tls_) return tls_->write(parts, describePeer());
   msghdr message{};
   message.msg_iov = parts.data();
   message.msg_iovlen = parts.size();
@@ -387,6 +440,7 @@ size_t Socket::sendSomeParts(std::span<iovec> parts) {
 
 size_t Socket::recvSome(void* data, size_t bytes) {
   if (bytes == 0) return 0;
+  if (tls_) return tls_->read(data, bytes, describePeer());
   while (true) {
     ssize_t received = ::recv(fd_, data, bytes, 0);
     if (received > 0) return static_cast<size_t>(received);
@@ -410,6 +464,7 @@ void moveAll(const Socket& socket, short event, size_t bytes, const Deadline& de
   for (size_t done = 0; done < bytes;) {
     size_t moved = move(done);
     done += moved;
+    ready.events = socket.pollEvents(event);
     if (done < bytes && moved == 0 && !pollFor({&ready, 1}, deadline))
       deadline.throwTimeout(doing + socket.describePeer());
   }

@@ -15,11 +15,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "base/tls.h"
 
 namespace trnccl::net {
 
@@ -49,6 +52,8 @@ class SocketAddress {
   SocketAddress withPort(uint16_t port) const;
   bool isLinkLocal() const;
   std::string toString() const;
+  // Without the port: "1.2.3.4", "::1".
+  std::string hostText() const;
   WireAddress toWire() const;
 
   const sockaddr* get() const { return reinterpret_cast<const sockaddr*>(&storage_); }
@@ -68,6 +73,10 @@ struct Interface {
 // Every up interface with an IPv4 or IPv6 address, one entry per address.
 std::vector<Interface> listInterfaces();
 
+// The name of the up interface holding `address` (its port ignored), e.g.
+// "eth0"; the address itself when no interface holds it.
+std::string interfaceHolding(const SocketAddress& address);
+
 // The names in `names` that NCCL_SOCKET_IFNAME-style `spec` selects, in their
 // order: "eth,ib" prefixes, "^docker,lo" all but those prefixes, "=eth0" exact
 // names, "^=eth0" all but exact names.
@@ -78,6 +87,10 @@ std::vector<std::string> matchInterfaces(std::string_view spec, const std::vecto
 // link-local last. Throws InvalidArgument naming the variable, its value and
 // the interfaces there are when nothing matches.
 Interface selectInterface(int preferredFamily = AF_INET);
+// Every interface TRNCCL_SOCKET_IFNAME selects, with its best address as
+// above, in the order getifaddrs lists them: one per rail of a transport
+// that spreads its connections over interfaces. Throws as above.
+std::vector<Interface> selectInterfaces(int preferredFamily = AF_INET);
 
 // When a blocking operation must give up: after a timeout, or as soon as
 // `*abortFlag` becomes true (checked at least every kAbortCheckInterval).
@@ -106,7 +119,9 @@ bool pollFor(std::span<pollfd> fds, const Deadline& deadline,
              std::chrono::milliseconds maxWait = Deadline::kAbortCheckInterval);
 
 // A connected or listening TCP socket (non-blocking, close-on-exec, TCP_NODELAY
-// when connected). Move-only; closes on destruction.
+// when connected). Move-only; closes on destruction. After startTls() every
+// byte goes through TLS (base/tls.h), the handshake within the first send or
+// receive; poll for pollEvents(), and read on while hasBuffered().
 class Socket {
  public:
   Socket() = default;
@@ -137,6 +152,19 @@ class Socket {
   size_t sendSomeParts(std::span<iovec> parts);
   size_t recvSome(void* data, size_t bytes);
 
+  // Encrypts and authenticates this connected socket from now on; `role`:
+  // Client for the end that connected. Null `context`: stays plaintext.
+  void startTls(std::shared_ptr<const TlsContext> context, TlsRole role);
+  bool encrypted() const { return tls_ != nullptr; }
+  // The poll() events to wait for when the caller wants `usual` (a TLS
+  // handshake may need the other direction first).
+  short pollEvents(short usual) const;
+  // Received bytes that recvSome() returns though the socket is not readable.
+  bool hasBuffered() const;
+  // Whether a RemoteError came from TLS itself (a failed handshake or a
+  // record that failed authentication), not from the connection closing.
+  bool tlsFailed() const;
+
   int fd() const { return fd_; }
   SocketAddress localAddress() const;
   const SocketAddress& peerAddress() const { return peer_; }
@@ -151,6 +179,7 @@ class Socket {
   int fd_ = -1;
   SocketAddress peer_;
   std::string peerName_;
+  std::unique_ptr<TlsSession> tls_;
 };
 
 }  // namespace trnccl::net

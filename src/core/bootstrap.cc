@@ -23,14 +23,17 @@ using namespace wire;
 
 class Bootstrap::Impl {
  public:
-  Impl(int rank, int nranks, const Secret& secret, net::Socket listener, std::vector<net::SocketAddress> peers,
-       milliseconds timeout, const std::atomic<bool>* abortFlag)
+  Impl(int rank, int nranks, const Secret& secret, std::shared_ptr<const net::TlsContext> tls, net::Socket listener,
+       Joined joined, milliseconds timeout, const std::atomic<bool>* abortFlag)
       : rank_(rank),
         nranks_(nranks),
+        owner_("bootstrap rank " + std::to_string(rank) + "/" + std::to_string(nranks)),
         secret_(secret),
+        tls_(std::move(tls)),
         listener_(std::move(listener)),
         address_(listener_.localAddress().toString()),
-        peers_(std::move(peers)),
+        peers_(std::move(joined.peers)),
+        rootLink_(std::move(joined.rootLink)),
         outgoing_(nranks),
         incoming_(nranks),
         timeout_(timeout),
@@ -39,6 +42,7 @@ class Bootstrap::Impl {
   int rank() const { return rank_; }
   int size() const { return nranks_; }
   const std::string& address() const { return address_; }
+  net::Socket takeRootLink() { return std::move(rootLink_); }
 
   // Ring: in step s, rank r passes block r-s to r+1 and gets block r-s-1 from r-1.
   void allGather(void* data, size_t bytes) {
@@ -109,7 +113,15 @@ class Bootstrap::Impl {
   // Sends and receives at the same time (a ring step must not wait for its
   // send before receiving), admitting peers' new connections meanwhile.
   void transfer(Outgoing* out, Expected* in, const net::Deadline& deadline) {
-    net::Socket* outSocket = out ? &linkTo(out->peer, deadline) : nullptr;
+    // Between calls nobody read the greetings (Greeting::ownerWasAway).
+    const Clock::duration away = Clock::now() - awaySince_;
+    for (Greeting& greeting : greetings_) greeting.ownerWasAway(away);
+    struct AwayFromReturn {
+      Clock::time_point& since;
+      ~AwayFromReturn() { since = Clock::now(); }
+    } awayFromReturn{awaySince_};
+    dropOverdue(greetings_, owner_);
+    net::Socket* outSocket = out ? &linkTo(*out, deadline) : nullptr;
     while (true) {
       if (out && !out->done())
         out->sent += outSocket->sendSome(out->frame.data() + out->sent, out->frame.size() - out->sent);
@@ -117,16 +129,22 @@ class Bootstrap::Impl {
       if ((!out || out->done()) && (!in || in->done)) return;
 
       std::vector<pollfd> fds{{listener_.fd(), POLLIN, 0}};
-      for (Greeting& greeting : greetings_) fds.push_back({greeting.socket().fd(), POLLIN, 0});
-      if (out && !out->done()) fds.push_back({outSocket->fd(), POLLOUT, 0});
+      for (Greeting& greeting : greetings_)
+        fds.push_back({greeting.socket().fd(), greeting.socket().pollEvents(POLLIN), 0});
+      if (out && !out->done()) fds.push_back({outSocket->fd(), outSocket->pollEvents(POLLOUT), 0});
       if (in && !in->done && incoming_[in->peer]) fds.push_back({incoming_[in->peer]->socket().fd(), POLLIN, 0});
       if (!net::pollFor(fds, deadline)) deadline.throwTimeout(describeWait(out, in));
 
       for (size_t i = greetings_.size(); i-- > 0;) {
         if (fds[1 + i].revents != 0) advanceGreeting(i);
       }
+      // pollFor wakes at least every kAbortCheckInterval, so this runs on time.
+      dropOverdue(greetings_, owner_);
       if (fds[0].revents != 0) {
-        while (auto socket = listener_.tryAccept()) greetings_.emplace_back(std::move(*socket), sizeof(Hello));
+        while (auto socket = listener_.tryAccept()) {
+          socket->startTls(tls_, net::TlsRole::Server);
+          greetings_.emplace_back(std::move(*socket), sizeof(Hello));
+        }
       }
     }
   }
@@ -152,19 +170,24 @@ class Bootstrap::Impl {
     if (in && !in->done) {
       text += text.empty() ? "" : " and ";
       text += incoming_[in->peer] ? "waiting for a message from rank " : "waiting for a connection from rank ";
-      text += std::to_string(in->peer);
+      text += std::to_string(in->peer) + " (listening at " + peers_[in->peer].toString() + ")";
     }
     return text;
   }
 
-  // The connection this rank sends to `peer` on, opened on first use.
-  net::Socket& linkTo(int peer, const net::Deadline& deadline) {
+  // The connection this rank sends `out` on, opened on first use; a new
+  // one's hello goes out ahead of the message, without waiting: a TLS
+  // handshake needs the peer, which may be sending to this rank meanwhile.
+  net::Socket& linkTo(Outgoing& out, const net::Deadline& deadline) {
+    const int peer = out.peer;
     if (!outgoing_[peer]) {
       // Every rank listened before it registered: refused means it is gone.
       net::Socket socket =
           net::Socket::connect(peers_[peer], deadline, "rank " + std::to_string(peer), net::Socket::WhenRefused::Fail);
+      socket.startTls(tls_, net::TlsRole::Client);
       Hello hello = makeHello(Purpose::PeerLink, secret_, rank_, nranks_);
-      socket.sendAll(&hello, sizeof(hello), deadline);
+      const auto* bytes = reinterpret_cast<const char*>(&hello);
+      out.frame.insert(out.frame.begin() + static_cast<ptrdiff_t>(out.sent), bytes, bytes + sizeof(hello));
       outgoing_[peer] = std::move(socket);
     }
     return *outgoing_[peer];
@@ -194,13 +217,17 @@ class Bootstrap::Impl {
 
   int rank_;
   int nranks_;
+  std::string owner_;  // for the greetings it drops
   Secret secret_;
+  std::shared_ptr<const net::TlsContext> tls_;
   net::Socket listener_;
   std::string address_;
   std::vector<net::SocketAddress> peers_;
+  net::Socket rootLink_;  // until the communicator's status responder takes it
   std::vector<std::optional<net::Socket>> outgoing_;
   std::vector<std::unique_ptr<Inbox>> incoming_;
-  std::vector<Greeting> greetings_;  // accepted, not yet identified
+  std::vector<Greeting> greetings_;             // accepted, not yet identified
+  Clock::time_point awaySince_ = Clock::now();  // when the last transfer() returned
   milliseconds timeout_;
   const std::atomic<bool>* abortFlag_;
 };
@@ -217,12 +244,13 @@ std::unique_ptr<Bootstrap> Bootstrap::connect(const trncclUniqueId& id, int rank
 
   return withContext(rankContext(rank, nranks, "connect"), [&] {
     net::Deadline deadline(timeout, abortFlag);
+    std::shared_ptr<const net::TlsContext> tls = jobTls(info);
     net::Socket listener = net::Socket::listen(net::selectInterface(info.root.family()).address);
-    std::vector<net::SocketAddress> peers = joinRendezvous(info, rank, nranks, listener.localAddress(), deadline);
+    Joined joined = joinRendezvous(info, rank, nranks, listener.localAddress(), deadline);
     TRNCCL_INFO("bootstrap rank %d/%d listening at %s joined %s", rank, nranks,
                 listener.localAddress().toString().c_str(), info.root.toString().c_str());
-    return std::unique_ptr<Bootstrap>(new Bootstrap(
-        std::make_unique<Impl>(rank, nranks, info.secret, std::move(listener), std::move(peers), timeout, abortFlag)));
+    return std::unique_ptr<Bootstrap>(new Bootstrap(std::make_unique<Impl>(
+        rank, nranks, info.secret, std::move(tls), std::move(listener), std::move(joined), timeout, abortFlag)));
   });
 }
 
@@ -232,6 +260,7 @@ Bootstrap::~Bootstrap() = default;
 int Bootstrap::rank() const { return impl_->rank(); }
 int Bootstrap::size() const { return impl_->size(); }
 std::string Bootstrap::address() const { return impl_->address(); }
+net::Socket Bootstrap::takeRootLink() { return impl_->takeRootLink(); }
 milliseconds Bootstrap::timeout() const { return impl_->timeout(); }
 
 void Bootstrap::allGather(void* data, size_t bytes) {

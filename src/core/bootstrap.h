@@ -4,10 +4,11 @@
 // writes its TCP address and a random secret into the unique id. Every rank
 // then connects to the root, presenting the secret, its rank, the rank count
 // and the address it listens on; the root hands the table of addresses to
-// every rank and exits. From then on ranks talk to each other directly
+// every rank. From then on ranks talk to each other directly
 // (all-gather around a ring, point-to-point). Every connection presents the
-// secret first; one that does not is refused and logged. Every wait is bounded
-// by the timeout and returns early on abort.
+// secret first; one that does not is refused and logged, and one that has
+// not within net::greetingLimit() is dropped and logged. Every wait is
+// bounded by the timeout and returns early on abort.
 #pragma once
 
 #include <array>
@@ -36,6 +37,7 @@ trncclUniqueId createUniqueId(std::chrono::milliseconds timeout);
 struct RendezvousInfo {
   net::SocketAddress root;
   std::array<uint8_t, 16> secret{};
+  bool encrypted = false;  // its connections use TLS (base/encryption.h)
 };
 trncclUniqueId encodeUniqueId(const RendezvousInfo& info);
 // Throws InvalidArgument "argument 'id' ..." for an id createUniqueId did not make.
@@ -71,6 +73,10 @@ class Bootstrap : public transport::OutOfBand {
 
   // The address this rank listens on, e.g. "127.0.0.1:40123".
   std::string address() const;
+  // The connection this rank registered with the root on, kept open: while
+  // it is, the root serves status queries (trnccl-top) and asks this rank
+  // over it. The first call takes it; a closed socket after that.
+  net::Socket takeRootLink();
 
   class Impl;
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "base/log.h"
+
 namespace trnccl::core::wire {
 
 Hello makeHello(Purpose purpose, const Secret& secret, int rank, int nranks) {
@@ -51,6 +53,29 @@ bool replyHeaderValid(const ReplyHeader& reply, int nranks) {
   bool knownFailure =
       reply.code == trncclInvalidUsage || reply.code == trncclTimeout || reply.code == trncclRemoteError;
   return knownFailure && reply.bytes <= kMaxErrorMessage;
+}
+
+void dropOverdue(std::vector<Greeting>& greetings, const std::string& owner) {
+  const Clock::time_point now = Clock::now();
+  std::erase_if(greetings, [&](Greeting& greeting) {
+    if (!greeting.overdue(now)) return false;
+    TRNCCL_WARN("%s dropped a connection from %s: it sent %s", owner.c_str(),
+                greeting.socket().peerAddress().toString().c_str(), greeting.progress().c_str());
+    return true;
+  });
+}
+
+void dropAll(std::vector<Greeting>& greetings, const std::string& owner, const char* why) {
+  for (Greeting& greeting : greetings)
+    TRNCCL_WARN("%s dropped a connection from %s: %s; it sent %s", owner.c_str(),
+                greeting.socket().peerAddress().toString().c_str(), why, greeting.progress().c_str());
+  greetings.clear();
+}
+
+Clock::time_point firstDropAt(const std::vector<Greeting>& greetings) {
+  Clock::time_point first = Clock::time_point::max();
+  for (const Greeting& greeting : greetings) first = std::min(first, greeting.dropAt());
+  return first;
 }
 
 }  // namespace trnccl::core::wire

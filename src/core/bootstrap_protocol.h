@@ -4,6 +4,7 @@
 // run the same build on the same kind of host.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/greeting_limit.h"
 #include "base/secret.h"
 #include "base/socket.h"
 #include "trnccl/trnccl.h"
@@ -31,17 +33,20 @@ inline constexpr uint64_t kMaxFrameBytes = uint64_t{1} << 30;
 
 // ---- Wire formats (all parties run the same build on the same kind of host) --
 
+inline constexpr uint32_t kIdEncrypted = 1;  // IdLayout::flags
+
 struct IdLayout {
   uint64_t magic;
   uint32_t version;
-  uint32_t reserved;
+  uint32_t flags;  // kIdEncrypted
   Secret secret;
   net::WireAddress root;
   uint8_t unused[72];
 };
 static_assert(sizeof(IdLayout) == sizeof(trncclUniqueId));
 
-enum class Purpose : uint32_t { JoinRoot = 1, PeerLink = 2 };
+// Status: trnccl-top asking the root of a running job (core/status_service.h).
+enum class Purpose : uint32_t { JoinRoot = 1, PeerLink = 2, Status = 3 };
 
 // The first bytes on every connection.
 struct Hello {
@@ -53,10 +58,11 @@ struct Hello {
   int32_t nranks;
 };
 
-// Follows the Hello on a connection to the root.
+// Follows the Hello on a connection to the root. A status query sends one
+// too (no address), so that the root reads one greeting size.
 struct Registration {
   net::WireAddress listenAddress;
-  uint64_t replyWithinMs;  // when the rank will stop waiting for the table
+  uint64_t replyWithinMs;  // when the rank will stop waiting for the table (a query: for the ranks)
 };
 
 // The root's answer: trncclSuccess and nranks WireAddresses, or an error code
@@ -64,6 +70,21 @@ struct Registration {
 struct ReplyHeader {
   int32_t code;
   uint32_t bytes;
+};
+
+// After the rendezvous, the root asks each rank for its status over the
+// connection the rank registered on; the rank answers with a StatusAnswer
+// and its JSON. Numbered, so that a late answer to an earlier query (a rank
+// that was stopped) is told apart.
+inline constexpr uint64_t kStatusMagic = 0x5441545354524e54;  // "TNRTSTAT"
+inline constexpr uint64_t kMaxStatusBytes = uint64_t{64} << 20;
+struct StatusRequest {
+  uint64_t magic;
+  uint64_t query;
+};
+struct StatusAnswer {
+  uint64_t query;
+  uint64_t bytes;
 };
 
 enum class Channel : uint32_t { User = 1, Collective = 2 };
@@ -113,12 +134,15 @@ bool frameHeaderValid(const FrameHeader& header);
 bool replyHeaderValid(const ReplyHeader& reply, int nranks);
 
 // The fixed-size greeting that opens a connection, read without blocking so
-// that a garbage or silent client never holds anyone up.
+// that a garbage or silent client never holds anyone up, and dropped when it
+// is not whole within net::greetingLimit() so that it holds no descriptor
+// either.
 class Greeting {
  public:
   using Status = GreetingStatus;
 
-  Greeting(net::Socket socket, size_t size) : socket_(std::move(socket)), bytes_(size) {}
+  Greeting(net::Socket socket, size_t size)
+      : socket_(std::move(socket)), bytes_(size), limit_(net::greetingLimit()), dropAt_(accepted_ + limit_) {}
 
   Status advance(const Secret& secret, Purpose purpose) {
     try {
@@ -128,7 +152,8 @@ class Greeting {
         received_ += got;
       }
     } catch (const Error& e) {
-      return refuse(e.code() == trncclRemoteError ? "closed before identifying itself" : e.what());
+      return refuse(e.code() == trncclRemoteError && !socket_.tlsFailed() ? "closed before identifying itself"
+                                                                          : e.what());
     }
     return judgeGreeting({bytes_.data(), received_}, bytes_.size(), secret, purpose, refusal_);
   }
@@ -138,6 +163,23 @@ class Greeting {
     return Status::Refused;
   }
   const std::string& refusal() const { return refusal_; }
+
+  bool overdue(Clock::time_point now) const { return now >= dropAt_; }
+  Clock::time_point dropAt() const { return dropAt_; }
+  // Its owner was away `away` (a rank between bootstrap calls, not
+  // reading): that time does not count, up to one more limit in all, so a
+  // peer's TLS handshake that needed the owner to go on can finish.
+  void ownerWasAway(Clock::duration away) {
+    const Clock::duration excused = std::min(away, graceLeft_);
+    dropAt_ += excused;
+    graceLeft_ -= excused;
+  }
+  // For the log: how much of it came, and since when.
+  std::string progress() const {
+    const auto waited = std::chrono::duration_cast<milliseconds>(Clock::now() - accepted_).count();
+    return std::to_string(received_) + " of its " + std::to_string(bytes_.size()) + " greeting bytes in " +
+           std::to_string(waited) + " ms (the limit is " + std::to_string(limit_.count()) + " ms)";
+  }
 
   Hello hello() const { return read<Hello>(0); }
   Registration registration() const { return read<Registration>(sizeof(Hello)); }
@@ -155,6 +197,19 @@ class Greeting {
   std::vector<char> bytes_;
   size_t received_ = 0;
   std::string refusal_;
+  Clock::time_point accepted_ = Clock::now();
+  milliseconds limit_;
+  Clock::time_point dropAt_;
+  Clock::duration graceLeft_ = limit_;
 };
+
+// Closes the greetings that are overdue, logging each once: "<owner>
+// dropped a connection from <its address>: ..." (`owner` e.g. "bootstrap
+// root 10.0.0.1:5000").
+void dropOverdue(std::vector<Greeting>& greetings, const std::string& owner);
+// Closes every greeting, logging each once: its owner stops listening.
+void dropAll(std::vector<Greeting>& greetings, const std::string& owner, const char* why);
+// The earliest time one of `greetings` falls due (max when there is none).
+Clock::time_point firstDropAt(const std::vector<Greeting>& greetings);
 
 }  // namespace trnccl::core::wire

@@ -38,12 +38,13 @@ std::string differingFields(const CallFingerprint& a, const CallFingerprint& b) 
   add(a.type != b.type, "datatype");
   add(a.op != b.op, "op");
   add(a.root != b.root, "root");
+  add(a.choice != b.choice, "per-call configuration (algorithm, chunkSize or deterministic)");
   return fields.empty() ? "everything" : fields;
 }
 
 }  // namespace
 
-CallFingerprint fingerprintOf(const algo::CollectiveArgs& args, uint64_t sequence) {
+CallFingerprint fingerprintOf(const algo::CollectiveArgs& args, uint64_t sequence, uint32_t choice) {
   CallFingerprint f;
   std::memset(&f, 0, sizeof f);  // no stray padding bytes: fingerprints compare as bytes
   f.magic = kFingerprintMagic;
@@ -54,6 +55,7 @@ CallFingerprint fingerprintOf(const algo::CollectiveArgs& args, uint64_t sequenc
   f.root = f.rooted ? args.root : -1;
   f.count = algo::agreedCount(args);  // all-to-all-v's and permute's counts are each rank's own
   f.sequence = sequence;
+  f.choice = choice;
   return f;
 }
 

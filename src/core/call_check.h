@@ -20,15 +20,15 @@ struct CallFingerprint {
   uint8_t type;
   uint8_t op;  // 0xff: the collective reduces nothing
   uint8_t rooted;
-  int32_t root;  // -1 when not rooted
-  uint32_t reserved;
+  int32_t root;     // -1 when not rooted
+  uint32_t choice;  // a hash of the call's per-call configuration (0: none)
   uint64_t count;
   uint64_t sequence;
 };
 
 inline constexpr uint32_t kFingerprintMagic = 0x4b434843;  // "CHCK"
 
-CallFingerprint fingerprintOf(const algo::CollectiveArgs& args, uint64_t sequence);
+CallFingerprint fingerprintOf(const algo::CollectiveArgs& args, uint64_t sequence, uint32_t choice = 0);
 // Whether the collective has a root (broadcast, reduce, gather, scatter).
 bool rooted(algo::Collective c);
 

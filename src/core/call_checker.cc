@@ -9,7 +9,7 @@
 
 namespace trnccl::core {
 
-void CallChecker::check(const algo::CollectiveArgs& args, uint64_t sequence) {
+void CallChecker::check(const algo::CollectiveArgs& args, uint64_t sequence, uint32_t choice) {
   if (!swap_) {
     algo::CollectiveArgs swap;
     swap.collective = algo::Collective::AllGather;
@@ -20,7 +20,7 @@ void CallChecker::check(const algo::CollectiveArgs& args, uint64_t sequence) {
     swap.layout = args.layout;
     swap_ = algo::Mesh().build(swap);
   }
-  CallFingerprint mine = fingerprintOf(args, sequence);
+  CallFingerprint mine = fingerprintOf(args, sequence, choice);
   std::vector<CallFingerprint> all(static_cast<size_t>(nranks_));
   void* const buffers[] = {nullptr, &mine, all.data(), nullptr};
   runtime::Call call;

@@ -17,7 +17,8 @@ class CallChecker {
 
   // Collective: every rank checks its `sequence`th call. Throws InvalidUsage
   // on every rank, naming the ranks that differ, when the calls differ.
-  void check(const algo::CollectiveArgs& args, uint64_t sequence);
+  // `choice`: a hash of the call's per-call configuration.
+  void check(const algo::CollectiveArgs& args, uint64_t sequence, uint32_t choice = 0);
 
  private:
   runtime::Executor& executor_;

@@ -16,7 +16,7 @@ using settings::boolean;
 using settings::integer;
 using settings::text;
 
-TRNCCL_SETTING(kTimeoutMs, TRNCCL_TIMEOUT_MS, integer(300000, 1, INT64_MAX / 2),
+TRNCCL_SETTING(kTimeoutMs, TRNCCL_TIMEOUT_MS, integer(Defaults::kTimeoutMs, 1, INT64_MAX / 2),
                "bound on every wait; on expiry calls return `trncclTimeout` naming the peer and step");
 TRNCCL_SETTING(kTopo, TRNCCL_TOPO,
                text("`trn1.32xlarge`, `trn1.2xlarge:4`, `/path/my.json`", "unset (this host, flat)"),
@@ -26,7 +26,7 @@ TRNCCL_SETTING(kRankOrder, TRNCCL_RANK_ORDER, text("`core`, `chip`, `spread`, `0
 TRNCCL_SETTING(kEmulateLinks, TRNCCL_EMULATE_LINKS, boolean(false),
                "pace shared-memory messages to the topology's machine model (links, DMA engines, launch; bandwidth, "
                "latency, sharing)");
-TRNCCL_SETTING(kEmulateScale, TRNCCL_EMULATE_SCALE, integer(1000, 1, 1000000),
+TRNCCL_SETTING(kEmulateScale, TRNCCL_EMULATE_SCALE, integer(Defaults::kEmulateScale, 1, 1000000),
                "host time = modelled time x this, so the host keeps up");
 TRNCCL_SETTING(kTransport, TRNCCL_TRANSPORT, text("`auto` or a transport: `shm`, `ofi`, `tcp`", "auto"),
                "transport between instances (`auto`: ofi, else tcp); `shm` keeps emulated instances on shared memory "
@@ -37,14 +37,16 @@ TRNCCL_SETTING(kAlgo, TRNCCL_ALGO,
                "why; `neuron` plays the Neuron runtime's documented choice per size");
 TRNCCL_SETTING(kStochasticRounding, TRNCCL_STOCHASTIC_ROUNDING, boolean(false),
                "stochastic instead of round-to-nearest-even rounding for 16/8-bit float reductions");
+TRNCCL_SETTING(kDeterministic, TRNCCL_DETERMINISTIC, boolean(false),
+               "every algorithm reduces in rank order at one owner per block, so all give the same bits (README)");
 TRNCCL_SETTING(kSeed, TRNCCL_SEED, integer(0, 0, INT64_MAX), "stochastic-rounding seed (same seed, same bits)");
-TRNCCL_SETTING(kSliceBytes, TRNCCL_SLICE_BYTES, integer(512 * 1024, 4096, 64 << 20, "bytes"),
+TRNCCL_SETTING(kSliceBytes, TRNCCL_SLICE_BYTES, integer(Defaults::kSliceBytes, 4096, 64 << 20, "bytes"),
                "pipelining unit of the executor");
-TRNCCL_SETTING(kWindow, TRNCCL_WINDOW, integer(4, 1, 64), "slices in flight per step");
+TRNCCL_SETTING(kWindow, TRNCCL_WINDOW, integer(Defaults::kWindow, 1, 64), "slices in flight per step");
 TRNCCL_SETTING(kCheck, TRNCCL_CHECK, boolean(false),
                "before each collective, ranks compare the call (collective, count, type, op, root, sequence); a "
                "mismatch fails every rank naming the ranks and fields (on in the tests)");
-TRNCCL_SETTING(kRecorderOps, TRNCCL_RECORDER_OPS, integer(64, 0, 1 << 20),
+TRNCCL_SETTING(kRecorderOps, TRNCCL_RECORDER_OPS, integer(Defaults::kRecorderOps, 0, 1 << 20),
                "operations the flight recorder keeps per communicator (0: off)", settings::Scope::Rank);
 TRNCCL_SETTING(kTraceDir, TRNCCL_TRACE_DIR, text("directory", "unset"),
                "where each rank dumps its flight recorder (timeout or failure, abort, destroy, SIGUSR1)",
@@ -111,6 +113,12 @@ Config resolveConfig(const trncclConfig_t* user) {
     out.stochasticRounding = c.stochasticRounding == 1;
   } else {
     out.stochasticRounding = settings::readBool(kStochasticRounding);
+  }
+  if (isSet(c.deterministic)) {
+    if (c.deterministic != 0 && c.deterministic != 1) throwInvalidArgument("config->deterministic", "must be 0 or 1");
+    out.deterministic = c.deterministic == 1;
+  } else {
+    out.deterministic = settings::readBool(kDeterministic);
   }
   out.seed = c.seed != 0 ? c.seed : static_cast<uint64_t>(settings::readInt(kSeed));
   if (c.commName) out.name = c.commName;

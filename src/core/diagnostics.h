@@ -28,6 +28,7 @@ class Diagnostics {
   Diagnostics& operator=(const Diagnostics&) = delete;
 
   runtime::FlightRecorder* recorder() { return recorder_.get(); }
+  const std::string& commId() const { return header_.comm; }  // the same on all ranks
   runtime::TraceBuffer* trace() { return trace_.get(); }
 
   // One operation, from its turn to its end: recorded as done if succeeded()

@@ -91,11 +91,11 @@ double groupSimulateEnd() {
   std::exception_ptr error;
   for (Pending& p : pending) {
     try {
-      if (!error) longest = std::max(longest, p.comm->predictSeconds(p.work));
+      if (!error) longest = std::max(longest, p.comm->runner().predictSeconds(p.work));
     } catch (...) {
       error = std::current_exception();
     }
-    p.comm->unissue(p.work);  // every communicator, even after an error
+    p.comm->order().unissue(p.work);  // every communicator, even after an error
   }
   if (error) std::rethrow_exception(error);
   return longest;
@@ -104,10 +104,10 @@ double groupSimulateEnd() {
 void issueCollective(Communicator& comm, runtime::Stream* stream, CollectiveCall call) {
   if (inGroup()) {
     Pending& entry = group.entry(comm, stream);  // may refuse: before the sequence advances
-    call.sequence = comm.nextSequence();
+    call.sequence = comm.order().nextSequence();
     return entry.work.collectives.push_back(call);
   }
-  call.sequence = comm.nextSequence();
+  call.sequence = comm.order().nextSequence();
   if (stream)
     stream->enqueue(comm.prepare(Work{{call}, {}}));
   else
@@ -117,10 +117,10 @@ void issueCollective(Communicator& comm, runtime::Stream* stream, CollectiveCall
 void issueP2P(Communicator& comm, runtime::Stream* stream, P2PCall call) {
   if (inGroup()) {
     Pending& entry = group.entry(comm, stream);
-    call.op.tag = comm.nextP2PTag(call.op.peer, call.op.send);
+    call.op.tag = comm.order().nextP2PTag(call.op.peer, call.op.send);
     return entry.work.p2p.push_back(call);
   }
-  call.op.tag = comm.nextP2PTag(call.op.peer, call.op.send);
+  call.op.tag = comm.order().nextP2PTag(call.op.peer, call.op.send);
   auto run = comm.prepare(Work{{}, {call}});
   if (stream)
     stream->enqueue(std::move(run));

@@ -1,16 +1,25 @@
 #include "core/rendezvous.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <thread>
 #include <utility>
 
+#include "base/encryption.h"
 #include "base/error.h"
 #include "base/log.h"
 #include "base/rank_list.h"
 #include "base/settings.h"
 #include "core/bootstrap_protocol.h"
+#include "core/status_service.h"
 
 namespace trnccl::core {
 
@@ -22,21 +31,31 @@ namespace {
 
 // Serves one unique id on a thread of its own: admits ranks that present the
 // secret, sends every rank the table of listen addresses once all nranks are
-// there, and ends. A failure (disagreeing ranks, a rank that left, a timeout)
-// is sent to every rank that arrived, and to any that still comes, so no rank
-// waits in vain.
+// there, then answers status queries (trnccl-top) until every rank has left,
+// and ends. A root on a fixed port (TRNCCL_COMM_ID) ends at once instead: the
+// job's next communicator needs the port. A failure (disagreeing ranks, a
+// rank that left, a timeout) is sent to every rank that arrived, and to any
+// that still comes, so no rank waits in vain.
 class RendezvousRoot {
  public:
-  RendezvousRoot(net::Socket listener, const Secret& secret, milliseconds timeout)
-      : listener_(std::move(listener)),
+  RendezvousRoot(net::Socket listener, const Secret& secret, std::shared_ptr<const net::TlsContext> tls,
+                 milliseconds timeout, bool servesStatus)
+      : servesStatus_(servesStatus),
+        listener_(std::move(listener)),
         address_(listener_.localAddress().toString()),
+        owner_("bootstrap root " + address_),
         secret_(secret),
+        tls_(std::move(tls)),
         deadline_(timeout),
         started_(Clock::now()) {}
 
   void run() noexcept {
     try {
       serve();
+      // Ranks are answered; whoever still greets is no rank of this job.
+      dropAll(greetings_, owner_, "the rendezvous ended before it identified itself");
+      if (servesStatus_ && !failure_ && !members_.empty())
+        StatusService(std::move(listener_), secret_, tls_, std::move(members_)).run();
     } catch (const std::exception& e) {
       TRNCCL_WARN("bootstrap root %s failed: %s", address_.c_str(), e.what());
     }
@@ -64,7 +83,8 @@ class RendezvousRoot {
       if (deadline_.expired()) return giveUp();
 
       std::vector<pollfd> fds{{listener_.fd(), POLLIN, 0}};
-      for (Greeting& greeting : greetings_) fds.push_back({greeting.socket().fd(), POLLIN, 0});
+      for (Greeting& greeting : greetings_)
+        fds.push_back({greeting.socket().fd(), greeting.socket().pollEvents(POLLIN), 0});
       for (Arrival& arrival : arrivals_) fds.push_back({arrival.socket.fd(), POLLIN, 0});
       auto untilReply = replyBy == Clock::time_point::max() ? net::Deadline::kAbortCheckInterval
                                                             : std::chrono::ceil<milliseconds>(replyBy - Clock::now());
@@ -81,9 +101,13 @@ class RendezvousRoot {
       for (size_t i = greetings_.size(); i-- > 0;) {
         if (fds[1 + i].revents != 0) advanceGreeting(i);
       }
+      // pollFor wakes at least every kAbortCheckInterval, so this runs on time.
+      dropOverdue(greetings_, owner_);
       if (fds[0].revents != 0) {
-        while (auto socket = listener_.tryAccept())
+        while (auto socket = listener_.tryAccept()) {
+          socket->startTls(tls_, net::TlsRole::Server);
           greetings_.emplace_back(std::move(*socket), sizeof(Hello) + sizeof(Registration));
+        }
       }
     }
     TRNCCL_INFO("bootstrap root %s done", address_.c_str());
@@ -142,8 +166,11 @@ class RendezvousRoot {
   void sendTable() {
     std::vector<net::WireAddress> table(arrivals_.size());
     for (const Arrival& arrival : arrivals_) table[arrival.rank] = arrival.listenAddress;
-    for (Arrival& arrival : arrivals_)
+    for (Arrival& arrival : arrivals_) {
       answer(arrival, trncclSuccess, table.data(), table.size() * sizeof(net::WireAddress));
+      members_.push_back(
+          {std::move(arrival.socket), arrival.rank, *net::SocketAddress::fromWire(arrival.listenAddress)});
+    }
     TRNCCL_INFO("bootstrap root %s: all %zu ranks arrived after %lld ms", address_.c_str(), arrivals_.size(),
                 static_cast<long long>(elapsed().count()));
     answered_ += static_cast<int>(arrivals_.size());
@@ -170,12 +197,22 @@ class RendezvousRoot {
   std::string missingRanks() const {
     int nranks = arrivals_.front().nranks;
     std::vector<bool> arrived(nranks);
-    for (const Arrival& arrival : arrivals_) arrived[arrival.rank] = true;
+    std::map<std::string, std::vector<int>> ranksByHost;  // where the others came from
+    for (const Arrival& arrival : arrivals_) {
+      arrived[arrival.rank] = true;
+      ranksByHost[net::SocketAddress::fromWire(arrival.listenAddress)->hostText()].push_back(arrival.rank);
+    }
     std::vector<int> missing;
     for (int rank = 0; rank < nranks; ++rank)
       if (!arrived[rank]) missing.push_back(rank);
+    std::string hosts;
+    for (auto& [host, ranks] : ranksByHost) {
+      std::sort(ranks.begin(), ranks.end());
+      hosts += (hosts.empty() ? "" : ", ") + describeRanks(ranks) + " from " + host;
+    }
     return describeRanks(missing) + " never arrived at the rendezvous root " + address_ + " (" +
-           std::to_string(arrivals_.size()) + " of " + std::to_string(nranks) + " arrived)";
+           std::to_string(arrivals_.size()) + " of " + std::to_string(nranks) + " arrived: " + hosts +
+           "; check that the missing ranks were started, with this unique id, and can reach " + address_ + ")";
   }
 
   void answerFailure(Arrival& arrival) {
@@ -197,13 +234,17 @@ class RendezvousRoot {
 
   milliseconds elapsed() const { return std::chrono::duration_cast<milliseconds>(Clock::now() - started_); }
 
+  bool servesStatus_;
   net::Socket listener_;
   std::string address_;
+  std::string owner_;  // for the greetings it drops
   Secret secret_;
+  std::shared_ptr<const net::TlsContext> tls_;
   net::Deadline deadline_;
   Clock::time_point started_;
   std::vector<Greeting> greetings_;
   std::vector<Arrival> arrivals_;
+  std::vector<StatusService::Member> members_;  // answered with the table
   std::optional<Error> failure_;
   int expected_ = 0;
   int answered_ = 0;
@@ -214,8 +255,9 @@ TRNCCL_SETTING(kCommId, TRNCCL_COMM_ID, settings::text("`host:port`", "unset"),
 
 // The root listens on TRNCCL_COMM_ID ("host:port", for a firewall that opens
 // one port) when set, else on an ephemeral port of the chosen interface.
-net::Socket listenForRanks() {
+net::Socket listenForRanks(bool& fixedPort) {
   const std::optional<std::string> fixed = settings::readText(kCommId);
+  fixedPort = fixed.has_value();
   if (!fixed) return net::Socket::listen(net::selectInterface().address);
   net::SocketAddress address;
   try {
@@ -232,12 +274,36 @@ net::Socket listenForRanks() {
   }
 }
 
+TRNCCL_SETTING(kTopFile, TRNCCL_TOP_FILE, settings::text("a file path", "unset"),
+               "the process that makes the job's first unique id writes it there, as hex, for `trnccl-top "
+               "--id-file` (as NCCL RAS's address setting)");
+
+// The process's first unique id, as hex, into TRNCCL_TOP_FILE (renamed into
+// place: trnccl-top never reads half of it). Later ids (splits) leave it.
+void publishForTop(const trncclUniqueId& id) {
+  static std::atomic<bool> published{false};
+  const std::optional<std::string> path = settings::readText(kTopFile);
+  if (!path || published.exchange(true)) return;
+  const std::string temporary = *path + ".tmp" + std::to_string(getpid());
+  FILE* file = std::fopen(temporary.c_str(), "w");
+  bool written = file != nullptr;
+  for (size_t i = 0; written && i < sizeof(id.internal); ++i)
+    written = std::fprintf(file, "%02x", static_cast<unsigned char>(id.internal[i])) == 2;
+  if (file) {
+    written = std::fputc('\n', file) != EOF && written;
+    written = std::fclose(file) == 0 && written;
+  }
+  if (!written || std::rename(temporary.c_str(), path->c_str()) != 0)
+    TRNCCL_WARN("TRNCCL_TOP_FILE=%s: cannot write the unique id there: %s", path->c_str(), std::strerror(errno));
+}
+
 }  // namespace
 
 // A rank's side of the rendezvous: register, get the table of listen addresses.
-std::vector<net::SocketAddress> joinRendezvous(const RendezvousInfo& info, int rank, int nranks,
-                                               const net::SocketAddress& listenAddress, const net::Deadline& deadline) {
+Joined joinRendezvous(const RendezvousInfo& info, int rank, int nranks, const net::SocketAddress& listenAddress,
+                      const net::Deadline& deadline) {
   net::Socket root = net::Socket::connect(info.root, deadline, "the rendezvous root");
+  root.startTls(jobTls(info), net::TlsRole::Client);
   struct {
     Hello hello;
     Registration registration;
@@ -262,14 +328,12 @@ std::vector<net::SocketAddress> joinRendezvous(const RendezvousInfo& info, int r
       if (!address) malformed();
       peers.push_back(*address);
     }
-    return peers;
+    return {std::move(peers), std::move(root)};
   }
   std::string message(reply.bytes, '\0');
   root.recvAll(message.data(), message.size(), deadline);
   throwError(static_cast<trncclResult_t>(reply.code), message);
 }
-
-// Messages from one peer: frames are read without blocking as they come and
 
 // ---- Unique id --------------------------------------------------------------
 
@@ -277,6 +341,7 @@ trncclUniqueId encodeUniqueId(const RendezvousInfo& info) {
   IdLayout layout{};
   layout.magic = kIdMagic;
   layout.version = kProtocolVersion;
+  layout.flags = info.encrypted ? kIdEncrypted : 0;
   layout.secret = info.secret;
   layout.root = info.root.toWire();
   trncclUniqueId id;
@@ -293,24 +358,41 @@ RendezvousInfo decodeUniqueId(const trncclUniqueId& id) {
                                    std::to_string(kProtocolVersion));
   }
   bool paddingClear =
-      layout.reserved == 0 && layout.root.reserved == 0 &&
+      (layout.flags & ~kIdEncrypted) == 0 && layout.root.reserved == 0 &&
       std::all_of(std::begin(layout.unused), std::end(layout.unused), [](uint8_t byte) { return byte == 0; });
   if (!paddingClear) throwInvalidArgument("id", "is corrupted (non-zero padding)");
   auto root = net::SocketAddress::fromWire(layout.root);
   if (!root || root->port() == 0) throwInvalidArgument("id", "has no valid root address");
   if (layout.secret == Secret{}) throwInvalidArgument("id", "has no secret");
-  return {*root, layout.secret};
+  return {*root, layout.secret, (layout.flags & kIdEncrypted) != 0};
+}
+
+std::shared_ptr<const net::TlsContext> jobTls(const RendezvousInfo& info) {
+  std::shared_ptr<const net::TlsContext> tls = encryption::context();
+  if (info.encrypted && !tls)
+    throwError(trncclInvalidUsage,
+               "the unique id was made with encryption on, but this process has no key: call "
+               "trncclSetEncryption, or set TRNCCL_ENCRYPTION_KEY_FILE, before creating the communicator");
+  if (!info.encrypted && tls)
+    throwError(trncclInvalidUsage,
+               "this process has encryption on, but the unique id was made without it: set the key in every "
+               "process before trncclGetUniqueId");
+  return tls;
 }
 
 trncclUniqueId createUniqueId(milliseconds timeout) {
   if (timeout <= milliseconds::zero())
     throwInvalidArgument("timeout", "must be positive, not " + std::to_string(timeout.count()));
-  net::Socket listener = listenForRanks();
-  RendezvousInfo info{listener.localAddress(), randomSecret()};
-  auto root = std::make_unique<RendezvousRoot>(std::move(listener), info.secret, timeout);
+  std::shared_ptr<const net::TlsContext> tls = encryption::context();
+  bool fixedPort = false;
+  net::Socket listener = listenForRanks(fixedPort);
+  RendezvousInfo info{listener.localAddress(), randomSecret(), tls != nullptr};
+  auto root = std::make_unique<RendezvousRoot>(std::move(listener), info.secret, std::move(tls), timeout, !fixedPort);
   // Detached: the root owns all it uses, ends by itself, and never holds up exit.
   std::thread([root = std::move(root)] { root->run(); }).detach();
-  return encodeUniqueId(info);
+  const trncclUniqueId id = encodeUniqueId(info);
+  publishForTop(id);
+  return id;
 }
 
 }  // namespace trnccl::core

@@ -2,7 +2,7 @@
 
 namespace trnccl::core {
 
-ScheduleCache::Fields ScheduleCache::fieldsOf(const algo::CollectiveArgs& args) {
+ScheduleCache::Fields ScheduleCache::fieldsOf(const algo::CollectiveArgs& args, const CallChoice& choice) {
   return Fields{static_cast<int>(args.collective),
                 args.count,
                 args.type,
@@ -10,16 +10,17 @@ ScheduleCache::Fields ScheduleCache::fieldsOf(const algo::CollectiveArgs& args) 
                 args.root,
                 args.inPlace,
                 args.sendPeer,
-                args.recvPeer};
+                args.recvPeer,
+                choice};
 }
 
-ScheduleCache::Key ScheduleCache::keyOf(const algo::CollectiveArgs& args) {
-  return Key{fieldsOf(args), args.v ? *args.v : algo::VarCounts{}};
+ScheduleCache::Key ScheduleCache::keyOf(const algo::CollectiveArgs& args, const CallChoice& choice) {
+  return Key{fieldsOf(args, choice), args.v ? *args.v : algo::VarCounts{}};
 }
 
-bool ScheduleCache::repeatsLast(const algo::CollectiveArgs& args) const {
+bool ScheduleCache::repeatsLast(const algo::CollectiveArgs& args, const CallChoice& choice) const {
   const auto& [fields, v] = lastKey_;
-  return fieldsOf(args) == fields && (args.v ? *args.v == v : v.sendCounts.empty() && v.recvCounts.empty());
+  return fieldsOf(args, choice) == fields && (args.v ? *args.v == v : v.sendCounts.empty() && v.recvCounts.empty());
 }
 
 }  // namespace trnccl::core

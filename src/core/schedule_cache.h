@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "algorithms/algorithm.h"
+#include "core/work.h"
 
 namespace trnccl::core {
 
@@ -19,13 +20,13 @@ class ScheduleCache {
   // sizes never repeat must not grow without bound.
   static constexpr size_t kCapacity = 256;
 
-  // The schedule for `args`'s call (this rank's, for the same layout and step
-  // bound every time), made by build() on a miss. Forgetting invalidates the
+  // The schedule for `args`'s call with `choice` (this rank's, for the same
+  // layout every time), made by build() on a miss. Forgetting invalidates the
   // references returned before.
   template <class Build>
-  const algo::Schedule& find(const algo::CollectiveArgs& args, Build&& build) {
-    if (last_ != nullptr && repeatsLast(args)) return *last_;  // benchmarks repeat one call
-    const Key key = keyOf(args);
+  const algo::Schedule& find(const algo::CollectiveArgs& args, const CallChoice& choice, Build&& build) {
+    if (last_ != nullptr && repeatsLast(args, choice)) return *last_;  // benchmarks repeat one call
+    const Key key = keyOf(args, choice);
     auto it = schedules_.find(key);
     if (it == schedules_.end()) {
       if (schedules_.size() >= kCapacity) schedules_.clear(), last_ = nullptr;  // build() may throw
@@ -36,6 +37,11 @@ class ScheduleCache {
     return *last_;
   }
 
+  template <class Build>
+  const algo::Schedule& find(const algo::CollectiveArgs& args, Build&& build) {
+    return find(args, CallChoice{}, std::forward<Build>(build));
+  }
+
   size_t size() const { return schedules_.size(); }
   // Forgets every schedule (trncclCommSuspend).
   void clear() {
@@ -44,14 +50,15 @@ class ScheduleCache {
   }
 
  private:
-  // The v-collectives' blocks and permute's peers are part of the call.
-  using Fields = std::tuple<int, size_t, int, int, int, bool, int, int>;
+  // The v-collectives' blocks, permute's peers and the call's choice are
+  // part of the call.
+  using Fields = std::tuple<int, size_t, int, int, int, bool, int, int, CallChoice>;
   using Key = std::pair<Fields, algo::VarCounts>;
-  static Fields fieldsOf(const algo::CollectiveArgs& args);
-  static Key keyOf(const algo::CollectiveArgs& args);
+  static Fields fieldsOf(const algo::CollectiveArgs& args, const CallChoice& choice);
+  static Key keyOf(const algo::CollectiveArgs& args, const CallChoice& choice);
   // Whether `args` is the last call's key, without building a key (its
   // block lists) for the call that repeats.
-  bool repeatsLast(const algo::CollectiveArgs& args) const;
+  bool repeatsLast(const algo::CollectiveArgs& args, const CallChoice& choice) const;
 
   std::map<Key, algo::Schedule> schedules_;
   const algo::Schedule* last_ = nullptr;

@@ -25,10 +25,20 @@ const DeviceModel& trainium2() {
   return m;
 }
 
+// Neuron's Trainium3 architecture page (Dec 2025): 144 GiB of HBM at 4.9 TB/s,
+// 4.9 TB/s of DMA. Nothing published gives its vector engine's FP32 rate:
+// assumed Trainium2's (both chips list 181-183 FP32 TFLOPS in all).
+const DeviceModel& trainium3() {
+  static const DeviceModel m{"trainium3", "NeuronCore-v4", 144 * GiB, 4.9e12, 4.9e12, 2.3e12};
+  return m;
+}
+
 const DeviceModel& deviceModel(std::string_view generation) {
   if (generation == "trainium") return trainium();
   if (generation == "trainium2") return trainium2();
-  throwInvalidArgument("generation", "'" + std::string(generation) + "' is not a known device (trainium, trainium2)");
+  if (generation == "trainium3") return trainium3();
+  throwInvalidArgument("generation",
+                       "'" + std::string(generation) + "' is not a known device (trainium, trainium2, trainium3)");
 }
 
 double dmaCopySeconds(const DeviceModel& m, size_t bytes) {

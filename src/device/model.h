@@ -8,7 +8,7 @@
 namespace trnccl::device {
 
 struct DeviceModel {
-  const char* generation;  // "trainium", "trainium2"
+  const char* generation;  // "trainium", "trainium2", "trainium3"
   const char* core;        // NeuronCore version
   double hbmBytes;         // capacity per chip
   double hbmBytesPerSec;   // HBM bandwidth per chip
@@ -18,6 +18,7 @@ struct DeviceModel {
 
 const DeviceModel& trainium();
 const DeviceModel& trainium2();
+const DeviceModel& trainium3();
 // By generation name; throws Error(InvalidArgument) naming an unknown one.
 const DeviceModel& deviceModel(std::string_view generation);
 

@@ -11,7 +11,6 @@
 #include "base/error.h"
 
 namespace trnccl::runtime {
-namespace {
 
 nlohmann::json opJson(const OpSnapshot& o, const TickClock::Scale& scale) {
   nlohmann::json j;
@@ -33,6 +32,8 @@ nlohmann::json opJson(const OpSnapshot& o, const TickClock::Scale& scale) {
   j["ended_ns"] = time(o.endedTicks);
   return j;
 }
+
+namespace {
 
 std::string hostName() {
   char name[256] = {};

@@ -23,6 +23,8 @@ struct DumpHeader {
 };
 
 nlohmann::json dumpJson(const FlightRecorder& recorder, const DumpHeader& header);
+// One operation as the dump writes it (trnccl-top shows the same fields).
+nlohmann::json opJson(const OpSnapshot& op, const TickClock::Scale& scale);
 
 // `<dir>/trnccl-<comm>-rank<R>.json`: a later dump of the same rank replaces
 // an earlier one.

@@ -82,10 +82,16 @@ void setKnob(Knobs& knobs, const std::string& assignment) {
 void applyKnobs(const Knobs& knobs, topo::Topology& t) {
   // The era first: a --set on one of its figures changes that figure only.
   if (!knobs.runtime.empty()) topo::applyRuntimeEra(topo::loadRuntimeEra(knobs.runtime), t);
-  for (topo::Link& link : t.links) {
-    link.bytesPerSec =
-        knobs.linkBandwidthGBs ? *knobs.linkBandwidthGBs * 1e9 : link.bytesPerSec * knobs.linkBandwidthScale;
-    link.latencySec = knobs.linkLatencyUs ? *knobs.linkLatencyUs * 1e-6 : link.latencySec * knobs.linkLatencyScale;
+  // NeuronLinks, or the ports and switch hops of a NeuronSwitch.
+  auto bandwidth = [&](double& b) {
+    b = knobs.linkBandwidthGBs ? *knobs.linkBandwidthGBs * 1e9 : b * knobs.linkBandwidthScale;
+  };
+  auto latency = [&](double& l) { l = knobs.linkLatencyUs ? *knobs.linkLatencyUs * 1e-6 : l * knobs.linkLatencyScale; };
+  for (topo::Link& link : t.links) bandwidth(link.bytesPerSec), latency(link.latencySec);
+  if (t.neuronSwitch.present()) {
+    bandwidth(t.neuronSwitch.bytesPerSec);
+    latency(t.neuronSwitch.latencySec);
+    latency(t.neuronSwitch.crossServerLatencySec);
   }
   if (knobs.efaGbps) {
     if (t.nics.empty()) throwError(trncclInvalidArgument, "--set efa.gbps: topology '" + t.name + "' has no EFA NICs");

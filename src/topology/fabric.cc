@@ -10,7 +10,9 @@ namespace trnccl::topo {
 
 // Within each instance's block of links: both directions of every NeuronLink
 // (2i: a->b, 2i+1: b->a), then one on-chip link per chip, then an out and an
-// in link per NIC, then (DMA engines modelled) one DMA link per chip.
+// in link per NIC, then (DMA engines modelled) one DMA link per chip, then
+// (a NeuronSwitch) an out and an in port per chip and an up and a down link
+// per server into the second-level switches.
 namespace {
 
 int onChipOffset(const Topology& t, int chip) { return 2 * static_cast<int>(t.links.size()) + chip; }
@@ -18,6 +20,22 @@ int efaOutOffset(const Topology& t, int nic) { return onChipOffset(t, t.chips) +
 int efaInOffset(const Topology& t, int nic) { return efaOutOffset(t, nic) + 1; }
 bool modelsDma(const Topology& t) { return t.engine.dmaBytesPerSec > 0; }
 int dmaOffset(const Topology& t, int chip) { return efaOutOffset(t, static_cast<int>(t.nics.size())) + chip; }
+int switchOutOffset(const Topology& t, int chip) {
+  return (modelsDma(t) ? dmaOffset(t, t.chips) : efaOutOffset(t, static_cast<int>(t.nics.size()))) + 2 * chip;
+}
+int switchInOffset(const Topology& t, int chip) { return switchOutOffset(t, chip) + 1; }
+int serverUpOffset(const Topology& t, int server) { return switchOutOffset(t, t.chips) + 2 * server; }
+int serverDownOffset(const Topology& t, int server) { return serverUpOffset(t, server) + 1; }
+int servers(const Topology& t) { return t.neuronSwitch.present() ? t.chips / t.neuronSwitch.chipsPerServer : 0; }
+// Through a switch every other chip is one hop away.
+std::vector<int> switchDistances(const Topology& t, int chip) {
+  std::vector<int> hops(static_cast<size_t>(t.chips), 1);
+  hops[static_cast<size_t>(chip)] = 0;
+  return hops;
+}
+int linksPerInstance(const Topology& t) {
+  return t.neuronSwitch.present() ? serverUpOffset(t, servers(t)) : switchOutOffset(t, 0);
+}
 
 std::string chipName(int node, int chip) { return "node" + std::to_string(node) + " chip" + std::to_string(chip); }
 
@@ -27,7 +45,7 @@ Fabric::Fabric(const Topology& t)
     : topology_(t),
       graph_(t.chips, t.links),
       nearestNics_(static_cast<size_t>(t.chips)),
-      linksPerNode_(modelsDma(t) ? dmaOffset(t, t.chips) : efaOutOffset(t, static_cast<int>(t.nics.size()))) {
+      linksPerNode_(linksPerInstance(t)) {
   if (t.nodes > 1 && t.nics.empty()) {
     throwError(trncclInvalidArgument, t.name + ": " + std::to_string(t.nodes) + " instances but no EFA NICs join them");
   }
@@ -36,7 +54,7 @@ Fabric::Fabric(const Topology& t)
     directedByChips_[{t.links[i].b, t.links[i].a}] = 2 * static_cast<int>(i) + 1;
   }
   for (int chip = 0; chip < t.chips; ++chip) {
-    const std::vector<int> hops = graph_.distances(chip);
+    const std::vector<int> hops = t.neuronSwitch.present() ? switchDistances(t, chip) : graph_.distances(chip);
     int nearest = std::numeric_limits<int>::max();
     for (const Nic& nic : t.nics) nearest = std::min(nearest, hops[nic.chip]);
     for (size_t n = 0; n < t.nics.size(); ++n) {
@@ -66,6 +84,18 @@ Fabric::Fabric(const Topology& t)
     }
     for (int chip = 0; modelsDma(t) && chip < t.chips; ++chip)
       links_.push_back({chipName(node, chip) + " dma", t.engine.dmaBytesPerSec, 0, t.engine.dmaMessageSec});
+    const NeuronSwitch& sw = t.neuronSwitch;
+    for (int chip = 0; sw.present() && chip < t.chips; ++chip) {
+      links_.push_back({chipName(node, chip) + " switch out", sw.bytesPerSec, sw.latencySec});
+      links_.push_back({chipName(node, chip) + " switch in", sw.bytesPerSec, 0});
+    }
+    // A server's traffic to the others: assumed non-blocking, its chips' ports in all.
+    for (int server = 0; server < servers(t); ++server) {
+      const std::string name = "node" + std::to_string(node) + " server" + std::to_string(server);
+      const double rate = sw.bytesPerSec * sw.chipsPerServer;
+      links_.push_back({name + " up", rate, sw.crossServerLatencySec});
+      links_.push_back({name + " down", rate, 0});
+    }
   }
 }
 
@@ -91,6 +121,16 @@ std::vector<int> Fabric::chipPath(int from, int to) const {
 }
 
 std::vector<int> Fabric::chipHops(int from, int to) const {
+  const NeuronSwitch& sw = topology_.neuronSwitch;
+  if (from == to) return {};
+  if (sw.present()) {  // the switches forward: no chip's DMA engines on the way
+    std::vector<int> hops = {switchOutOffset(topology_, from)};
+    if (sw.serverOf(from) != sw.serverOf(to))
+      hops.insert(hops.end(),
+                  {serverUpOffset(topology_, sw.serverOf(from)), serverDownOffset(topology_, sw.serverOf(to))});
+    hops.push_back(switchInOffset(topology_, to));
+    return hops;
+  }
   std::vector<int> hops;
   for (int chip : chipPath(from, to)) {
     hops.push_back(directedByChips_.at({from, chip}));

@@ -1,5 +1,5 @@
-// Every directed link of a job (NeuronLinks, on-chip transfers, EFA NICs of
-// every instance) and the route between two NeuronCores over them, for the
+// Every directed link of a job (NeuronLinks or NeuronSwitch ports, on-chip
+// transfers, EFA NICs of every instance) and the route between two NeuronCores over them, for the
 // tuner's cost model and the link emulation.
 #pragma once
 
@@ -18,7 +18,9 @@ namespace trnccl::topo {
 // the NeuronCores of chip 3), "node1 efa0 out", "node1 efa0 in", and, where
 // the topology models the chips' collective DMA engines, "node0 chip3 dma"
 // (they read each message the chip sends or forwards and write it to its
-// destination). All NeuronCores of a chip share them.
+// destination; all NeuronCores of a chip share them); through a NeuronSwitch,
+// "node0 chip3 switch out" / "switch in" (the chip's port) and
+// "node0 server2 up" / "down" (into and out of the second-level switches).
 struct DirectedLink {
   std::string name;
   double bytesPerSec = 0;
@@ -50,6 +52,9 @@ class Fabric {
   //    chip first for listed links, and on a torus whose dimension-order
   //    route crosses a link the topology lacks, such as one the simulator's
   //    --fail-link took out);
+  //  - same instance through a NeuronSwitch: the source chip's port out, the
+  //    servers' up and down links when the chips sit in different servers,
+  //    the destination chip's port in;
   //  - other instance: NeuronLink to the NIC nearest the source chip (several
   //    equally near: spread by NeuronCore index), its out link, the same NIC's
   //    in link on the destination instance, NeuronLink to the destination chip.

@@ -24,7 +24,7 @@ device::DeviceModel readDevice(const JsonField& field) {
   const JsonField generation = field["generation"];
   const std::string name = generation.asString();
   std::string known;
-  for (const device::DeviceModel* m : {&device::trainium(), &device::trainium2()}) {
+  for (const device::DeviceModel* m : {&device::trainium(), &device::trainium2(), &device::trainium3()}) {
     if (name != m->generation) {
       known += (known.empty() ? "" : ", ") + std::string(m->generation);
       continue;
@@ -135,9 +135,27 @@ void readLinks(const JsonField& root, Topology& t) {
   }
 }
 
+// /neuronSwitch: {"chipsPerServer", "bytesPerSec" (each chip's port, each
+// direction), "latencySec", "crossServerLatencySec"}: chips joined by
+// switches instead of links.
+void readSwitch(const JsonField& root, const JsonField& field, Topology& t) {
+  for (const char* links : {"torus", "links", "neuronLink"})
+    if (root.find(links)) root[links].fail("a switched instance (/neuronSwitch) has no chip links");
+  field.allowOnly({"chipsPerServer", "bytesPerSec", "latencySec", "crossServerLatencySec"});
+  NeuronSwitch& sw = t.neuronSwitch;
+  sw.chipsPerServer = field["chipsPerServer"].asInt(1, t.chips);
+  if (t.chips % sw.chipsPerServer != 0)
+    field["chipsPerServer"].fail(std::to_string(t.chips) + " chips do not fill servers of " +
+                                 std::to_string(sw.chipsPerServer));
+  sw.bytesPerSec = field["bytesPerSec"].asPositive();
+  sw.latencySec = field["latencySec"].asNonNegative();
+  sw.crossServerLatencySec = field["crossServerLatencySec"].asNonNegative();
+}
+
 void checkConnected(const JsonField& root, const Topology& t) {
-  if (t.chips == 1) return;
-  if (t.links.empty()) root["chips"].fail(std::to_string(t.chips) + " chips but no /torus or /links joins them");
+  if (t.chips == 1 || t.neuronSwitch.present()) return;
+  if (t.links.empty())
+    root["chips"].fail(std::to_string(t.chips) + " chips but no /torus, /links or /neuronSwitch joins them");
   const std::vector<int> hops = ChipGraph(t.chips, t.links).distances(0);
   for (int chip = 0; chip < t.chips; ++chip) {
     if (hops[chip] < 0) {
@@ -197,8 +215,8 @@ Topology parseTopology(const std::string& jsonText, const std::string& fileName)
     throwError(trncclInvalidArgument, fileName + ": malformed JSON: " + parserMessage(e));
   }
   const JsonField root(doc, fileName, json::json_pointer());
-  root.allowOnly({"name", "chips", "coresPerChip", "nodes", "device", "onChip", "torus", "neuronLink", "links", "efa",
-                  "collectiveEngine"});
+  root.allowOnly({"name", "chips", "coresPerChip", "nodes", "device", "onChip", "torus", "neuronLink", "links",
+                  "neuronSwitch", "efa", "collectiveEngine"});
   Topology t;
   t.file = fileName;
   t.name = root["name"].asString();
@@ -211,7 +229,10 @@ Topology parseTopology(const std::string& jsonText, const std::string& fileName)
   onChip.allowOnly({"bytesPerSec", "latencySec"});
   t.onChipBytesPerSec = onChip["bytesPerSec"].asPositive();
   t.onChipLatencySec = onChip["latencySec"].asNonNegative();
-  readLinks(root, t);
+  if (auto neuronSwitch = root.find("neuronSwitch"))
+    readSwitch(root, *neuronSwitch, t);
+  else
+    readLinks(root, t);
   checkConnected(root, t);
   if (auto efa = root.find("efa")) readEfa(*efa, t);
   if (auto engine = root.find("collectiveEngine")) t.engine = readEngine(*engine);

@@ -1,7 +1,7 @@
 // The machine a job runs on, as described by a topology file
-// (topologies/*.json): chips and their NeuronCores, the NeuronLink graph
-// between the chips of one instance, the EFA NICs that join instances, and
-// the device figures of each chip.
+// (topologies/*.json): chips and their NeuronCores, the NeuronLink graph (or
+// the NeuronSwitch) between the chips of one instance, the EFA NICs that join
+// instances, and the device figures of each chip.
 #pragma once
 
 #include <string>
@@ -26,6 +26,20 @@ struct Link {
   double latencySec = 0;
 };
 
+// NeuronSwitch (Trn3): every chip has a port into a first-level switch shared
+// by its server's chips; second-level switches join the servers. Any chip
+// reaches any other through the switches, with no chip forwarding on the way.
+// chipsPerServer == 0: no switch (the chips' links join them).
+struct NeuronSwitch {
+  int chipsPerServer = 0;
+  double bytesPerSec = 0;            // each chip's port, each direction
+  double latencySec = 0;             // through the first-level switch
+  double crossServerLatencySec = 0;  // added through the second level
+
+  bool present() const { return chipsPerServer > 0; }
+  int serverOf(int chip) const { return chip / chipsPerServer; }
+};
+
 // An EFA NIC and the chip it sits next to.
 struct Nic {
   int chip = 0;
@@ -37,10 +51,11 @@ struct Topology {
   std::string file;  // where it was read from
   int chips = 1;     // per instance
   int coresPerChip = 1;
-  int nodes = 1;            // instances joined by EFA
-  std::vector<int> torus;   // NeuronLink torus shape ({4,4}, {12}, {4,4,4}); empty without one
-  std::vector<Link> links;  // every chip link of one instance (from the torus and/or listed)
-  std::vector<Nic> nics;    // per instance
+  int nodes = 1;              // instances joined by EFA
+  std::vector<int> torus;     // NeuronLink torus shape ({4,4}, {12}, {4,4,4}); empty without one
+  std::vector<Link> links;    // every chip link of one instance (from the torus and/or listed)
+  NeuronSwitch neuronSwitch;  // instead of links: the chips of a switched instance
+  std::vector<Nic> nics;      // per instance
   double efaLatencySec = 15e-6;
   // The fraction of a NIC's line rate a collective's messages get from it
   // (the files' /efa/efficiency, fitted per generation), and its source.

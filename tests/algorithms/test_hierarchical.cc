@@ -22,8 +22,9 @@ using algo::Collective;
 
 namespace {
 
-// Within an instance, the next rank of the instance (in rank order, wrapping
-// around); across instances, only the rank with the same local index.
+// Within an instance, the next or the previous rank of the instance (in rank
+// order, wrapping around: all-reduce goes round both ways); across
+// instances, only the rank with the same local index.
 bool instanceRingOrSameLocalIndex(const algo::CollectiveArgs& args, int from, int to) {
   const std::vector<int>& of = args.layout->instanceOf;
   auto ranksOn = [&](int instance) {
@@ -36,17 +37,19 @@ bool instanceRingOrSameLocalIndex(const algo::CollectiveArgs& args, int from, in
   const auto localIndex = [](const std::vector<int>& ranks, int r) {
     return std::find(ranks.begin(), ranks.end(), r) - ranks.begin();
   };
-  if (of[from] == of[to]) return mine[(localIndex(mine, from) + 1) % mine.size()] == to;
+  const size_t at = localIndex(mine, from), n = mine.size();
+  if (of[from] == of[to]) return mine[(at + 1) % n] == to || mine[(at + n - 1) % n] == to;
   return localIndex(mine, from) == localIndex(theirs, to);
 }
 
-// Within a chip, the next core of the chip (wrapping around); across chips,
-// only the same core of a chip one NeuronLink hop away on the chip torus.
+// Within a chip, the next or the previous core of the chip (wrapping
+// around); across chips, only the same core of a chip one NeuronLink hop
+// away on the chip torus.
 bool chipRingOrNeighbourChip(const algo::CollectiveArgs& args, int from, int to) {
   const algo::RankLayout& layout = *args.layout;
   const test::ChipPlace a = test::chipPlace(layout, from), b = test::chipPlace(layout, to);
   const int k = layout.ranksPerChip, width = layout.gridWidth / k, height = layout.gridHeight;
-  if (a.chipX == b.chipX && a.chipY == b.chipY) return (a.core + 1) % k == b.core;
+  if (a.chipX == b.chipX && a.chipY == b.chipY) return (a.core + 1) % k == b.core || (b.core + 1) % k == a.core;
   const auto near = [](int p, int q, int size) { return (p + 1) % size == q || (q + 1) % size == p; };
   const bool neighbours =
       (a.chipY == b.chipY && near(a.chipX, b.chipX, width)) || (a.chipX == b.chipX && near(a.chipY, b.chipY, height));
@@ -114,6 +117,32 @@ TEST_CASE("chip_rdh reduces on each chip, then runs RDH between neighbouring chi
   const algo::RankLayout oneChip = test::chipLayout(4, 1, 4);
   args.layout = &oneChip;
   CHECK_THAT(chipRdh.whyUnsupported(args), Catch::Contains("two chips or more"));
+}
+
+TEST_CASE("hierarchical all-reduce goes both ways round groups of three or more ranks when the parts are large",
+          "[algorithms][hierarchical]") {
+  // Parts of 256 KiB and more (64 Ki floats): the first half of every part
+  // forwards, the second backwards, on two channels; smaller parts, or
+  // groups of two, keep one ring. Counts that do not divide evenly.
+  const algo::Hierarchical hierarchical(std::make_unique<algo::Rdh>());
+  for (auto [instances, local] : {std::pair{2, 4}, {2, 3}, {2, 2}}) {
+    const algo::RankLayout layout = test::onInstances(instances, local, false);
+    for (size_t count : {size_t{65536} * local + 7, size_t{65536} * local - 7}) {
+      algo::CollectiveArgs args{Collective::AllReduce, 0, instances * local, count};
+      args.layout = &layout;
+      CAPTURE(instances, local, count);
+      test::checkCollective(hierarchical, args, {instanceRingOrSameLocalIndex, false});
+      const algo::Schedule s = hierarchical.build(args);
+      const bool bothWays = local > 2 && count / local >= 65536;
+      CHECK(s.phases.front().channels.size() == (bothWays ? 2u : 1u));
+      CHECK(s.phases.back().channels.size() == (bothWays ? 2u : 1u));
+      if (bothWays) {
+        // Rank 0 sends to its next rank on one channel, its previous on the other.
+        CHECK(s.phases.front().channels[0].steps.front().sendPeer == 1);
+        CHECK(s.phases.front().channels[1].steps.front().sendPeer == local - 1);
+      }
+    }
+  }
 }
 
 TEST_CASE("hierarchical is named after its inter-instance algorithm", "[algorithms][hierarchical]") {

@@ -175,7 +175,8 @@ TEST_CASE("comm: trncclCommInitRankConfig with timeoutMs and algorithm \"ring\" 
   config.algorithm = "ring";
   config.commName = "ring-config";
   MatrixOptions options;
-  options.collectives = {Coll::AllReduce, Coll::AllGather, Coll::ReduceScatter, Coll::Broadcast, Coll::Reduce};
+  options.collectives = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast,
+                         Collective::Reduce};
   options.counts = {1, 37, kLargeCount};
   options.salt = 11;
   checkThreadMatrix(3, options, &config);
@@ -186,7 +187,7 @@ TEST_CASE("comm: trncclCommInitRankConfig with algorithm \"mesh\" gives correct 
   config.timeoutMs = 30000;
   config.algorithm = "mesh";
   MatrixOptions options;
-  options.collectives = {Coll::AllReduce, Coll::AllGather, Coll::ReduceScatter, Coll::AlltoAll};
+  options.collectives = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::AllToAll};
   options.counts = {1, 37, kLargeCount};
   options.salt = 12;
   checkThreadMatrix(3, options, &config);
@@ -194,12 +195,12 @@ TEST_CASE("comm: trncclCommInitRankConfig with algorithm \"mesh\" gives correct 
 
 TEST_CASE("comm: TRNCCL_ALGO=ring gives correct results (4 processes)", "[comm][algorithm][processes]") {
   ScopedEnv algo("TRNCCL_ALGO", "ring");
-  checkProcessMatrix(4, {"--colls", "AllReduce,AllGather,ReduceScatter,Broadcast,Reduce", "--large-types", "few"});
+  checkProcessMatrix(4, {"--colls", "allreduce,allgather,reducescatter,broadcast,reduce", "--large-types", "few"});
 }
 
 TEST_CASE("comm: TRNCCL_ALGO=mesh gives correct results (4 processes)", "[comm][algorithm][processes]") {
   ScopedEnv algo("TRNCCL_ALGO", "mesh");
-  checkProcessMatrix(4, {"--colls", "AllReduce,AllGather,ReduceScatter,AlltoAll", "--large-types", "few"});
+  checkProcessMatrix(4, {"--colls", "allreduce,allgather,reducescatter,alltoall", "--large-types", "few"});
 }
 
 TEST_CASE("comm: unknown config values are trncclInvalidArgument naming the field", "[comm][config]") {

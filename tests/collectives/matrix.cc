@@ -48,7 +48,8 @@ class Buffer {
 };
 
 struct Case {
-  Coll coll;
+  Collective coll;
+  bool allPairs;  // sendrecv: every pair of ranks exchanges a block (else a ring)
   trncclDataType_t type;
   trncclRedOp_t op;
   size_t count;
@@ -59,11 +60,14 @@ struct Case {
   uint64_t salt;
 };
 
-bool isReduction(Coll c) {
-  return c == Coll::AllReduce || c == Coll::ReduceScatter || c == Coll::Reduce || c == Coll::ReduceScatterV;
+bool isReduction(Collective c) {
+  return c == Collective::AllReduce || c == Collective::ReduceScatter || c == Collective::Reduce ||
+         c == Collective::ReduceScatterV;
 }
-bool isRooted(Coll c) { return c == Coll::Broadcast || c == Coll::Reduce || c == Coll::Gather || c == Coll::Scatter; }
-bool hasInPlace(Coll c) { return c != Coll::SendRecvRing && c != Coll::SendRecvAllPairs && c != Coll::AlltoAllv; }
+bool isRooted(Collective c) {
+  return c == Collective::Broadcast || c == Collective::Reduce || c == Collective::Gather || c == Collective::Scatter;
+}
+bool hasInPlace(Collective c) { return c != Collective::SendRecv && c != Collective::AllToAllV; }
 
 // Where a case's send and receive regions lie, what the send region holds
 // before the call, and what each element of the receive region must hold
@@ -176,32 +180,32 @@ class Runner {
     const size_t nc = static_cast<size_t>(n) * count;
     Plan p;
     switch (c.coll) {
-      case Coll::AllReduce:
+      case Collective::AllReduce:
         p.sendElems = p.recvElems = count;
         p.sendInit = [=](size_t j) { return red(r, j); };
         p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) { return reduced(j)(got, e); };
         break;
-      case Coll::AllGather:
+      case Collective::AllGather:
         p.sendElems = count, p.recvElems = nc, p.sendOffset = static_cast<size_t>(r) * count;
         p.sendInit = [=](size_t j) { return moved(r, j); };
         p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) {
           return exactly(moved(static_cast<int>(j / count), j % count), got, e);
         };
         break;
-      case Coll::ReduceScatter:
+      case Collective::ReduceScatter:
         p.sendElems = nc, p.recvElems = count, p.recvOffset = static_cast<size_t>(r) * count;
         p.sendInit = [=](size_t j) { return red(r, j); };
         p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) {
           return reduced(static_cast<size_t>(r) * count + j)(got, e);
         };
         break;
-      case Coll::Broadcast:
+      case Collective::Broadcast:
         p.sendElems = p.recvElems = count;
         // Only the root's send buffer is read; the others hold other data.
         p.sendInit = [=](size_t j) { return r == c.root ? moved(r, j) : moved(r, j) ^ 0x5a; };
         p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) { return exactly(moved(c.root, j), got, e); };
         break;
-      case Coll::Reduce:
+      case Collective::Reduce:
         p.sendElems = p.recvElems = count;
         p.sendInit = [=](size_t j) { return red(r, j); };
         p.check = [=](size_t j, uint64_t got, uint64_t initial, std::string* e) {
@@ -209,8 +213,17 @@ class Runner {
           return exactly(initial, got, e);  // only the root's receive buffer is written
         };
         break;
-      case Coll::AlltoAll:
-      case Coll::SendRecvAllPairs:  // block k goes to rank k, block k comes from rank k
+      case Collective::AllToAll:
+      case Collective::SendRecv:
+        if (c.coll == Collective::SendRecv && !c.allPairs) {  // a ring: from rank r - 1, to rank r + 1
+          p.sendElems = p.recvElems = count;
+          p.sendInit = [=](size_t j) { return moved(r, j); };
+          p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) {
+            return exactly(moved((r + n - 1) % n, j), got, e);
+          };
+          break;
+        }
+        // Block k goes to rank k, block k comes from rank k.
         p.sendElems = p.recvElems = nc;
         p.sendInit = [=](size_t j) { return moved(r, j); };
         p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) {
@@ -218,14 +231,7 @@ class Runner {
           return exactly(moved(static_cast<int>(from), static_cast<size_t>(r) * count + k), got, e);
         };
         break;
-      case Coll::SendRecvRing:
-        p.sendElems = p.recvElems = count;
-        p.sendInit = [=](size_t j) { return moved(r, j); };
-        p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) {
-          return exactly(moved((r + n - 1) % n, j), got, e);
-        };
-        break;
-      case Coll::Gather:
+      case Collective::Gather:
         // Only the root's receive buffer is written (and exists).
         p.sendElems = count, p.recvElems = r == c.root ? nc : 0;
         if (r == c.root) p.sendOffset = static_cast<size_t>(r) * count;
@@ -234,7 +240,7 @@ class Runner {
           return exactly(moved(static_cast<int>(j / count), j % count), got, e);
         };
         break;
-      case Coll::Scatter:
+      case Collective::Scatter:
         // Only the root's send buffer is read (and exists).
         p.sendElems = r == c.root ? nc : 0, p.recvElems = count;
         if (r == c.root) p.recvOffset = static_cast<size_t>(r) * count;
@@ -243,7 +249,7 @@ class Runner {
           return exactly(moved(c.root, static_cast<size_t>(r) * count + j), got, e);
         };
         break;
-      case Coll::AlltoAllv: {
+      case Collective::AllToAllV: {
         const Blocks in = recvBlocks(count, n, r);
         p.sendElems = sendBlocks(count, n, r).extent, p.recvElems = in.extent;
         p.sendInit = [=](size_t j) { return moved(r, j); };
@@ -254,7 +260,7 @@ class Runner {
         };
         break;
       }
-      case Coll::AllGatherV: {
+      case Collective::AllGatherV: {
         const Blocks all = sharedBlocks(count, n);
         p.sendElems = all.counts[r], p.recvElems = all.extent, p.sendOffset = all.displs[r];
         p.sendInit = [=](size_t j) { return moved(r, j); };
@@ -264,14 +270,14 @@ class Runner {
         };
         break;
       }
-      case Coll::ReduceScatterV: {
+      case Collective::ReduceScatterV: {
         const Blocks all = sharedBlocks(count, n);
         p.sendElems = all.extent, p.recvElems = all.counts[r], p.recvOffset = all.displs[r];
         p.sendInit = [=](size_t j) { return red(r, j); };
         p.check = [=](size_t j, uint64_t got, uint64_t, std::string* e) { return reduced(all.displs[r] + j)(got, e); };
         break;
       }
-      case Coll::Permute: {
+      case Collective::Permute: {
         const int from = permutePeers(count, n, r).second;
         p.sendElems = p.recvElems = count;
         p.sendInit = [=](size_t j) { return moved(r, j); };
@@ -296,39 +302,33 @@ class Runner {
     trncclResult_t rc = trncclSuccess;
     const char* what = collName(c.coll);
     switch (c.coll) {
-      case Coll::AllReduce:
+      case Collective::AllReduce:
         rc = trncclAllReduce(send, recv, count, c.type, c.op, comm_, stream_);
         break;
-      case Coll::AllGather:
+      case Collective::AllGather:
         rc = trncclAllGather(send, recv, count, c.type, comm_, stream_);
         break;
-      case Coll::ReduceScatter:
+      case Collective::ReduceScatter:
         rc = trncclReduceScatter(send, recv, count, c.type, c.op, comm_, stream_);
         break;
-      case Coll::Broadcast:
+      case Collective::Broadcast:
         rc = trncclBroadcast(send, recv, count, c.type, c.root, comm_, stream_);
         break;
-      case Coll::Reduce:
+      case Collective::Reduce:
         rc = trncclReduce(send, recv, count, c.type, c.op, c.root, comm_, stream_);
         break;
-      case Coll::AlltoAll:
+      case Collective::AllToAll:
         rc = trncclAlltoAll(send, recv, count, c.type, comm_, stream_);
         break;
-      case Coll::SendRecvRing: {
+      case Collective::SendRecv: {
         if (!checked(c, "trncclGroupStart", trncclGroupStart())) return false;
-        const trncclResult_t s = trncclSend(send, count, c.type, (rank_ + 1) % n_, comm_, stream_);
-        const trncclResult_t v = trncclRecv(recv, count, c.type, (rank_ + n_ - 1) % n_, comm_, stream_);
-        rc = trncclGroupEnd();
-        if (!checked(c, "trncclSend", s) || !checked(c, "trncclRecv", v)) return false;
-        what = "trncclGroupEnd";
-        break;
-      }
-      case Coll::SendRecvAllPairs: {
-        if (!checked(c, "trncclGroupStart", trncclGroupStart())) return false;
-        for (int peer = 0; peer < n_; ++peer) {
-          const size_t at = static_cast<size_t>(peer) * count * es;
-          const trncclResult_t s = trncclSend(send + at, count, c.type, peer, comm_, stream_);
-          const trncclResult_t v = trncclRecv(recv + at, count, c.type, peer, comm_, stream_);
+        // A ring sends one block to the next rank; all pairs block k to rank k.
+        const int peers = c.allPairs ? n_ : 1;
+        for (int i = 0; i < peers; ++i) {
+          const int to = c.allPairs ? i : (rank_ + 1) % n_, from = c.allPairs ? i : (rank_ + n_ - 1) % n_;
+          const size_t at = static_cast<size_t>(i) * count * es;
+          const trncclResult_t s = trncclSend(send + at, count, c.type, to, comm_, stream_);
+          const trncclResult_t v = trncclRecv(recv + at, count, c.type, from, comm_, stream_);
           if (!checked(c, "trncclSend", s) || !checked(c, "trncclRecv", v)) {
             trncclGroupEnd();
             return false;
@@ -338,31 +338,31 @@ class Runner {
         what = "trncclGroupEnd";
         break;
       }
-      case Coll::Gather:
+      case Collective::Gather:
         rc = trncclGather(send, recv, count, c.type, c.root, comm_, stream_);
         break;
-      case Coll::Scatter:
+      case Collective::Scatter:
         rc = trncclScatter(send, recv, count, c.type, c.root, comm_, stream_);
         break;
-      case Coll::AlltoAllv: {
+      case Collective::AllToAllV: {
         const Blocks out = sendBlocks(count, n_, rank_), in = recvBlocks(count, n_, rank_);
         rc = trncclAlltoAllv(send, out.counts.data(), out.displs.data(), recv, in.counts.data(), in.displs.data(),
                              c.type, comm_, stream_);
         break;
       }
-      case Coll::AllGatherV: {
+      case Collective::AllGatherV: {
         const Blocks all = sharedBlocks(count, n_);
         rc = trncclAllGatherV(send, all.counts[rank_], recv, all.counts.data(), all.displs.data(), c.type, comm_,
                               stream_);
         break;
       }
-      case Coll::ReduceScatterV: {
+      case Collective::ReduceScatterV: {
         const Blocks all = sharedBlocks(count, n_);
         rc = trncclReduceScatterV(send, all.counts.data(), all.displs.data(), recv, all.counts[rank_], c.type, c.op,
                                   comm_, stream_);
         break;
       }
-      case Coll::Permute: {
+      case Collective::Permute: {
         const auto [to, from] = permutePeers(count, n_, rank_);
         rc = trncclPermute(send, recv, count, c.type, to, from, comm_, stream_);
         break;
@@ -375,8 +375,9 @@ class Runner {
 
   void report(const Case& c, const std::string& what) {
     if (reportsLeft_-- <= 0) return;
-    std::fprintf(stderr, "MISMATCH rank %d/%d: %s %s %s count=%zu root=%d %s %s memory%s: %s\n", rank_, n_,
-                 collName(c.coll), dataTypeName(c.type), isReduction(c.coll) ? opName(c.op) : "-", c.count,
+    const char* pattern = c.coll != Collective::SendRecv ? "" : c.allPairs ? " (all pairs)" : " (ring)";
+    std::fprintf(stderr, "MISMATCH rank %d/%d: %s%s %s %s count=%zu root=%d %s %s memory%s: %s\n", rank_, n_,
+                 collName(c.coll), pattern, dataTypeName(c.type), isReduction(c.coll) ? opName(c.op) : "-", c.count,
                  isRooted(c.coll) ? c.root : -1, c.inPlace ? "in-place" : "out-of-place", c.device ? "device" : "host",
                  c.misalign ? (" +" + std::to_string(c.misalign) + " bytes").c_str() : "", what.c_str());
   }
@@ -391,8 +392,9 @@ class Runner {
 // The new collectives that only move data treat a type as its size: their
 // large count runs on a type of each size (fewLargeTypes), the small counts
 // on every type.
-bool movesBytesOnly(Coll c) {
-  return c == Coll::Gather || c == Coll::Scatter || c == Coll::AlltoAllv || c == Coll::AllGatherV || c == Coll::Permute;
+bool movesBytesOnly(Collective c) {
+  return c == Collective::Gather || c == Collective::Scatter || c == Collective::AllToAllV ||
+         c == Collective::AllGatherV || c == Collective::Permute;
 }
 
 bool isFewLargeType(trncclDataType_t type) {
@@ -402,8 +404,8 @@ bool isFewLargeType(trncclDataType_t type) {
 
 // Broadcast and reduce run every root; gather and scatter, which the direct
 // algorithm treats alike whichever rank is root, the first and the last.
-std::vector<int> rootsOf(Coll coll, int nranks) {
-  if (coll == Coll::Gather || coll == Coll::Scatter)
+std::vector<int> rootsOf(Collective coll, int nranks) {
+  if (coll == Collective::Gather || coll == Collective::Scatter)
     return nranks > 1 ? std::vector<int>{0, nranks - 1} : std::vector<int>{0};
   std::vector<int> roots(isRooted(coll) ? nranks : 1);
   for (int r = 0; r < static_cast<int>(roots.size()); ++r) roots[r] = r;
@@ -420,68 +422,38 @@ std::vector<Case> enumerateCases(int rank, int nranks, const MatrixOptions& opti
   const std::vector<trncclDataType_t>& types = options.types.empty() ? allTypes() : options.types;
   const std::vector<trncclRedOp_t>& ops = options.ops.empty() ? allOps() : options.ops;
   std::vector<Case> cases;
-  for (Coll coll : options.collectives)
-    for (trncclDataType_t type : types)
-      for (trncclRedOp_t op : isReduction(coll) ? ops : noOp)
-        for (size_t count : options.counts) {
-          if (count > 37 && !large(type)) continue;
-          if (count > 37 && movesBytesOnly(coll) && !isFewLargeType(type)) continue;
-          for (int root : rootsOf(coll, nranks))
-            for (bool inPlace : {false, true}) {
-              if (inPlace && !hasInPlace(coll)) continue;
-              const uint64_t index = cases.size();
-              // Host and device memory alternate, differently on neighbouring ranks.
-              const bool device = (index + static_cast<uint64_t>(rank)) % 2 == 1;
-              // Every third case misaligned: by one byte, or by four (for 8-byte types).
-              const size_t misalign = index % 3 != 2 ? 0 : (index / 3) % 2 == 0 ? 1 : 4;
-              cases.push_back(
-                  Case{coll, type, op, count, root, inPlace, device, misalign, mixBits(options.salt, index, 0, 0)});
-            }
-        }
+  for (Collective coll : options.collectives)
+    for (bool allPairs : coll == Collective::SendRecv ? std::vector<bool>{false, true} : std::vector<bool>{false})
+      for (trncclDataType_t type : types)
+        for (trncclRedOp_t op : isReduction(coll) ? ops : noOp)
+          for (size_t count : options.counts) {
+            if (count > 37 && !large(type)) continue;
+            if (count > 37 && movesBytesOnly(coll) && !isFewLargeType(type)) continue;
+            for (int root : rootsOf(coll, nranks))
+              for (bool inPlace : {false, true}) {
+                if (inPlace && !hasInPlace(coll)) continue;
+                const uint64_t index = cases.size();
+                // Host and device memory alternate, differently on neighbouring ranks.
+                const bool device = (index + static_cast<uint64_t>(rank)) % 2 == 1;
+                // Every third case misaligned: by one byte, or by four (for 8-byte types).
+                const size_t misalign = index % 3 != 2 ? 0 : (index / 3) % 2 == 0 ? 1 : 4;
+                cases.push_back(Case{coll, allPairs, type, op, count, root, inPlace, device, misalign,
+                                     mixBits(options.salt, index, 0, 0)});
+              }
+          }
   return cases;
 }
 
 }  // namespace
 
-const char* collName(Coll coll) {
-  switch (coll) {
-    case Coll::AllReduce:
-      return "AllReduce";
-    case Coll::AllGather:
-      return "AllGather";
-    case Coll::ReduceScatter:
-      return "ReduceScatter";
-    case Coll::Broadcast:
-      return "Broadcast";
-    case Coll::Reduce:
-      return "Reduce";
-    case Coll::AlltoAll:
-      return "AlltoAll";
-    case Coll::SendRecvRing:
-      return "SendRecvRing";
-    case Coll::SendRecvAllPairs:
-      return "SendRecvAllPairs";
-    case Coll::Gather:
-      return "Gather";
-    case Coll::Scatter:
-      return "Scatter";
-    case Coll::AlltoAllv:
-      return "AlltoAllv";
-    case Coll::AllGatherV:
-      return "AllGatherV";
-    case Coll::ReduceScatterV:
-      return "ReduceScatterV";
-    case Coll::Permute:
-      return "Permute";
-  }
-  return "?";
-}
+const char* collName(Collective coll) { return collectiveFacts(coll).name; }
 
-const std::vector<Coll>& allColls() {
-  static const std::vector<Coll> colls = {
-      Coll::AllReduce, Coll::AllGather,    Coll::ReduceScatter,    Coll::Broadcast, Coll::Reduce,
-      Coll::AlltoAll,  Coll::SendRecvRing, Coll::SendRecvAllPairs, Coll::Gather,    Coll::Scatter,
-      Coll::AlltoAllv, Coll::AllGatherV,   Coll::ReduceScatterV,   Coll::Permute};
+const std::vector<Collective>& allColls() {
+  static const std::vector<Collective> colls = {
+      Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter, Collective::Broadcast,
+      Collective::Reduce,    Collective::AllToAll,  Collective::SendRecv,      Collective::Gather,
+      Collective::Scatter,   Collective::AllToAllV, Collective::AllGatherV,    Collective::ReduceScatterV,
+      Collective::Permute};
   return colls;
 }
 

@@ -10,36 +10,23 @@
 #include <string>
 #include <vector>
 
+#include "base/collective_table.h"
 #include "trnccl/trnccl.h"
 
 namespace trnccl::test {
 
-enum class Coll {
-  AllReduce,
-  AllGather,
-  ReduceScatter,
-  Broadcast,
-  Reduce,
-  AlltoAll,
-  SendRecvRing,
-  SendRecvAllPairs,
-  Gather,
-  Scatter,
-  AlltoAllv,
-  AllGatherV,
-  ReduceScatterV,
-  Permute,
-};
-
-const char* collName(Coll coll);
-const std::vector<Coll>& allColls();
+// The collectives by base/collective_table.h's enum and names ("allreduce").
+// SendRecv runs two patterns: a ring, and every pair of ranks.
+using trnccl::Collective;
+const char* collName(Collective coll);
+const std::vector<Collective>& allColls();
 
 // ~5000 elements: with TRNCCL_SLICE_BYTES=4096 this spans many slices. Odd,
 // so it never divides evenly among ranks.
 constexpr size_t kLargeCount = 4999;
 
 struct MatrixOptions {
-  std::vector<Coll> collectives = allColls();
+  std::vector<Collective> collectives = allColls();
   std::vector<size_t> counts = {0, 1, 37, kLargeCount};
   // Data types that run the counts above 37; empty: every type.
   std::vector<trncclDataType_t> largeTypes;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "encoding.h"
 #include "values.h"
@@ -33,7 +34,8 @@ std::string describeCase(const RandomCase& c) {
   return std::string(dataTypeName(c.type)) + " " + opName(c.op) + " count=" + std::to_string(c.count);
 }
 
-std::string randomAllReduce(trncclComm_t comm, const RandomCase& c, uint64_t salt, std::vector<char>* result) {
+std::string randomAllReduce(trncclComm_t comm, const RandomCase& c, uint64_t salt, std::vector<char>* result,
+                            const trncclCollConfig_t* config) {
   int rank = 0, nranks = 0;
   trncclCommUserRank(comm, &rank);
   trncclCommCount(comm, &nranks);
@@ -41,7 +43,9 @@ std::string randomAllReduce(trncclComm_t comm, const RandomCase& c, uint64_t sal
   std::vector<char> send(c.count * es);
   result->assign(c.count * es, 0);
   for (size_t i = 0; i < c.count; ++i) storeBits(c.type, send.data(), i, randomFloat(c.type, rank, i, salt));
-  const trncclResult_t rc = trncclAllReduce(send.data(), result->data(), c.count, c.type, c.op, comm, nullptr);
+  const trncclResult_t rc =
+      config ? trncclAllReduceConfig(send.data(), result->data(), c.count, c.type, c.op, comm, nullptr, config)
+             : trncclAllReduce(send.data(), result->data(), c.count, c.type, c.op, comm, nullptr);
   if (rc != trncclSuccess)
     return describeCase(c) + ": trncclAllReduce returned " + std::to_string(rc) + ": " + trncclGetLastError(comm);
   for (size_t i = 0; i < c.count; ++i) {
@@ -63,6 +67,31 @@ std::string randomAllReduce(trncclComm_t comm, const RandomCase& c, uint64_t sal
     }
   }
   return {};
+}
+
+std::vector<char> rankOrderSum(const RandomCase& c, int nranks, uint64_t salt) {
+  const size_t es = typeInfo(c.type).bytes;
+  std::vector<char> out(c.count * es);
+  for (size_t i = 0; i < c.count; ++i) {
+    float sum = 0;
+    for (int q = 0; q < nranks; ++q) {
+      const float x = static_cast<float>(decodeFloat(c.type, randomFloat(c.type, q, i, salt)));  // exact in fp32
+      sum = q == 0 ? x : sum + x;
+    }
+    uint32_t f;
+    std::memcpy(&f, &sum, sizeof f);
+    uint64_t bits = f;
+    if (c.type == trncclBfloat16) {
+      bits = (f + 0x7fffu + ((f >> 16) & 1u)) >> 16;  // nearest-even (no NaN here)
+    } else if (c.type == trncclFloat16) {
+      const _Float16 h = static_cast<_Float16>(sum);  // the compiler's conversion rounds to nearest-even
+      uint16_t hb;
+      std::memcpy(&hb, &h, sizeof hb);
+      bits = hb;
+    }
+    storeBits(c.type, out.data(), i, bits);
+  }
+  return out;
 }
 
 }  // namespace trnccl::test

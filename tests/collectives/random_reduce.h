@@ -26,7 +26,15 @@ std::vector<RandomCase> randomCases();
 // bytes in *result. Returns an empty string, or what went wrong: a failed
 // call, or an element farther from the exact reduction than the roundings
 // of a reduction of nranks values allow.
-std::string randomAllReduce(trncclComm_t comm, const RandomCase& c, uint64_t salt, std::vector<char>* result);
+// With `config`, through trncclAllReduceConfig.
+std::string randomAllReduce(trncclComm_t comm, const RandomCase& c, uint64_t salt, std::vector<char>* result,
+                            const trncclCollConfig_t* config = nullptr);
+
+// What deterministic mode promises for a sum of `c`'s inputs on nranks
+// ranks, computed here: each element's inputs added in rank order in FP32
+// (the first rank's first), rounded once to the type (nearest-even). Bytes
+// as the result buffer holds them. fp32, bf16 and fp16 only.
+std::vector<char> rankOrderSum(const RandomCase& c, int nranks, uint64_t salt);
 
 // "float sum count=1000"
 std::string describeCase(const RandomCase& c);

@@ -40,38 +40,26 @@ const std::vector<trncclDataType_t> kTypes = {trncclFloat32, trncclBfloat16, trn
 // block of 17011 / 16 float32 elements is 4.2 KB.
 constexpr size_t kMultiSliceCount = 17011;
 
-const std::pair<Coll, algo::Collective> kCollectives[] = {{Coll::AllReduce, algo::Collective::AllReduce},
-                                                          {Coll::AllGather, algo::Collective::AllGather},
-                                                          {Coll::ReduceScatter, algo::Collective::ReduceScatter},
-                                                          {Coll::Broadcast, algo::Collective::Broadcast},
-                                                          {Coll::Reduce, algo::Collective::Reduce},
-                                                          {Coll::AlltoAll, algo::Collective::AllToAll},
-                                                          {Coll::Gather, algo::Collective::Gather},
-                                                          {Coll::Scatter, algo::Collective::Scatter},
-                                                          {Coll::AlltoAllv, algo::Collective::AllToAllV},
-                                                          {Coll::AllGatherV, algo::Collective::AllGatherV},
-                                                          {Coll::ReduceScatterV, algo::Collective::ReduceScatterV},
-                                                          {Coll::Permute, algo::Collective::Permute}};
-
 // The collectives `algorithm` implements, as it says on a group of `nranks`
 // (split over two instances for one that needs them; which collectives it
 // implements does not depend on where the ranks sit), within reach of an
 // `nranks` job: broadcast and reduce run every root, so only small jobs run
 // them.
-std::vector<Coll> collectivesOf(const algo::RegisteredAlgorithm& algorithm, int nranks) {
+std::vector<Collective> collectivesOf(const algo::RegisteredAlgorithm& algorithm, int nranks) {
   algo::RankLayout twoInstances;
   for (int r = 0; r < nranks; ++r) twoInstances.instanceOf.push_back(2 * r / nranks);
   algo::RankLayout twoCoresPerChip;  // a row of chips
   twoCoresPerChip.gridWidth = nranks, twoCoresPerChip.gridHeight = 1, twoCoresPerChip.ranksPerChip = 2;
   for (int r = 0; r < nranks; ++r) twoCoresPerChip.grid.push_back(r);
   const auto implementation = algorithm.make();
-  std::vector<Coll> colls;
-  for (const auto& [coll, collective] : kCollectives) {
-    algo::CollectiveArgs args{collective, 0, nranks, 37};
+  std::vector<Collective> colls;
+  for (Collective coll : allColls()) {
+    if (coll == Collective::SendRecv) continue;  // the library's point-to-point path, not an algorithm
+    algo::CollectiveArgs args{coll, 0, nranks, 37};
     if (algorithm.reach == algo::Reach::Instances) args.layout = &twoInstances;
     if (algorithm.reach == algo::Reach::Chips) args.layout = &twoCoresPerChip;
-    const bool everyRoot =
-        coll == Coll::Broadcast || coll == Coll::Reduce || coll == Coll::Gather || coll == Coll::Scatter;
+    const bool everyRoot = coll == Collective::Broadcast || coll == Collective::Reduce || coll == Collective::Gather ||
+                           coll == Collective::Scatter;
     if (implementation->whyUnsupported(args).empty() && (!everyRoot || nranks <= 6)) colls.push_back(coll);
   }
   return colls;
@@ -104,9 +92,9 @@ std::vector<MatrixOptions> matricesFor(const algo::RegisteredAlgorithm& algorith
     matrices.push_back(fp8);
   }
   const auto& colls = main.collectives;
-  if (std::find(colls.begin(), colls.end(), Coll::AllReduce) == colls.end()) return matrices;
+  if (std::find(colls.begin(), colls.end(), Collective::AllReduce) == colls.end()) return matrices;
   MatrixOptions multiSlice = main;
-  multiSlice.collectives = {Coll::AllReduce};
+  multiSlice.collectives = {Collective::AllReduce};
   multiSlice.types = {trncclFloat32};
   multiSlice.ops = {trncclSum};
   multiSlice.counts = {kMultiSliceCount};
@@ -248,7 +236,7 @@ TEST_CASE("algorithms e2e: kangaring and mesh as processes on 2 and 8 ranks of t
     for (int nranks : {2, 8}) {
       SECTION(std::string(algorithm) + " on " + std::to_string(nranks) + " ranks") {
         ScopedEnv algo("TRNCCL_ALGO", algorithm);
-        checkProcessMatrix(nranks, {"--colls", "AllReduce,AllGather,ReduceScatter", "--large-types", "float"});
+        checkProcessMatrix(nranks, {"--colls", "allreduce,allgather,reducescatter", "--large-types", "float"});
       }
     }
 }
@@ -259,7 +247,7 @@ TEST_CASE("algorithms e2e: per-collective TRNCCL_ALGO across 2 instances (4 proc
   // instances but no grid, so torus2d factors 4 ranks as 2 x 2.
   ScopedEnv topology("TRNCCL_TOPO", "trn1.32xlarge:2"), order("TRNCCL_RANK_ORDER", "0,2,32,34");
   ScopedEnv algo("TRNCCL_ALGO", "allreduce:hierarchical_rdh;allgather:torus2d;reducescatter:rdh");
-  checkProcessMatrix(4, {"--colls", "AllReduce,AllGather,ReduceScatter", "--large-types", "float,bfloat16"});
+  checkProcessMatrix(4, {"--colls", "allreduce,allgather,reducescatter", "--large-types", "float,bfloat16"});
 }
 
 TEST_CASE("algorithms e2e: every algorithm on 2 instances x 2 ranks over each network transport",

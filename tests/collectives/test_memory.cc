@@ -79,16 +79,24 @@ TEST_CASE("memory: shared-memory FIFOs are committed only for the peers a rank s
   for (trncclComm_t c : comms) CHECK(trncclCommDestroy(c) == trncclSuccess);
 }
 
-TEST_CASE("memory: tcp read-ahead buffers exist only for the peers a rank receives from", "[memory][tcp]") {
+TEST_CASE("memory: tcp buffers exist only for the peers a rank exchanges frames with", "[memory][tcp]") {
   ScopedEnv check("TRNCCL_CHECK", "0"), algo("TRNCCL_ALGO", "ring");
   ScopedEnv topo("TRNCCL_TOPO", "trn1.2xlarge:2"), transport("TRNCCL_TRANSPORT", "tcp");
+  // Ranks 0 and 2 write a shared-memory FIFO and receive over tcp. Ranks 1 and
+  // 3 read shared memory and send over tcp: over one socket per peer that
+  // needs no buffer; over several (rails), a sender keeps each frame until it
+  // is acknowledged and reads the acknowledgements, so it has buffers for the
+  // one peer it sends to, and none for the others.
+  const auto [sockets, expected] = GENERATE(table<const char*, std::vector<int>>({
+      {"1", {2, 0, 2, 0}},
+      {"2", {2, 1, 2, 1}},
+  }));
+  CAPTURE(sockets);
+  ScopedEnv perPeer("TRNCCL_TCP_SOCKETS_PER_PEER", sockets);
   std::vector<trncclComm_t> comms(4, nullptr);
   REQUIRE(trncclCommInitAll(comms.data(), 4, nullptr) == trncclSuccess);
   for (trncclComm_t c : comms) CHECK(statsOf(c).peersWithBuffers == 0);
   allReduce(comms, 64);  // ring 0 -> 1 -> 2 -> 3 -> 0; 1 -> 2 and 3 -> 0 cross instances over tcp
-  // Ranks 0 and 2 write a shared-memory FIFO and receive over tcp; 1 and 3
-  // only read shared memory and send over tcp, which needs no buffer.
-  const std::vector<int> expected{2, 0, 2, 0};
   for (size_t r = 0; r < comms.size(); ++r) {
     CAPTURE(r);
     CHECK(statsOf(comms[r]).peersWithBuffers == expected[r]);

@@ -31,37 +31,10 @@ namespace algo = trnccl::algo;
 
 namespace {
 
-enum class Reduction { AllReduce, Reduce, ReduceScatter, ReduceScatterV };
+// The collectives that reduce, and so take a PreMulSum.
+using Reduction = algo::Collective;
 constexpr Reduction kReductions[] = {Reduction::AllReduce, Reduction::Reduce, Reduction::ReduceScatter,
                                      Reduction::ReduceScatterV};
-
-const char* nameOf(Reduction r) {
-  switch (r) {
-    case Reduction::AllReduce:
-      return "allreduce";
-    case Reduction::Reduce:
-      return "reduce";
-    case Reduction::ReduceScatter:
-      return "reducescatter";
-    case Reduction::ReduceScatterV:
-      return "reducescatterv";
-  }
-  return "?";
-}
-
-algo::Collective collectiveOf(Reduction r) {
-  switch (r) {
-    case Reduction::AllReduce:
-      return algo::Collective::AllReduce;
-    case Reduction::Reduce:
-      return algo::Collective::Reduce;
-    case Reduction::ReduceScatter:
-      return algo::Collective::ReduceScatter;
-    case Reduction::ReduceScatterV:
-      return algo::Collective::ReduceScatterV;
-  }
-  return algo::Collective::AllReduce;
-}
 
 bool isFp8(trncclDataType_t type) { return type == trncclFloat8e4m3 || type == trncclFloat8e5m2; }
 
@@ -107,8 +80,8 @@ struct Case {
 };
 
 std::string describeCase(const Case& c, int rank) {
-  return "rank " + std::to_string(rank) + ": " + nameOf(c.reduction) + " " + dataTypeName(c.type) + " count " +
-         std::to_string(c.count) + (c.inPlace ? " in place" : " out of place") +
+  return "rank " + std::to_string(rank) + ": " + algo::collectiveName(c.reduction) + " " + dataTypeName(c.type) +
+         " count " + std::to_string(c.count) + (c.inPlace ? " in place" : " out of place") +
          (c.device ? ", device scalar" : ", host-immediate scalar") + ", root " + std::to_string(c.root);
 }
 
@@ -164,6 +137,9 @@ bool runCase(trncclComm_t comm, int rank, int nranks, const Case& c, FailureLog&
     case Reduction::ReduceScatterV:
       rc = trncclReduceScatterV(send, counts.data(), displs.data(), recv, counts[rank], type, op, comm, nullptr);
       break;
+    default:  // not a reduction: kReductions holds only the four above
+      rc = trncclInternalError;
+      break;
   }
   bool ok = log.expect(rank, what.c_str(), rc, trncclSuccess, comm);
   ok = log.expect(rank, "trncclRedOpDestroy", trncclRedOpDestroy(op, comm), trncclSuccess, comm) && ok;
@@ -206,7 +182,7 @@ std::vector<Reduction> reductionsOf(const algo::RegisteredAlgorithm& algorithm, 
   const auto implementation = algorithm.make();
   std::vector<Reduction> result;
   for (Reduction reduction : kReductions) {
-    algo::CollectiveArgs args{collectiveOf(reduction), 0, nranks, 37};
+    algo::CollectiveArgs args{reduction, 0, nranks, 37};
     if (algorithm.reach == algo::Reach::Instances) args.layout = &twoInstances;
     if (algorithm.reach == algo::Reach::Chips) args.layout = &twoCoresPerChip;
     if (implementation->whyUnsupported(args).empty()) result.push_back(reduction);

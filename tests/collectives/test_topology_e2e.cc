@@ -27,7 +27,7 @@ const std::vector<int> kSnake4x4{0, 1, 2, 3, 7, 6, 5, 4, 8, 9, 10, 11, 15, 14, 1
 // count that spans slices.
 MatrixOptions splitMatrix(uint64_t salt) {
   MatrixOptions options;
-  options.collectives = {Coll::AllReduce, Coll::AllGather, Coll::ReduceScatter};
+  options.collectives = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter};
   options.types = {trncclFloat32, trncclBfloat16, trncclInt32, trncclFloat8e4m3};
   options.ops = {trncclSum, trncclMax, trncclAvg};
   options.counts = {0, 1, 37, kLargeCount};
@@ -160,7 +160,7 @@ TEST_CASE("topology e2e: TRNCCL_EMULATE_LINKS paces the transfers and the result
   ScopedEnv topology("TRNCCL_TOPO", "trn1.32xlarge"), links("TRNCCL_EMULATE_LINKS", "1");
   ScopedEnv scale("TRNCCL_EMULATE_SCALE", "10");
   MatrixOptions options;
-  options.collectives = {Coll::AllReduce};
+  options.collectives = {Collective::AllReduce};
   options.types = {trncclFloat32, trncclBfloat16, trncclInt32};
   options.ops = {trncclSum, trncclMax, trncclAvg};
   options.counts = {1, 37, kLargeCount};

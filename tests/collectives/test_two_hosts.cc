@@ -24,7 +24,7 @@ void checkAcrossHosts() {
   placement.id = &id;
   placement.prefixOf = {hosts.runIn(0), hosts.runIn(0), hosts.runIn(1), hosts.runIn(1)};
   const WorkerJob job = runWorkers(TRNCCL_COLL_WORKER, 4,
-                                   {"--mode", "matrix", "--colls", "AllReduce,AllGather,ReduceScatter,Broadcast",
+                                   {"--mode", "matrix", "--colls", "allreduce,allgather,reducescatter,broadcast",
                                     "--counts", "1,37,70000", "--large-types", "float"},
                                    std::chrono::seconds(120), placement);
   INFO(describeJob(job));

@@ -3,10 +3,12 @@
 // printed on stderr), 2 bad usage or setup, 3 the rank that dies on purpose.
 //
 //   worker --id HEX --nranks N --rank R --mode matrix [--large-types few] [--stream] [--register]
-//          [--colls AllReduce,Broadcast,...] [--counts 1,37] [--large-types float,int8]
+//          [--colls allreduce,broadcast,...] [--counts 1,37] [--large-types float,int8]
 //   worker ... --mode die --victim V --die-before K --timeout-ms T [--kill-during | --stop-during]
 //   worker ... --mode random
+//   worker ... --mode deterministic --algorithms ring,mesh,... [--count N]
 //   worker ... --mode shrink --victims V1,V2 --die-before K --timeout-ms T [--unlisted-death R]
+//   worker ... --mode soak --seconds S [--ready-dir D] [--timeout-ms T]
 #include <signal.h>
 #include <unistd.h>
 
@@ -20,9 +22,11 @@
 #include <thread>
 #include <vector>
 
+#include "deterministic_sweep.h"
 #include "encoding.h"
 #include "matrix.h"
 #include "random_reduce.h"
+#include "soak_mode.h"
 #include "trnccl/trnccl.h"
 #include "unique_id_hex.h"
 
@@ -149,6 +153,23 @@ int runRandomMode(trncclComm_t comm, int rank, int nranks) {
 // then abort promptly. With --stop-during the victim is stopped (SIGSTOP)
 // instead: it stops reading, and the others must time out (trncclTimeout)
 // naming it; a child it forked first kills it once they have.
+// Every named algorithm that can run the call, in deterministic mode, gives
+// the rank-order FP32 sum's bits (deterministic_sweep.h).
+int runDeterministicMode(trncclComm_t comm, int rank, int nranks, const Args& args) {
+  const uint64_t salt = 5;
+  const SweepResult sweep =
+      sweepAlgorithms(comm, splitList(args.get("algorithms")), std::stoul(args.get("count", "4099")), true, salt);
+  std::string error = sweep.error.empty() ? deterministicMismatch(sweep, nranks, salt) : sweep.error;
+  if (!error.empty()) {
+    std::fprintf(stderr, "MISMATCH rank %d: %s\n", rank, error.c_str());
+    return 1;
+  }
+  std::string ran;
+  for (const std::string& a : sweep.ran) ran += " " + a;
+  if (rank == 0) std::fprintf(stderr, "deterministic on %d ranks, ran:%s\n", nranks, ran.c_str());
+  return sweep.ran.empty() ? 1 : 0;
+}
+
 int runDieMode(trncclComm_t comm, int rank, const Args& args, int timeoutMs) {
   const int victim = args.getInt("victim", 1), dieBefore = args.getInt("die-before", 3);
   const size_t count = 1 << 17;  // 512 KiB of float: many slices
@@ -322,7 +343,7 @@ int main(int argc, char** argv) {
   trncclUniqueId id;
   const int nranks = args.getInt("nranks", 0), rank = args.getInt("rank", -1);
   if (!uniqueIdFromHex(args.get("id"), &id) || nranks < 1 || rank < 0 || rank >= nranks) {
-    std::fprintf(stderr, "worker: usage: --id HEX --nranks N --rank R --mode matrix|die|random|shrink\n");
+    std::fprintf(stderr, "worker: usage: --id HEX --nranks N --rank R --mode matrix|die|random|shrink|soak\n");
     return 2;
   }
   const std::string mode = args.get("mode", "matrix");
@@ -339,10 +360,14 @@ int main(int argc, char** argv) {
     status = runMatrixMode(comm, args);
   else if (mode == "random")
     status = runRandomMode(comm, rank, nranks);
+  else if (mode == "deterministic")
+    status = runDeterministicMode(comm, rank, nranks, args);
   else if (mode == "die")
     return runDieMode(comm, rank, args, timeoutMs);  // the comm is aborted there
   else if (mode == "shrink")
     return runShrinkMode(comm, rank, args);  // both communicators are destroyed there
+  else if (mode == "soak")                   // the communicator is destroyed or aborted there
+    return runSoakMode(comm, rank, nranks, args.getInt("seconds", 3), timeoutMs, args.get("ready-dir", ""));
   if (status == 0 && trncclCommFinalize(comm) != trncclSuccess) {
     std::fprintf(stderr, "FAIL rank %d: trncclCommFinalize: %s\n", rank, trncclGetLastError(comm));
     status = 1;

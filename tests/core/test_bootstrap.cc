@@ -13,6 +13,10 @@
 
 #include "base/error.h"
 #include "core/bootstrap.h"
+#include "core/bootstrap_protocol.h"
+#include "tests/support/open_descriptors.h"
+#include "tests/support/outsider.h"
+#include "tests/support/scoped_env.h"
 
 using namespace trnccl;
 using namespace trnccl::core;
@@ -295,6 +299,141 @@ TEST_CASE("garbage sent to a rank is refused and the job goes on", "[bootstrap]"
   CHECK(zerosClosed);
 }
 
+// ---- Silent and trickling outsiders --------------------------------------------
+
+namespace {
+
+// The greeting limit these tests set, and how long they give trnccl to drop
+// an outsider: generous, for a loaded machine.
+constexpr milliseconds kGreetingLimit = 1s;
+constexpr milliseconds kDropWithin = 3 * kGreetingLimit;
+constexpr milliseconds kTrickleGap = 200ms;
+
+// A hello's first bytes with the right magic, so that they are not refused
+// as garbage: only the limit can end a trickle of them.
+std::vector<std::byte> helloPrefix() {
+  const wire::Hello hello = wire::makeHello(wire::Purpose::JoinRoot, wire::Secret{}, 0, 2);
+  const auto* bytes = reinterpret_cast<const std::byte*>(&hello);
+  return {bytes, bytes + sizeof(hello)};
+}
+
+// What each outsider test sets up and checks last: the limit, the silent
+// and the trickling outsider's fates, and no descriptor left open.
+struct OutsiderTest {
+  test::ScopedEnv limit{"TRNCCL_GREETING_TIMEOUT_MS", std::to_string(kGreetingLimit.count())};
+  const int descriptorsBefore = test::openFileDescriptors();
+  std::optional<milliseconds> silentDropped, trickleDropped;
+
+  void checkDroppedAndClosed() const {
+    CHECK(silentDropped.has_value());
+    CHECK(trickleDropped.has_value());
+    // Every socket is closed, and the root's thread ends once the ranks left.
+    CHECK(test::openFileDescriptorsSettle(descriptorsBefore, 10s) <= descriptorsBefore);
+  }
+};
+
+}  // namespace
+
+TEST_CASE_METHOD(
+    OutsiderTest,
+    "bootstrap: silent and trickling outsiders at the root are dropped within the greeting limit and the job completes",
+    "[bootstrap]") {
+  constexpr int kRanks = 3, kLate = 2, kSilent = kRanks, kTrickler = kRanks + 1;
+  std::optional<milliseconds> lateSilentDropped;
+  std::vector<std::vector<uint8_t>> gathered(kRanks);
+  {
+    const trncclUniqueId id = createUniqueId(kTimeout);
+    const RendezvousInfo info = decodeUniqueId(id);
+    std::latch outsidersDone(2), joined(kRanks), lateOutsiderDone(1);
+    // Ranks 0 and 1 wait at the root while the outsiders are there; rank 2
+    // comes once they are gone, so the root must drop them mid-rendezvous.
+    // Then a silent outsider comes while the root answers status queries.
+    auto errors = onThreads(kRanks + 2, [&](int thread) {
+      if (thread == kSilent) {
+        {
+          CountDownOnExit done{outsidersDone};
+          net::Socket silent = openRaw(info.root);
+          silentDropped = test::closedWhileTrickling(silent, {}, kTrickleGap, kDropWithin);
+        }
+        CountDownOnExit done{lateOutsiderDone};
+        joined.wait();
+        net::Socket late = openRaw(info.root);
+        lateSilentDropped = test::closedWhileTrickling(late, {}, kTrickleGap, kDropWithin);
+        return;
+      }
+      if (thread == kTrickler) {
+        CountDownOnExit done{outsidersDone};
+        net::Socket trickler = openRaw(info.root);
+        trickleDropped = test::closedWhileTrickling(trickler, helloPrefix(), kTrickleGap, kDropWithin);
+        return;
+      }
+      if (thread == kLate) outsidersDone.wait();
+      std::unique_ptr<Bootstrap> bootstrap;
+      {
+        CountDownOnExit arrived{joined};
+        bootstrap = Bootstrap::connect(id, thread, kRanks, kTimeout);
+      }
+      gathered[thread] = gatherPattern(*bootstrap, 24);
+      lateOutsiderDone.wait();  // the root serves status queries while ranks are connected
+      bootstrap->barrier();
+    });
+    checkAllSucceeded(errors);
+  }
+  for (const auto& all : gathered) CHECK(countWrong(all, kRanks, 24) == 0);
+  CHECK(lateSilentDropped.has_value());
+  checkDroppedAndClosed();
+}
+
+TEST_CASE_METHOD(
+    OutsiderTest,
+    "bootstrap: silent and trickling outsiders at a rank are dropped within the greeting limit and the job goes on",
+    "[bootstrap]") {
+  constexpr int kRanks = 3, kVictim = 1, kSilent = kRanks, kTrickler = kRanks + 1;
+  std::vector<std::vector<uint8_t>> gathered(kRanks);
+  int barriers = 0;
+  {
+    const trncclUniqueId id = createUniqueId(kTimeout);
+    std::vector<std::string> addresses(kRanks);
+    std::latch connected(kRanks);
+    std::atomic<int> outsidersLeft{2};
+    // The ranks run barriers (so the victim reads its listener) until both
+    // outsiders have seen their connections end, or long after they should.
+    auto errors = onThreads(kRanks + 2, [&](int thread) {
+      if (thread >= kRanks) {
+        struct Left {
+          std::atomic<int>& count;
+          ~Left() { --count; }
+        } left{outsidersLeft};
+        connected.wait();
+        net::Socket outsider = openRaw(net::SocketAddress::parse(addresses[kVictim]));
+        std::vector<std::byte> trickle = thread == kTrickler ? helloPrefix() : std::vector<std::byte>{};
+        (thread == kSilent ? silentDropped : trickleDropped) =
+            test::closedWhileTrickling(outsider, trickle, kTrickleGap, kDropWithin);
+        return;
+      }
+      std::unique_ptr<Bootstrap> bootstrap;
+      {
+        CountDownOnExit arrived{connected};
+        bootstrap = Bootstrap::connect(id, thread, kRanks, kTimeout);
+        addresses[thread] = bootstrap->address();
+      }
+      // Every rank runs as many barriers: rank 0 decides when to stop.
+      for (bool more = true; more;) {
+        bootstrap->barrier();
+        if (thread == kVictim) ++barriers;
+        uint8_t again = outsidersLeft > 0;
+        bootstrap->broadcast(&again, 1, 0);
+        more = again != 0;
+      }
+      gathered[thread] = gatherPattern(*bootstrap, 40);
+    });
+    checkAllSucceeded(errors);
+  }
+  for (const auto& all : gathered) CHECK(countWrong(all, kRanks, 40) == 0);
+  CHECK(barriers > 0);
+  checkDroppedAndClosed();
+}
+
 TEST_CASE("ranks that disagree on nranks all get InvalidUsage", "[bootstrap]") {
   trncclUniqueId id = createUniqueId(5s);
   auto errors = onThreads(3, [&](int rank) { Bootstrap::connect(id, rank, rank == 2 ? 4 : 3, 5s); });
@@ -316,6 +455,14 @@ TEST_CASE("a missing rank is a Timeout naming it", "[bootstrap]") {
   CHECK(took < 3s);
 }
 
+TEST_CASE("a bootstrap timeout names the ranks never heard from and where the others came from", "[bootstrap]") {
+  trncclUniqueId id = createUniqueId(500ms);
+  // Ranks 1 and 3 of 4 are never started.
+  auto errors = onThreads(2, [&](int thread) { Bootstrap::connect(id, thread * 2, 4, 500ms); });
+  checkAllFailed(errors, trncclTimeout, "ranks 1, 3 never arrived at the rendezvous root");
+  checkAllFailed(errors, trncclTimeout, "2 of 4 arrived: ranks 0, 2 from 127.0.0.1");
+}
+
 TEST_CASE("a recv that nobody answers times out naming the peer", "[bootstrap]") {
   trncclUniqueId id = createUniqueId(kTimeout);
   std::latch rank0Done(1);
@@ -329,7 +476,7 @@ TEST_CASE("a recv that nobody answers times out naming the peer", "[bootstrap]")
     bootstrap->recv(1, 3, &value, sizeof(value));
   });
   CHECK_FALSE(errors[1]);
-  checkAllFailed({errors[0]}, trncclTimeout, "rank 1");
+  checkAllFailed({errors[0]}, trncclTimeout, "waiting for a message from rank 1 (listening at 127.0.0.1:");
 }
 
 TEST_CASE("an abort ends blocked calls promptly", "[bootstrap]") {

@@ -6,6 +6,7 @@ C++ structs (host byte order, x86-64)."""
 import os
 import json
 import struct
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOPOLOGIES = os.path.join(HERE, "..", "..", "topologies")
@@ -35,8 +36,17 @@ def unique_id(root):  # core::wire::IdLayout
     return struct.pack("<QII", 0x44494C43434E5254, 1, 0) + SECRET + root + bytes(72)
 
 
-def tcp_frame(kind, seq, tag=0, total=0, offset=0, length=0):  # tcp::FrameHeader
-    return struct.pack("<IB3xQQQQQQ", 0x464E5254, kind, fnv1a("fuzz"), seq, tag, total, offset, length)
+def tcp_frame(kind, seq, tag=0, total=0, offset=0, length=0, number=0):  # tcp::FrameHeader
+    return struct.pack("<IB3xQQQQQQQ", 0x464E5254, kind, fnv1a("fuzz"), seq, tag, total, offset, length, number)
+
+
+def ofi_control(kind, tag=0, size=0, send=0, receive=0, first=0, count=0, credits=0, payload=b"",
+                sealed=False):  # ofi::ControlHeader, then the flag byte fuzz_ofi_control reads
+    def pack(checksum):
+        return struct.pack("<IIQQQQIIIIII", 0x49464F54, kind, tag, size, send, receive, first, count, credits,
+                           checksum, 0, 0) + payload
+    message = pack(zlib.crc32(pack(0)) if sealed else 0)
+    return message + (b"\x01" if sealed else b"\x00")
 
 
 def tcp_hello(rank, nranks, socket=0):  # tcp::Hello
@@ -70,7 +80,7 @@ def seeds():
         "ipv4": unique_id(loopback),
         "ipv6_link_local": unique_id(wire_v6([0xFE, 0x80] + [0] * 13 + [1], 5000, 3)),
     }
-    eager, rts, cts, nack, cancel, data = range(1, 7)
+    eager, rts, cts, nack, cancel, data, ack = range(1, 8)
     yield "fuzz_tcp_frame", {
         "eager": tcp_frame(eager, 1, tag=9, total=100, length=100),
         "rts": tcp_frame(rts, 2, tag=9, total=1 << 20),
@@ -78,6 +88,18 @@ def seeds():
         "nack": tcp_frame(nack, 3, total=4096),
         "cancel": tcp_frame(cancel, 4, total=512),
         "data": tcp_frame(data, 2, tag=9, total=1 << 20, offset=512 * 1024, length=512 * 1024),
+        "data_numbered": tcp_frame(data, 2, tag=9, total=1 << 20, length=512 * 1024, number=17),
+        "ack": tcp_frame(ack, 5),
+    }
+    o_eager, o_rts, o_cts, o_nack, o_credit, o_bye = range(1, 7)
+    yield "fuzz_ofi_control", {
+        "eager": ofi_control(o_eager, tag=9, size=5, send=1, credits=2, payload=b"hello"),
+        "eager_sealed": ofi_control(o_eager, tag=9, size=5, send=1, payload=b"hello", sealed=True),
+        "rts": ofi_control(o_rts, tag=9, size=1 << 20, send=2),
+        "cts_sealed": ofi_control(o_cts, send=2, receive=4, first=0, count=1, sealed=True),
+        "nack": ofi_control(o_nack, size=4096, send=3),
+        "credit": ofi_control(o_credit, credits=4),
+        "bye": ofi_control(o_bye, size=12),
     }
     yield "fuzz_tcp_hello", {"rank0": tcp_hello(0, 8), "rank2_socket1": tcp_hello(2, 8, 1)}
     # FuzzedDataProvider takes integers from the end: the last byte picks the

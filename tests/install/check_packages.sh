@@ -20,6 +20,7 @@ dpkg --root="$work/root" --force-depends --force-not-root --force-script-chrootl
 root=$work/root
 test -f "$root/usr/include/trnccl/trnccl.h"
 test -x "$root/usr/bin/trnccl-ls"
+test -x "$root/usr/bin/trnccl-top"
 dpkg --root="$root" -s libtrnccl0 | grep -q "Status: install ok installed"
 
 # A topology only the installed tree has: found beside the library and beside the tools.

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "logic/buffer_check.h"
-#include "logic/datatypes.h"
 #include "logic/value_codec.h"
+#include "nccl_tests/datatypes.h"
 
 using namespace trnccl::perf;
 

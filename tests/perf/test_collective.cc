@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "logic/collective.h"
 #include "logic/usage_error.h"
+#include "nccl_tests/collective.h"
 
 using namespace trnccl::perf;
 

@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "logic/datatypes.h"
 #include "logic/pattern.h"
 #include "logic/value_codec.h"
+#include "nccl_tests/datatypes.h"
 
 using namespace trnccl::perf;
 

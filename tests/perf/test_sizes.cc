@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "logic/sizes.h"
 #include "logic/usage_error.h"
+#include "nccl_tests/sizes.h"
 
 using trnccl::perf::parse_size;
 using trnccl::perf::size_sweep;

@@ -29,7 +29,7 @@ def _report(outputs):
 def start_ranks(scenario, world_size, tmp, init="file", extra_env=None):
     """Starts `scenario` on `world_size` ranks rendezvousing by `init`
     ("file" in the folder `tmp`, "env" or "tcp"); returns their processes."""
-    env = dict(os.environ, WORLD_SIZE=str(world_size), PG_TEST_SCENARIO=scenario)
+    env = dict(os.environ, WORLD_SIZE=str(world_size), PG_TEST_SCENARIO=scenario, PG_TEST_START_DIR=tmp)
     env.update(extra_env or {})
     if init == "file":
         env["PG_TEST_INIT"] = "file://" + os.path.join(tmp, "rendezvous")

@@ -4,6 +4,7 @@ RANK and WORLD_SIZE come from the launcher or from torchrun."""
 import datetime
 import importlib
 import os
+import time
 
 import torch.distributed as dist
 
@@ -23,10 +24,24 @@ SCENARIOS = {
 }
 
 
+def wait_for_every_rank(folder, rank, world):
+    """Returns once every rank has imported torch. The process group's
+    timeout (1 s in some scenarios) also bounds how far apart the ranks
+    arrive at the rendezvous, and importing torch takes seconds on a loaded
+    machine: the scenarios test the timeout, not the ranks' start-up."""
+    open(os.path.join(folder, f"started.{rank}"), "w").close()
+    deadline = time.monotonic() + 120
+    while not all(os.path.exists(os.path.join(folder, f"started.{r}")) for r in range(world)):
+        assert time.monotonic() < deadline, "the other ranks did not start within 120 s"
+        time.sleep(0.01)
+
+
 def main():
     scenario = os.environ["PG_TEST_SCENARIO"]
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     timeout = datetime.timedelta(seconds=float(os.environ.get("PG_TEST_TIMEOUT_S", "120")))
+    if "PG_TEST_START_DIR" in os.environ:  # not under torchrun
+        wait_for_every_rank(os.environ["PG_TEST_START_DIR"], rank, world)
     dist.init_process_group("trnccl", init_method=os.environ["PG_TEST_INIT"], rank=rank, world_size=world,
                             timeout=timeout)
     module = importlib.import_module(SCENARIOS[scenario])

@@ -147,6 +147,37 @@ TEST_CASE(
   CHECK(f.link(r.issueLink).name == "node0 chip1 dma");
 }
 
+TEST_CASE("through a NeuronSwitch, chips reach each other by their ports, servers by the second level",
+          "[topology][fabric]") {
+  const auto t = trnccl::topo::parseTopology(R"({
+    "name": "switched", "chips": 8, "coresPerChip": 2,
+    "device": {"generation": "trainium3"},
+    "onChip": {"bytesPerSec": 4e12, "latencySec": 0},
+    "neuronSwitch": {"chipsPerServer": 4, "bytesPerSec": 1e12, "latencySec": 1e-6, "crossServerLatencySec": 2e-6},
+    "efa": {"gbpsPerNic": 200, "nicChips": [0, 1, 2, 3, 4, 5, 6, 7], "latencySec": 15e-6}
+  })",
+                                             "switched.json");
+  const Fabric f(t);
+  // Per chip: on-chip, port out and in, one NIC's out and in; per server: up and down.
+  CHECK(f.linkCount() == 8 * 5 + 2 * 2);
+  Route r = f.route({0, 1, 0}, {0, 3, 1});  // the same server: the first-level switch only
+  CHECK(names(f, r) == std::vector<std::string>{"node0 chip1 switch out", "node0 chip3 switch in"});
+  CHECK(r.latencySec == Approx(1e-6));
+  CHECK(r.bytesPerSec == 1e12);
+  r = f.route({0, 2, 0}, {0, 5, 0});  // server 0 to server 1: through the second level
+  CHECK(names(f, r) == std::vector<std::string>{"node0 chip2 switch out", "node0 server0 up", "node0 server1 down",
+                                                "node0 chip5 switch in"});
+  CHECK(r.latencySec == Approx(3e-6));
+  CHECK(r.bytesPerSec == 1e12);  // a server's link carries all its chips' ports
+  CHECK(names(f, f.route({0, 6, 0}, {0, 6, 1})) == std::vector<std::string>{"node0 chip6 cores"});
+  // Every chip has a NIC of its own: nothing crosses the switch to reach one.
+  auto two = t;
+  two.nodes = 2;
+  CHECK(names(Fabric(two), Fabric(two).route({0, 5, 0}, {1, 2, 0})) ==
+        std::vector<std::string>{"node0 efa5 out", "node1 efa5 in", "node1 chip5 switch out", "node1 server1 up",
+                                 "node1 server0 down", "node1 chip2 switch in"});
+}
+
 TEST_CASE("a route's bandwidth is its bottleneck's", "[topology][fabric]") {
   const auto t = linksOnly("trn2-ultraserver");
   const Fabric f(t);

@@ -134,6 +134,27 @@ TEST_CASE("every shipped topology loads with DESIGN.md's figures", "[topology][f
   }
 }
 
+TEST_CASE("the Trn3 UltraServer loads with the published figures, its engine marked assumed", "[topology][files]") {
+  const Topology t = loadTopology("trn3-ultraserver");
+  CHECK(t.chips == 144);
+  CHECK(t.totalCores() == 576);
+  CHECK(std::string(t.device.generation) == "trainium3");
+  CHECK(t.device.hbmBytes == 144 * GiB);
+  CHECK(t.links.empty());
+  REQUIRE(t.neuronSwitch.present());
+  CHECK(t.chips / t.neuronSwitch.chipsPerServer == 36);
+  // 2,048 GiB/s per device, both directions counted.
+  CHECK(2 * t.neuronSwitch.bytesPerSec == Approx(2048 * GiB).epsilon(1e-4));
+  double efaBytesPerSec = 0;
+  for (const auto& n : t.nics) efaBytesPerSec += n.bytesPerSec;
+  CHECK(efaBytesPerSec == Approx(28800e9 / 8));
+  // No Trn3 measurement was fitted: its hardware figures say so.
+  for (const char* key : {"dmaBytesPerSec", "reduceBytesPerSec"})
+    for (size_t i = 0; i < trnccl::topo::kEngineFigures.size(); ++i)
+      if (trnccl::topo::kEngineFigures[i].key == std::string(key))
+        CHECK_THAT(t.engine.sources[i], Catch::StartsWith("assumed"));
+}
+
 TEST_CASE("the torus files list each neighbour pair of the torus once", "[topology][files]") {
   // Neighbours on a 4x4 torus with wrap-around, computed here: chips whose
   // coordinates differ by 1 (mod 4) in exactly one dimension.

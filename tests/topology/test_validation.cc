@@ -177,7 +177,7 @@ TEST_CASE("bad topology files are refused naming the file, the JSON path and the
        "bad.json: /efa/nicChips/1: chip 9 does not exist (chips are 0 to 3)"},
       {"no NICs listed", [](json& f) { f["efa"]["nicChips"] = json::array(); }, "bad.json: /efa/nicChips: empty"},
       {"unknown device generation", [](json& f) { f["device"]["generation"] = "tpu"; },
-       "bad.json: /device/generation: 'tpu' is not a known device generation (trainium, trainium2)"},
+       "bad.json: /device/generation: 'tpu' is not a known device generation (trainium, trainium2, trainium3)"},
       {"nonpositive device figure", [](json& f) { f["device"]["hbmBytesPerSec"] = 0; },
        "bad.json: /device/hbmBytesPerSec: is zero"},
       {"chips not connected",
@@ -191,7 +191,26 @@ TEST_CASE("bad topology files are refused naming the file, the JSON path and the
          f.erase("torus");
          f.erase("links");
        },
-       "bad.json: /chips: 4 chips but no /torus or /links joins them"},
+       "bad.json: /chips: 4 chips but no /torus, /links or /neuronSwitch joins them"},
+      {"a switch beside chip links",
+       [](json& f) {
+         f["neuronSwitch"] = json::parse(R"({"chipsPerServer": 2, "bytesPerSec": 1e12, "latencySec": 1e-6,
+                                                         "crossServerLatencySec": 1e-6})");
+       },
+       "bad.json: /torus: a switched instance (/neuronSwitch) has no chip links"},
+      {"servers the chips do not fill",
+       [](json& f) {
+         for (const char* key : {"torus", "links", "neuronLink"}) f.erase(key);
+         f["neuronSwitch"] = json::parse(R"({"chipsPerServer": 3, "bytesPerSec": 1e12, "latencySec": 1e-6,
+                                             "crossServerLatencySec": 1e-6})");
+       },
+       "bad.json: /neuronSwitch/chipsPerServer: 4 chips do not fill servers of 3"},
+      {"a switch without its port bandwidth",
+       [](json& f) {
+         for (const char* key : {"torus", "links", "neuronLink"}) f.erase(key);
+         f["neuronSwitch"] = json::parse(R"({"chipsPerServer": 2, "latencySec": 1e-6, "crossServerLatencySec": 0})");
+       },
+       "bad.json: /neuronSwitch/bytesPerSec: missing field"},
       {"listed link with no default figures",
        [](json& f) {
          f.erase("torus");

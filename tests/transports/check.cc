@@ -46,17 +46,28 @@ void drive(transport::Transport& transport, const std::vector<transport::Request
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   Backoff backoff;
   size_t doneBefore = 0;
-  for (;;) {
-    transport.progress();
-    const auto done = static_cast<size_t>(
-        std::count_if(requests.begin(), requests.end(), [](const transport::Request* r) { return r->done; }));
-    if (done == requests.size()) return;
-    if (std::chrono::steady_clock::now() > deadline)
-      throw std::runtime_error("timed out with " + std::to_string(done) + " of " + std::to_string(requests.size()) +
-                               " requests done");
-    if (done != doneBefore) backoff.reset();
-    doneBefore = done;
-    backoff.pause([&](std::chrono::microseconds maxWait) { transport.wait(maxWait); });
+  try {
+    for (;;) {
+      transport.progress();
+      const auto done = static_cast<size_t>(
+          std::count_if(requests.begin(), requests.end(), [](const transport::Request* r) { return r->done; }));
+      if (done == requests.size()) return;
+      if (std::chrono::steady_clock::now() > deadline)
+        throw std::runtime_error("timed out with " + std::to_string(done) + " of " + std::to_string(requests.size()) +
+                                 " requests done");
+      if (done != doneBefore) backoff.reset();
+      doneBefore = done;
+      backoff.pause([&](std::chrono::microseconds maxWait) { transport.wait(maxWait); });
+    }
+  } catch (...) {
+    // The caller's buffers die with the exception: the transport must let go
+    // of them first (Transport::cancelAll's contract), or a provider may
+    // still write into freed memory.
+    try {
+      transport.cancelAll();
+    } catch (const std::exception&) {  // the first error is the one to report
+    }
+    throw;
   }
 }
 

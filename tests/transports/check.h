@@ -25,7 +25,8 @@ void expect(bool condition, const std::string& message);
 void expectMentions(const std::string& message, const std::vector<std::string>& parts);
 
 // progress() with the runtime's Backoff (spin, yield, wait()) until every
-// request is done; throws std::runtime_error after `timeout`. The defaults
+// request is done; throws std::runtime_error after `timeout`, and on any
+// error cancels everything first (so the caller may free its buffers). The defaults
 // here and in test_oob.h and launch.h leave room for a 2-core machine running
 // two multi-rank tests at once: a 64 MiB message over ofi's udp provider once
 // took more than 30 s there.

@@ -69,3 +69,18 @@ TEST_CASE("factory: the conformance suite runs every transport of the factory", 
   const std::vector<std::string> names = transportNames();
   CHECK(tested == std::set<std::string>(names.begin(), names.end()));
 }
+
+TEST_CASE("factory: a variant keeps bytes intact as the path it runs over is declared to", "[factory]") {
+  const Capabilities& ofi = transportNamed("ofi").capabilities;
+  CHECK(ofi.keepsBytesIntact("tcp;ofi_rxm"));
+  CHECK_FALSE(ofi.keepsBytesIntact("udp;ofi_rxd"));
+  CHECK(ofi.keepsBytesIntact("a path nobody declared"));
+  int overRxd = 0;
+  for (const test::TransportUnderTest& variant : test::transportsUnderTest()) {
+    CAPTURE(variant.name);
+    const bool overRxdPath = variant.name.find("udp;ofi_rxd") != std::string::npos;
+    overRxd += overRxdPath;
+    CHECK(variant.keepsBytesIntact == !overRxdPath);
+  }
+  CHECK(overRxd == 2);  // the declared path and the EFA-like tuning over it
+}

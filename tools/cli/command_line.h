@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,9 @@ CLI::Option* addValue(CLI::App& app, const std::string& names, std::function<voi
 
 // An option whose value is kept as it is.
 CLI::Option* addText(CLI::App& app, const std::string& names, std::string& target);
+
+// The largest int: the max of a count with no bound of its own.
+inline constexpr int kMaxInt = std::numeric_limits<int>::max();
 
 // An integer option in [min, max], named in errors by its first name.
 CLI::Option* addInt(CLI::App& app, const std::string& names, int& target, int min, int max);

@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "fit.h"
-#include "logic/datatypes.h"
-#include "logic/text_format.h"
 #include "measured_run.h"
+#include "nccl_tests/datatypes.h"
+#include "nccl_tests/text_format.h"
 #include "sweep.h"
 
 namespace trnccl::simtool {

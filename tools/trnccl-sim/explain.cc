@@ -1,9 +1,9 @@
 #include "explain.h"
 
 #include "algorithms/network_model.h"
-#include "logic/collective.h"
-#include "logic/datatypes.h"
-#include "logic/text_format.h"
+#include "nccl_tests/collective.h"
+#include "nccl_tests/datatypes.h"
+#include "nccl_tests/text_format.h"
 #include "sim/machine.h"
 #include "sim/simulation.h"
 #include "sim/uncertainty.h"

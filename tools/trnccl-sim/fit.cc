@@ -11,7 +11,7 @@
 #include "algorithms/algorithm.h"
 #include "algorithms/network_model.h"
 #include "base/error.h"
-#include "logic/datatypes.h"
+#include "nccl_tests/datatypes.h"
 #include "sim/knobs.h"
 #include "topology/runtime_era.h"
 #include "topology/topology.h"

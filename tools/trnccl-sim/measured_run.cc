@@ -4,15 +4,17 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 #include "base/error.h"
-#include "logic/datatypes.h"
-#include "logic/usage_error.h"
+#include "cli/usage_error.h"
+#include "nccl_tests/datatypes.h"
 #include "run_header.h"
 
 namespace trnccl::simtool {
@@ -44,19 +46,11 @@ double numberOf(const std::string& field) {
   return !field.empty() && ec == std::errc() && at == end && std::isfinite(value) ? value : 0;
 }
 
-// A collective as file names spell it, nccom-test's short names included.
+// A collective as file names spell it: by the library's name or nccom-test's
+// short one (kCollectiveFacts).
 std::optional<perf::Collective> collectiveOf(const std::string& word) {
-  static const std::pair<const char*, perf::Collective> kNames[] = {{"allreduce", perf::Collective::AllReduce},
-                                                                    {"allr", perf::Collective::AllReduce},
-                                                                    {"allgather", perf::Collective::AllGather},
-                                                                    {"allg", perf::Collective::AllGather},
-                                                                    {"reducescatter", perf::Collective::ReduceScatter},
-                                                                    {"redsct", perf::Collective::ReduceScatter},
-                                                                    {"alltoall", perf::Collective::AllToAll},
-                                                                    {"broadcast", perf::Collective::Broadcast},
-                                                                    {"reduce", perf::Collective::Reduce}};
-  for (const auto& [name, collective] : kNames)
-    if (word == name) return collective;
+  for (const CollectiveFacts& facts : kCollectiveFacts)
+    if (word == facts.name || (facts.nccomName != nullptr && word == facts.nccomName)) return facts.collective;
   return std::nullopt;
 }
 
@@ -65,7 +59,7 @@ std::optional<trncclDataType_t> typeOf(const std::string& word) {
   try {
     const std::vector<trncclDataType_t> types = perf::parse_types(word);
     if (types.size() == 1) return types[0];
-  } catch (const perf::UsageError&) {
+  } catch (const cli::UsageError&) {
   }
   return std::nullopt;
 }
@@ -78,10 +72,13 @@ void setOnce(std::optional<T>& field, T value, const std::string& path, const ch
 
 void describeFromName(const std::string& path, MeasuredRun& run) {
   std::string stem = std::filesystem::path(path).stem().string();
-  // nccl-tests' names hold the separator: all_reduce is one word.
-  for (const auto& [spelt, word] : {std::pair{"all_reduce", "allreduce"}, std::pair{"all_gather", "allgather"},
-                                    std::pair{"reduce_scatter", "reducescatter"}, std::pair{"all_to_all", "alltoall"}})
-    for (size_t at; (at = stem.find(spelt)) != std::string::npos;) stem.replace(at, std::string(spelt).size(), word);
+  // nccl-tests' and nccom-test's names may hold the separator (all_reduce,
+  // all_to_all): each becomes the library's one word.
+  for (const CollectiveFacts& facts : kCollectiveFacts)
+    for (const char* spelt : {facts.benchName, facts.nccomName})
+      for (size_t at; spelt != nullptr && std::string_view(spelt).find('_') != std::string_view::npos &&
+                      (at = stem.find(spelt)) != std::string::npos;)
+        stem.replace(at, std::strlen(spelt), facts.name);
   std::stringstream in(stem);
   std::optional<int> ranks, instances;
   for (std::string word; std::getline(in, word, '_');) {

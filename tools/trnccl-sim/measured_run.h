@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "logic/collective.h"
+#include "nccl_tests/collective.h"
 #include "trnccl/trnccl.h"
 
 namespace trnccl::simtool {

@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "cli/command_line.h"
-#include "logic/datatypes.h"
-#include "logic/sizes.h"
+#include "nccl_tests/datatypes.h"
+#include "nccl_tests/sizes.h"
 #include "topology/runtime_era.h"
 
 namespace trnccl::simtool {

@@ -4,15 +4,15 @@
 #include <string>
 #include <vector>
 
-#include "logic/collective.h"
-#include "logic/usage_error.h"
+#include "cli/usage_error.h"
+#include "nccl_tests/collective.h"
 #include "sim/knobs.h"
 #include "sim/simulation.h"
 #include "sim/stragglers.h"
 
 namespace trnccl::simtool {
 
-using perf::UsageError;
+using cli::UsageError;
 
 // One machine of the run: a topology with knobs; --compare gives several.
 struct Variant {

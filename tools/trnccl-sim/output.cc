@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "logic/datatypes.h"
+#include "nccl_tests/datatypes.h"
 #include "sim/machine.h"
 
 namespace trnccl::simtool {

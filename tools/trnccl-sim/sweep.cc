@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "base/error.h"
-#include "logic/datatypes.h"
+#include "nccl_tests/datatypes.h"
 #include "sim/folding.h"
 #include "sim/machine.h"
 #include "sim/simulation.h"

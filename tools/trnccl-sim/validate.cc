@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
-#include "logic/collective.h"
-#include "logic/datatypes.h"
+#include "nccl_tests/collective.h"
+#include "nccl_tests/datatypes.h"
 #include "options.h"
 #include "sim/machine.h"
 

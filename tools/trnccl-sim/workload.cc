@@ -3,9 +3,9 @@
 #include <cstdio>
 
 #include "base/error.h"
-#include "logic/datatypes.h"
-#include "logic/sizes.h"
-#include "logic/usage_error.h"
+#include "cli/usage_error.h"
+#include "nccl_tests/datatypes.h"
+#include "nccl_tests/sizes.h"
 #include "sim/machine.h"
 
 namespace trnccl::simtool {

@@ -14,8 +14,10 @@ TRNCCL_SETTING(kChunkBytes, TRNCCL_OFI_CHUNK_BYTES,
                "largest piece of a message on the wire");
 TRNCCL_SETTING(kMaxOutstanding, TRNCCL_OFI_MAX_OUTSTANDING, settings::integer(256, 8, 1 << 16),
                "operations posted to the provider per endpoint and direction");
-TRNCCL_SETTING(kFaults, TRNCCL_OFI_FAULTS, settings::text("`delay=US:reorder`, ...", "none"),
-               "tests only: delay and reorder completions to prove order independence");
+TRNCCL_SETTING(kChecksum, TRNCCL_OFI_CHECKSUM, settings::choice("auto, 1, 0", "auto"),
+               "a CRC-32 on every message, checked on arrival (auto: on for udp;ofi_rxd, which corrupts data)");
+TRNCCL_SETTING(kFaults, TRNCCL_OFI_FAULTS, settings::text("`delay=US:reorder:corrupt=N`, ...", "none"),
+               "tests only: delay and reorder completions, flip bytes (`corrupt=N`)");
 
 }  // namespace
 
@@ -24,6 +26,10 @@ Config readConfig() {
   config.rails = static_cast<int>(settings::readInt(kRails));
   config.chunkBytes = static_cast<uint64_t>(settings::readInt(kChunkBytes));
   config.maxOutstanding = static_cast<int>(settings::readInt(kMaxOutstanding));
+  const std::string checksum = settings::readChoice(kChecksum);
+  config.checksums = checksum == "1"   ? Config::Checksums::On
+                     : checksum == "0" ? Config::Checksums::Off
+                                       : Config::Checksums::Auto;
   if (auto faults = settings::readText(kFaults)) config.faults = parseFaults(*faults);
   return config;
 }

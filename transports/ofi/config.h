@@ -21,6 +21,12 @@ struct Config {
   // direction (TRNCCL_OFI_MAX_OUTSTANDING, capped by the provider's queue
   // sizes); the rest wait in the transport's own queue.
   int maxOutstanding = 256;
+  // Whether every message carries a CRC-32 the receiver checks
+  // (TRNCCL_OFI_CHECKSUM). Auto: on for providers known to deliver corrupted
+  // or misplaced bytes (ofi_rxd: libfabric 1.16 and 1.17, ofiwg/libfabric
+  // issue 8212), off where the fabric checks its own (EFA, tcp). Every rank
+  // must agree.
+  enum class Checksums { Auto, On, Off } checksums = Checksums::Auto;
   FaultConfig faults;  // TRNCCL_OFI_FAULTS (tests only)
 };
 

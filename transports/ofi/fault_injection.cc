@@ -8,8 +8,9 @@ namespace trnccl::transport::ofi {
 namespace {
 
 [[noreturn]] void badItem(const std::string& spec, const std::string& item) {
-  throwError(trncclInvalidArgument, "environment variable TRNCCL_OFI_FAULTS='" + spec + "': '" + item +
-                                        "' is not one of delay[=MICROSECONDS], reorder, seed=N (':'-separated)");
+  throwError(trncclInvalidArgument,
+             "environment variable TRNCCL_OFI_FAULTS='" + spec + "': '" + item +
+                 "' is not one of delay[=MICROSECONDS], reorder, corrupt=N, seed=N (':'-separated)");
 }
 
 uint64_t number(const std::string& spec, const std::string& item, std::string_view digits) {
@@ -35,6 +36,9 @@ FaultConfig parseFaults(const std::string& spec) {
       config.maxDelay = std::chrono::microseconds(number(spec, item, view.substr(6)));
     } else if (view == "reorder") {
       config.reorder = true;
+    } else if (view.starts_with("corrupt=")) {
+      config.corruptEvery = number(spec, item, view.substr(8));
+      if (config.corruptEvery == 0) badItem(spec, item);
     } else if (view.starts_with("seed=")) {
       config.seed = number(spec, item, view.substr(5));
     } else {

@@ -8,12 +8,15 @@
 //                         (default 2000 us)
 //   reorder               hand over any held completion that is due, picked
 //                         at random, instead of the oldest
+//   corrupt=N             flip one byte of every Nth message received (the
+//                         corruption TRNCCL_OFI_CHECKSUM is there to catch)
 //   seed=N                the random sequence (default 1)
 // e.g. TRNCCL_OFI_FAULTS=delay:reorder. Unset or empty: no fault layer.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -26,6 +29,7 @@ struct FaultConfig {
   bool enabled = false;
   std::chrono::microseconds maxDelay{0};
   bool reorder = false;
+  uint64_t corruptEvery = 0;  // 0: none
   uint64_t seed = 1;
 };
 
@@ -36,6 +40,7 @@ struct FaultStats {
   uint64_t held = 0;
   // Completions handed over while one that arrived before them was still held.
   uint64_t overtaking = 0;
+  uint64_t corrupted = 0;  // messages received with a byte flipped
 };
 
 // Holds items of type T (completions) and releases them as configured.
@@ -78,6 +83,13 @@ class FaultInjector {
     return item;
   }
 
+  // Flips one byte of every corruptEvery'th message received.
+  void corrupt(std::byte* data, size_t length) {
+    if (config_.corruptEvery == 0 || length == 0 || ++received_ % config_.corruptEvery != 0) return;
+    data[std::uniform_int_distribution<size_t>(0, length - 1)(random_)] ^= std::byte{0x5a};
+    ++stats_.corrupted;
+  }
+
   // When the next item falls due: UINT64_MAX if none is held.
   uint64_t nextDueNs() const {
     if (held_.empty()) return UINT64_MAX;
@@ -98,6 +110,7 @@ class FaultInjector {
   std::mt19937_64 random_;
   std::deque<Held> held_;
   FaultStats stats_;
+  uint64_t received_ = 0;
 };
 
 }  // namespace trnccl::transport::ofi

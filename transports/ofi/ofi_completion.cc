@@ -59,6 +59,12 @@ void OfiTransport::onCompletion(const RawCompletion& completion) {
     onFailedOperation(op, completion);
     return;
   }
+  if (op.kind == OpKind::ControlSend || op.kind == OpKind::DataSend) {
+    q.bytesSent.add(op.bytes);
+  } else if (!cancelled) {
+    q.bytesReceived.add(completion.len);
+    if (faults_) faults_->corrupt(static_cast<std::byte*>(op.buffer), completion.len);
+  }
   switch (op.kind) {
     case OpKind::ControlReceive: {
       Peer& peer = *peerOfRank_[static_cast<size_t>(op.peer)];

@@ -69,6 +69,18 @@ MemoryUse OfiTransport::memoryUse() const {
   return use;
 }
 
+std::vector<RailStatus> OfiTransport::railStatus() const {
+  std::vector<RailStatus> status;
+  for (size_t r = 0; r < rails_.size(); ++r) {
+    RailStatus rail;
+    rail.name = rails_[r]->domainName();
+    rail.bytesSent = queues_[r].bytesSent.get();
+    rail.bytesReceived = queues_[r].bytesReceived.get();
+    status.push_back(rail);
+  }
+  return status;
+}
+
 bool OfiTransport::blockedByClose(const Peer& peer) const {
   // Only sends whose every chunk the peer asked for can still complete.
   if (!peer.posted.empty() || !peer.receiving.empty()) return true;
@@ -90,6 +102,12 @@ void OfiTransport::throwPending() {
 }
 
 void OfiTransport::waitForCancelled() {
+  // A reachable peer completes a cancelled send within a few round trips
+  // (its receive is posted). Cancelling mostly follows a call that already
+  // waited a whole timeout for a peer, so a peer that stays silent for a
+  // quarter of another is taken as unreachable: it fails, and closing the
+  // transport does not wait for it again.
+  const auto grace = timeout_ / 4;
   const auto start = std::chrono::steady_clock::now();
   Backoff backoff;
   auto waiting = [this] {
@@ -100,10 +118,13 @@ void OfiTransport::waitForCancelled() {
       poll();
       pump();
       checkLiveness(false);
-      if (std::chrono::steady_clock::now() - start > timeout_) {
-        // Never seen: a live peer that stopped progressing.
-        TRNCCL_WARN("ofi: rank %d: cancelled operations still posted after %lld ms", rank_,
-                    static_cast<long long>(timeout_.count()));
+      if (std::chrono::steady_clock::now() - start > grace) {
+        for (Peer& peer : peers_)
+          if (peer.draining > 0)
+            failPeer(peer, Error(trncclRemoteError, peer.name + " is unreachable: " + std::to_string(peer.draining) +
+                                                        " sends that rank " + std::to_string(rank_) +
+                                                        " cancelled did not complete in " +
+                                                        std::to_string(grace.count()) + " ms"));
         return;
       }
       backoff.pause([this](std::chrono::microseconds maxWait) { wait(maxWait); });

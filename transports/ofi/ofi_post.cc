@@ -147,6 +147,7 @@ void OfiTransport::spendCredit(Peer& peer, Operation& op) {
   auto& header = *reinterpret_cast<ControlHeader*>(op.storage.data());
   --peer.credits;
   header.credits = std::exchange(peer.owed, 0);
+  if (checksums_) sealControl(op.storage.data(), op.storage.size());
   op.awaitingCredit = false;
   const bool reply = header.kind != ControlKind::Eager && header.kind != ControlKind::Rts;
   submit(op, reply);

@@ -8,7 +8,7 @@
 namespace trnccl::transport::ofi {
 
 void OfiTransport::onControl(Peer& peer, const std::byte* data, size_t length) {
-  const ControlHeader& header = parseControl(data, length, eagerLimit_);
+  const ControlHeader& header = parseControl(data, length, eagerLimit_, checksums_);
   if (header.credits > peer.maxCredits - peer.credits)
     throwError(trncclRemoteError, "returned " + std::to_string(header.credits) + " credits while holding " +
                                       std::to_string(peer.credits) + " of " + std::to_string(peer.maxCredits));
@@ -36,13 +36,13 @@ void OfiTransport::onControl(Peer& peer, const std::byte* data, size_t length) {
 }
 
 void OfiTransport::onAnnouncement(Peer& peer, const ControlHeader& header, const std::byte* payload) {
+  Announcement arrived{header.kind, header.send, header.bytes, header.dataChecksum, {}};
   if (auto posted = peer.posted.find(header.tag); posted != peer.posted.end()) {
     Request& receive = *posted->second;
     peer.posted.erase(posted);
-    match(peer, receive, header.kind, header.send, header.bytes, payload);
+    match(peer, receive, arrived, payload);
     return;
   }
-  Announcement arrived{header.kind, header.send, header.bytes, {}};
   if (header.kind == ControlKind::Eager) arrived.payload.assign(payload, payload + header.bytes);
   // Two announcements with one tag: the older was cancelled (tags are unique
   // among messages in flight), whichever arrives first.
@@ -50,13 +50,13 @@ void OfiTransport::onAnnouncement(Peer& peer, const ControlHeader& header, const
   if (!inserted && entry->second.send < header.send) entry->second = std::move(arrived);
 }
 
-void OfiTransport::match(Peer& peer, Request& receive, ControlKind kind, uint64_t send, uint64_t bytes,
-                         const std::byte* payload) {
+void OfiTransport::match(Peer& peer, Request& receive, const Announcement& announced, const std::byte* payload) {
+  const uint64_t bytes = announced.bytes;
   if (bytes > receive.bytes) {
-    if (kind == ControlKind::Rts) {
+    if (announced.kind == ControlKind::Rts) {
       ControlHeader nack{};
       nack.kind = ControlKind::Nack;
-      nack.send = send;
+      nack.send = announced.send;
       nack.bytes = receive.bytes;
       sendControl(peer, nack);
     }
@@ -66,7 +66,7 @@ void OfiTransport::match(Peer& peer, Request& receive, ControlKind kind, uint64_
                     std::to_string(receive.bytes) + " bytes of the receive posted for it");
     return;
   }
-  if (kind == ControlKind::Eager) {
+  if (announced.kind == ControlKind::Eager) {
     if (bytes > 0) std::memcpy(receive.buffer, payload, bytes);
     complete(peer, receive, bytes);
     return;
@@ -77,8 +77,9 @@ void OfiTransport::match(Peer& peer, Request& receive, ControlKind kind, uint64_
   message.peer = &peer;
   message.request = &receive;
   message.tag = receive.tag;
-  message.send = send;
+  message.send = announced.send;
   message.bytes = bytes;
+  message.dataChecksum = announced.dataChecksum;
   message.chunks = chunks;
   peer.receiving[receive.tag] = number;
   postChunks(message, number);
@@ -175,6 +176,17 @@ void OfiTransport::endIncoming(uint64_t number) {
   Peer& peer = *message.peer;
   peer.receiving.erase(message.tag);
   if (!message.withdrawn) {
+    if (checksums_) {
+      const uint32_t arrived = crc32Of(message.request->buffer, message.bytes);
+      if (arrived != message.dataChecksum) {
+        // Bytes the provider misplaced may have landed anywhere: trust nothing more from it.
+        failPeer(peer, Error(trncclRemoteError,
+                             "the message from " + peer.name + " (tag " + std::to_string(message.tag) + ", " +
+                                 std::to_string(message.bytes) + " bytes) arrived corrupted (" +
+                                 checksumsDiffer(arrived, message.dataChecksum) + ") over provider " + provider_));
+        return;
+      }
+    }
     complete(peer, *message.request, message.bytes);
     return;
   }
@@ -182,8 +194,7 @@ void OfiTransport::endIncoming(uint64_t number) {
   if (auto next = peer.unexpected.find(message.tag); next != peer.unexpected.end()) {
     const Announcement announcement = std::move(next->second);
     peer.unexpected.erase(next);
-    match(peer, *message.request, announcement.kind, announcement.send, announcement.bytes,
-          announcement.payload.data());
+    match(peer, *message.request, announcement, announcement.payload.data());
   } else {
     peer.posted.emplace(message.tag, message.request);
   }

@@ -25,6 +25,7 @@ void OfiTransport::isend(Request& request) {
   header.tag = request.tag;
   header.bytes = request.bytes;
   header.send = number;
+  if (checksums_ && chunks > 0) header.dataChecksum = crc32Of(request.buffer, request.bytes);
   // Eager: the bytes are copied now, so the user's buffer is never read later.
   sendControl(peer, header, request.buffer, chunks == 0 ? request.bytes : 0, &message);
   ++peer.outstanding;

@@ -25,6 +25,8 @@ OfiTransport::OfiTransport(const Options& options, const Config& config)
 void OfiTransport::connect(const Options& options) {
   const ProviderChoice choice = chooseProvider(config_.rails);
   provider_ = choice.provider;
+  checksums_ = config_.checksums == Config::Checksums::On ||
+               (config_.checksums == Config::Checksums::Auto && provider_.find("ofi_rxd") != std::string::npos);
   uint64_t maxMessage = UINT64_MAX;
   std::vector<Address> addresses;
   for (int r = 0; r < config_.rails; ++r) {
@@ -52,7 +54,7 @@ void OfiTransport::connect(const Options& options) {
 
   // Collective, even for a rank without peers.
   std::vector<RankCard> cards(static_cast<size_t>(options.nranks));
-  cards[static_cast<size_t>(rank_)] = makeCard(provider_, addresses, chunkBytes_, controlReceives_);
+  cards[static_cast<size_t>(rank_)] = makeCard(provider_, addresses, chunkBytes_, controlReceives_, checksums_);
   options.oob->allGather(cards.data(), sizeof(RankCard));
   checkAgreement(cards);
 
@@ -90,10 +92,11 @@ void OfiTransport::connect(const Options& options) {
   options.oob->barrier();
   TRNCCL_INFO(
       "ofi: rank %d: provider %s (%s), fabric %s, domain %s, %zu rail(s), %zu peers, chunks of "
-      "%llu bytes, eager up to %zu bytes, %s",
+      "%llu bytes, eager up to %zu bytes, %s%s",
       rank_, provider_.c_str(), choice.why.c_str(), rails_[0]->fabricName().c_str(), rails_[0]->domainName().c_str(),
       rails_.size(), peers_.size(), static_cast<unsigned long long>(chunkBytes_), eagerLimit_,
-      pollingWithoutFd_ ? "polling (no wait object)" : "sleeping on the completion queue's fd");
+      pollingWithoutFd_ ? "polling (no wait object)" : "sleeping on the completion queue's fd",
+      checksums_ ? ", every message checked by CRC-32" : "");
   if (faults_)
     TRNCCL_INFO("ofi: rank %d: fault layer on: completions delayed up to %lld us%s", rank_,
                 static_cast<long long>(config_.faults.maxDelay.count()),

@@ -26,7 +26,7 @@ void OfiTransport::irecv(Request& request) {
   if (auto arrived = peer.unexpected.find(request.tag); arrived != peer.unexpected.end()) {
     const Announcement announcement = std::move(arrived->second);
     peer.unexpected.erase(arrived);
-    match(peer, request, announcement.kind, announcement.send, announcement.bytes, announcement.payload.data());
+    match(peer, request, announcement, announcement.payload.data());
   } else {
     peer.posted.emplace(request.tag, &request);
   }
@@ -106,7 +106,8 @@ TRNCCL_REGISTER_TRANSPORT(ofi, {"ofi",
                                 Reach::Network,
                                 0,
                                 {.pathSetting = "TRNCCL_OFI_PROVIDER",
-                                 .paths = {{"tcp;ofi_rxm", true}, {"udp;ofi_rxd", true}, {"shm", false}},
+                                 // rxd: libfabric 1.16-1.17 (ofiwg/libfabric#8212); checksums catch it
+                                 .paths = {{"tcp;ofi_rxm", true}, {"udp;ofi_rxd", true, false}, {"shm", false}},
                                  .rails = true,
                                  .registration = false}})
 

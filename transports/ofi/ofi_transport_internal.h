@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/owned_counter.h"
 #include "base/peer_process.h"
 #include "base/wakeup.h"
 #include "transports/ofi/config.h"
@@ -73,6 +74,7 @@ struct Announcement {
   ControlKind kind;
   uint64_t send;
   uint64_t bytes;
+  uint32_t dataChecksum;           // Rts (wire.h)
   std::vector<std::byte> payload;  // Eager
 };
 
@@ -114,6 +116,7 @@ struct IncomingMessage {
   Tag tag = 0;
   uint64_t send = 0;
   uint64_t bytes = 0;
+  uint32_t dataChecksum = 0;  // the sender's CRC-32 of it (checksums on)
   uint32_t chunks = 0;
   uint32_t nextChunk = 0;  // the next to post a receive for
   uint32_t finished = 0;
@@ -127,6 +130,7 @@ struct RailQueues {
   size_t sendsPosted = 0, receivesPosted = 0;
   size_t sendLimit = 0, receiveLimit = 0;
   bool sendsBlocked = false, receivesBlocked = false;  // -FI_EAGAIN until the next read
+  OwnedCounter bytesSent, bytesReceived;               // of completed operations (railStatus)
 };
 
 class OfiTransport final : public Transport {
@@ -138,6 +142,7 @@ class OfiTransport final : public Transport {
   std::string description() const override;
   std::vector<std::string> departures() override;
   MemoryUse memoryUse() const override;
+  std::vector<RailStatus> railStatus() const override;
   void isend(Request& request) override;
   void irecv(Request& request) override;
   bool arrived(int peer, Tag tag) const override;
@@ -171,7 +176,7 @@ class OfiTransport final : public Transport {
   // Receiving (ofi_receive.cc).
   void onControl(Peer& peer, const std::byte* data, size_t length);
   void onAnnouncement(Peer& peer, const ControlHeader& header, const std::byte* payload);
-  void match(Peer& peer, Request& receive, ControlKind kind, uint64_t send, uint64_t bytes, const std::byte* payload);
+  void match(Peer& peer, Request& receive, const Announcement& announced, const std::byte* payload);
   void postChunks(IncomingMessage& message, uint64_t number);
   void grant();
   void onChunkReceived(Operation& op, size_t length, bool cancelled);
@@ -209,6 +214,7 @@ class OfiTransport final : public Transport {
   size_t eagerLimit_ = 0;
   uint64_t chunkBytes_ = 0;
   uint32_t controlReceives_ = 0;  // per peer
+  bool checksums_ = false;        // wire.h
   std::vector<Peer> peers_;
   std::vector<Peer*> peerOfRank_;
   std::unordered_map<uint64_t, OutgoingMessage> sends_;     // by send number

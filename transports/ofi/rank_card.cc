@@ -28,13 +28,14 @@ Address RankCard::address(int rail) const {
 }
 
 RankCard makeCard(const std::string& provider, const std::vector<Address>& addresses, uint64_t chunkBytes,
-                  uint32_t controlReceives) {
+                  uint32_t controlReceives, bool checksums) {
   RankCard card{};
   card.magic = kCardMagic;
   card.rails = static_cast<uint32_t>(addresses.size());
   std::strncpy(card.provider, provider.c_str(), sizeof card.provider - 1);
   card.chunkBytes = chunkBytes;
   card.controlReceives = controlReceives;
+  card.checksums = checksums ? 1 : 0;
   card.hostId = thisHostId();
   card.pid = getpid();
   for (size_t r = 0; r < addresses.size(); ++r) {
@@ -62,6 +63,9 @@ void checkAgreement(const std::vector<RankCard>& cards) {
     if (card.chunkBytes != first.chunkBytes)
       disagree("TRNCCL_OFI_CHUNK_BYTES", "the chunk size", r, std::to_string(card.chunkBytes),
                std::to_string(first.chunkBytes));
+    if (card.checksums != first.checksums)
+      disagree("TRNCCL_OFI_CHECKSUM", "checksums", r, card.checksums ? "them on" : "them off",
+               first.checksums ? "them on" : "them off");
   }
 }
 

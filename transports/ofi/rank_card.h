@@ -21,6 +21,7 @@ struct RankCard {
   uint32_t magic;
   uint32_t rails;
   uint32_t controlReceives;  // per peer: the credits a peer starts with (wire.h)
+  uint32_t checksums;        // 1: messages carry CRC-32s (wire.h)
   char provider[32];
   uint64_t chunkBytes;
   uint64_t hostId;  // same value: same host and pid namespace
@@ -33,10 +34,10 @@ struct RankCard {
 
 // `addresses`: one per rail. Throws Error(SystemError) if one does not fit.
 RankCard makeCard(const std::string& provider, const std::vector<Address>& addresses, uint64_t chunkBytes,
-                  uint32_t controlReceives);
+                  uint32_t controlReceives, bool checksums);
 
 // Throws Error(InvalidUsage) naming the variable behind a setting that ranks
-// disagree on (provider, rails, chunk size), and the ranks.
+// disagree on (provider, rails, chunk size, checksums), and the ranks.
 void checkAgreement(const std::vector<RankCard>& cards);
 
 // This host (boot id) and pid namespace.

@@ -27,6 +27,11 @@
 // ranks out of credits towards each other can always tell each other. A
 // Credit goes out when a rank owes half a peer's worth and has nothing else
 // to send it.
+// Checksums (TRNCCL_OFI_CHECKSUM, config.h): every control message carries
+// the CRC-32 of itself (header, with `checksum` 0, and payload), and an Rts
+// the CRC-32 of the whole message it announces; the receiver checks both, so
+// bytes a provider corrupted or misplaced are an error naming the peer, never
+// data handed to the user. Without checksums both fields are 0.
 // A sender answers a Cts for a send it no longer has (cancelled) with an
 // empty message on each chunk's tag: a receiver seeing one knows the message
 // was withdrawn.
@@ -56,12 +61,24 @@ struct ControlHeader {
   uint64_t receive;       // Cts: the receiver's number for it
   uint32_t first, count;  // Cts: chunks
   uint32_t credits;       // every kind: control receives posted again for the peer
+  uint32_t checksum;      // checksums on: CRC-32 of this control message
+  uint32_t dataChecksum;  // Rts, checksums on: CRC-32 of the message announced
   uint32_t reserved;
 };
 inline constexpr uint32_t kControlMagic = 0x4946'4f54;  // "TOFI"
 
-// Checks what arrived (`length` bytes) against the protocol: Error(RemoteError)
-// "sent <what was wrong>" for the caller to prefix with the peer's name.
-const ControlHeader& parseControl(const std::byte* data, size_t length, size_t eagerLimit);
+// zlib's CRC-32 of `bytes` bytes.
+uint32_t crc32Of(const void* data, size_t bytes);
+
+// "CRC-32 <arrived>, the sender's <sent>", for the message naming a mismatch.
+std::string checksumsDiffer(uint32_t arrived, uint32_t sent);
+
+// Sets a control message's `checksum` (`length` bytes: header and payload).
+void sealControl(std::byte* data, size_t length);
+
+// Checks what arrived (`length` bytes) against the protocol, and against its
+// checksum when `checksums`: Error(RemoteError) "sent <what was wrong>" for
+// the caller to prefix with the peer's name.
+const ControlHeader& parseControl(const std::byte* data, size_t length, size_t eagerLimit, bool checksums);
 
 }  // namespace trnccl::transport::ofi

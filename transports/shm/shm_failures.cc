@@ -58,6 +58,15 @@ MemoryUse ShmTransport::memoryUse() const {
   return use;
 }
 
+// Shared memory has no rails to lose: one, always up.
+std::vector<RailStatus> ShmTransport::railStatus() const {
+  RailStatus rail;
+  rail.name = "shm";
+  rail.bytesSent = bytesSent_.get();
+  rail.bytesReceived = bytesReceived_.get();
+  return {rail};
+}
+
 std::string ShmTransport::who(const Peer& peer) const {
   return "rank " + std::to_string(peer.link.rank) + " (pid " + std::to_string(peer.link.process.pid()) + ")";
 }

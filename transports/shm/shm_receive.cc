@@ -55,7 +55,7 @@ void ShmTransport::onEager(Peer& peer, const SlotHeader& slot, const std::byte* 
     peer.link.fromPeer.delivered(slot.total);
     if (slot.total > receive->bytes) return tooSmall(peer, slot.tag, slot.total, *receive);
     if (slot.total > 0) std::memcpy(receive->buffer, payload, slot.total);
-    return complete(*receive, slot.total);
+    return complete(*receive, slot.total, bytesReceived_);
   }
   if (peer.earlyCount == peer.early.size()) peer.early.emplace_back();
   EarlyMessage& early = peer.early[peer.earlyCount++];
@@ -97,7 +97,7 @@ void ShmTransport::onData(Peer& peer, const SlotHeader& slot, const std::byte* p
     std::memcpy(static_cast<std::byte*>(m.receive->buffer) + m.arrived, payload, slot.bytes);
   m.arrived += slot.bytes;
   if (m.arrived < m.total) return;
-  if (m.state == Incoming::State::Receiving) complete(*m.receive, m.total);
+  if (m.state == Incoming::State::Receiving) complete(*m.receive, m.total, bytesReceived_);
   peer.incoming.erase(message);
 }
 
@@ -115,7 +115,7 @@ void ShmTransport::onReply(Peer& peer, const SlotHeader& slot) {
   if (slot.kind == SlotKind::Cts) {
     peer.outbox.push_back({&send, SlotKind::Data});
   } else if (slot.kind == SlotKind::Fin) {
-    complete(send, send.bytes);
+    complete(send, send.bytes, bytesSent_);
   } else {
     fail(trncclInvalidUsage, "rank " + std::to_string(rank_) + " sent a " + std::to_string(send.bytes) +
                                  "-byte message to " + describe(peer.link.rank, slot.tag) +
@@ -151,7 +151,7 @@ void ShmTransport::takeEarly(Peer& peer, size_t index, Request& receive) {
     tooSmall(peer, early.tag, early.total, receive);
   } else {
     if (early.total > 0) std::memcpy(receive.buffer, early.bytes.data(), early.total);
-    complete(receive, early.total);
+    complete(receive, early.total, bytesReceived_);
   }
   std::swap(peer.early[index], peer.early[--peer.earlyCount]);  // keeps both buffers
 }
@@ -259,7 +259,7 @@ bool ShmTransport::advance(Pull& pull) {
   announcements.endRead(pull.announcement, err != 0 || pull.offset == pull.total);
   if (err == 0) {
     if (pull.offset < pull.total) return false;
-    complete(*pull.receive, pull.total);
+    complete(*pull.receive, pull.total, bytesReceived_);
     peer.replies.push_back({SlotKind::Fin, pull.tag, 0, pull.announcement});
     return true;
   }

@@ -80,7 +80,7 @@ void ShmTransport::flush(Peer& peer) {
                static_cast<const std::byte*>(send.buffer) + out.offset);
     out.offset += bytes;
     if (out.offset == send.bytes) {
-      complete(send, send.bytes);
+      complete(send, send.bytes, bytesSent_);
       peer.outbox.pop_front();
     }
   }

@@ -90,6 +90,7 @@
 #include "base/backoff.h"
 #include "base/error.h"
 #include "base/log.h"
+#include "base/owned_counter.h"
 #include "transports/shm/config.h"
 #include "transports/shm/eager_window.h"
 #include "transports/shm/link_pacing.h"
@@ -181,9 +182,11 @@ struct Pull {
   uint64_t offset = 0;
 };
 
-inline void complete(Request& request, uint64_t bytes) {
+// Completes a request and counts its bytes as moved (railStatus).
+inline void complete(Request& request, uint64_t bytes, OwnedCounter& moved) {
   request.transferred = bytes;
   request.done = true;
+  moved.add(bytes);
 }
 
 inline std::string describe(int rank, Tag tag) {
@@ -207,6 +210,7 @@ class ShmTransport final : public Transport, public BlockBoard {
   void cancelAll() override;
   std::vector<std::string> departures() override;
   MemoryUse memoryUse() const override;
+  std::vector<RailStatus> railStatus() const override;
   BlockBoard* blockBoard() override { return boardOffered_ ? this : nullptr; }
 
   // BlockBoard (shm_board.cc).
@@ -279,6 +283,7 @@ class ShmTransport final : public Transport, public BlockBoard {
   RegisteredFiles registeredFiles_;
   std::vector<Request*> withdrawnReceives_;  // their pulls found the message withdrawn
   std::exception_ptr pendingError_;          // the first failure, thrown by the next progress()
+  OwnedCounter bytesSent_, bytesReceived_;   // of completed requests: the one rail, "shm"
   bool singleCopyRefused_ = false;
   uint32_t seen_ = 0;  // our doorbell's sequence when progress() last looked
   std::chrono::steady_clock::time_point lastLivenessCheck_{};

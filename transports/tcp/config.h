@@ -8,6 +8,11 @@ struct Config {
   // messages are striped over all of them. A pair uses the smaller of its two
   // ranks' values.
   int socketsPerPeer = 2;
+  // How long a connection may go without the kernel hearing an
+  // acknowledgement for data it sent, while the peer has not acknowledged a
+  // frame, before its traffic moves to the pair's other connections
+  // (TRNCCL_TCP_RAIL_STALL_MS): rail failover.
+  int railStallMs = 1000;
 };
 
 inline constexpr int kMaxSocketsPerPeer = 16;

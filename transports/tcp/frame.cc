@@ -19,7 +19,7 @@ std::string hex(uint64_t value) {
 FrameVerdict malformed(std::string problem) { return {FrameVerdict::Status::Malformed, {}, std::move(problem)}; }
 
 bool knownKind(uint8_t kind) {
-  return kind >= static_cast<uint8_t>(FrameKind::Eager) && kind <= static_cast<uint8_t>(FrameKind::Data);
+  return kind >= static_cast<uint8_t>(FrameKind::Eager) && kind <= static_cast<uint8_t>(FrameKind::Ack);
 }
 
 // The rules of one kind of frame; empty when `h` follows them.
@@ -61,6 +61,9 @@ std::string kindProblem(const FrameHeader& h) {
         return what() + "with " + std::to_string(h.length) + " bytes at offset " + std::to_string(h.offset) + " of a " +
                std::to_string(h.total) + "-byte message";
       return {};
+    case FrameKind::Ack:
+      if (!noPayload || h.tag != 0 || h.total != 0 || h.number != 0) return what() + "with fields it does not use";
+      return {};
   }
   return what() + "of an unknown kind";
 }
@@ -81,6 +84,8 @@ const char* frameKindName(FrameKind kind) {
       return "Cancel";
     case FrameKind::Data:
       return "Data";
+    case FrameKind::Ack:
+      return "Ack";
   }
   return "unknown";
 }

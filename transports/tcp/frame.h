@@ -14,6 +14,17 @@
 //     gone into Data frames (0: none); B drops the message once they arrived.
 // Eager, Rts, Cts, Nack and Cancel frames travel in order on one connection,
 // so a Cancel never overtakes the frame that opened its message.
+//
+// Rail failover (a pair with more than one connection): every frame but an
+// Ack carries a `number`, increasing per direction of the pair in the order
+// frames begin to be written. The receiver acknowledges what it read whole on
+// each connection with Ack(count) on that connection: the number of numbered
+// frames, duplicates included, read whole from it so far (at once after a
+// Data frame, else every kAckEvery frames). The sender keeps
+// each frame until it is acknowledged; the frames of a connection that stalls
+// are written again, with their numbers, on another one, and the receiver
+// acts on the first whole copy of each number and drops the rest. A pair
+// with one connection numbers nothing (number 0) and sends no Ack.
 #pragma once
 
 #include <cstddef>
@@ -31,10 +42,16 @@ inline constexpr uint64_t kEagerBytes = 64 * 1024;
 // Largest Data frame: a small message on the same connection waits behind at
 // most this much of a large one.
 inline constexpr uint64_t kChunkBytes = 512 * 1024;
+// Failover: a connection's numbered frames read whole are acknowledged at
+// once after a Data frame, else after this many (one Ack write per this many
+// small messages).
+inline constexpr uint64_t kAckEvery = 32;
+// Failover: payload copies a pair keeps for reuse.
+inline constexpr size_t kSpareCopies = 2 * kAckEvery;
 // Keeps offset + length arithmetic far from overflow.
 inline constexpr uint64_t kMaxMessageBytes = uint64_t{1} << 48;
 
-enum class FrameKind : uint8_t { Eager = 1, Rts = 2, Cts = 3, Nack = 4, Cancel = 5, Data = 6 };
+enum class FrameKind : uint8_t { Eager = 1, Rts = 2, Cts = 3, Nack = 4, Cancel = 5, Data = 6, Ack = 7 };
 const char* frameKindName(FrameKind kind);
 
 struct FrameHeader {
@@ -42,13 +59,14 @@ struct FrameHeader {
   FrameKind kind;
   uint8_t reserved[3];
   uint64_t job;     // the communicator (jobIdOf(Options::jobKey))
-  uint64_t seq;     // the sender's number of the message the frame belongs to
+  uint64_t seq;     // the sender's number of the message the frame belongs to; Ack: the count acknowledged
   uint64_t tag;     // Eager, Rts, Data
   uint64_t total;   // Eager, Rts, Data: message bytes; Nack: receive capacity; Cancel: framed
   uint64_t offset;  // Data: where its payload goes in the message
   uint64_t length;  // payload bytes after the header (Eager, Data)
+  uint64_t number;  // failover: the frame's number (0: not numbered; Ack: always 0)
 };
-static_assert(sizeof(FrameHeader) == 56);
+static_assert(sizeof(FrameHeader) == 64);
 
 // A header with magic and job filled in; kind-specific fields zero.
 FrameHeader makeFrame(FrameKind kind, uint64_t job, uint64_t seq);

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <optional>
 #include <string>
 
+#include "base/encryption.h"
 #include "base/error.h"
+#include "base/greeting_limit.h"
 #include "base/log.h"
 #include "transports/tcp/frame.h"
 
@@ -42,9 +45,14 @@ bool readSome(net::Socket& socket, T& into, size_t& received) {
   return true;
 }
 
-// An accepted connection whose hello has not fully arrived.
+using Clock = std::chrono::steady_clock;
+
+// An accepted connection whose hello has not fully arrived; dropped at
+// `dropAt` (net::greetingLimit() after it came) so that a silent or trickling
+// outsider holds no descriptor for long.
 struct PendingHello {
   net::Socket socket;
+  Clock::time_point dropAt;
   Hello hello{};
   size_t received = 0;
 };
@@ -61,14 +69,15 @@ struct PendingWelcome {
 // One rank's connections while they are being set up.
 class Setup {
  public:
-  Setup(const Options& options, uint64_t job, std::vector<Endpoint> endpoints, std::optional<net::Socket> listener,
+  Setup(const Options& options, uint64_t job, std::vector<Endpoint> endpoints, std::vector<net::Socket> listeners,
         uint32_t socketsPerPeer)
       : options_(options),
         job_(job),
         endpoints_(std::move(endpoints)),
-        listener_(std::move(listener)),
-        listenAddress_(listener_ ? listener_->localAddress().toString() : ""),
+        listeners_(std::move(listeners)),
         slots_(static_cast<size_t>(options.nranks)) {
+    for (const net::Socket& listener : listeners_)
+      listenAddress_ += (listenAddress_.empty() ? "" : ", ") + listener.localAddress().toString();
     for (int peer : options.peers) {
       const uint32_t theirs = endpoint(peer).socketsPerPeer;
       if (theirs < 1 || theirs > kMaxSocketsPerPeer)
@@ -85,20 +94,28 @@ class Setup {
       if (peer > options_.rank) connectTo(peer, deadline);
     while (!complete()) {
       std::vector<pollfd> fds;
-      if (listener_) fds.push_back({listener_->fd(), POLLIN, 0});
-      for (const PendingHello& p : hellos_) fds.push_back({p.socket.fd(), POLLIN, 0});
+      for (const net::Socket& listener : listeners_) fds.push_back({listener.fd(), POLLIN, 0});
+      for (const PendingHello& p : hellos_) fds.push_back({p.socket.fd(), p.socket.pollEvents(POLLIN), 0});
       for (const PendingWelcome& p : welcomes_) fds.push_back({p.socket.fd(), POLLIN, 0});
       if (!net::pollFor(fds, deadline)) deadline.throwTimeout(describeMissing());
       // Walk backwards: advancing erases what is settled.
-      const size_t first = listener_ ? 1 : 0;
+      const size_t first = listeners_.size();
       for (size_t i = welcomes_.size(); i-- > 0;)
         if (fds[first + hellos_.size() + i].revents != 0) advanceWelcome(i);
       for (size_t i = hellos_.size(); i-- > 0;)
         if (fds[first + i].revents != 0) advanceHello(i, deadline);
-      if (listener_ && fds[0].revents != 0)
-        while (auto socket = listener_->tryAccept()) hellos_.push_back({std::move(*socket)});
+      // pollFor wakes at least every kAbortCheckInterval, so this runs on time.
+      dropHellos([now = Clock::now()](const PendingHello& p) { return now >= p.dropAt; }, lateHello_);
+      for (size_t l = 0; l < listeners_.size(); ++l)
+        if (fds[l].revents != 0)
+          while (auto socket = listeners_[l].tryAccept()) {
+            socket->startTls(tls_, net::TlsRole::Server);
+            hellos_.push_back({std::move(*socket), Clock::now() + greetingLimit_});
+          }
     }
-    if (listener_) TRNCCL_INFO("tcp: rank %d listened at %s", options_.rank, listenAddress_.c_str());
+    // Every peer is connected; whoever still greets is no rank of this job.
+    dropHellos([](const PendingHello&) { return true; }, "set-up ended before it identified itself");
+    if (!listeners_.empty()) TRNCCL_INFO("tcp: rank %d listened at %s", options_.rank, listenAddress_.c_str());
     std::vector<PeerConnections> connections;
     for (int peer : peers) {
       connections.push_back({peer, {}});
@@ -111,13 +128,19 @@ class Setup {
   const Endpoint& endpoint(int rank) const { return endpoints_[static_cast<size_t>(rank)]; }
 
   void connectTo(int peer, const net::Deadline& deadline) {
-    const auto address = net::SocketAddress::fromWire(endpoint(peer).address);
-    if (!address)
+    const Endpoint& theirs = endpoint(peer);
+    const uint32_t count = theirs.addresses;
+    if (count < 1 || count > kMaxRailInterfaces || !net::SocketAddress::fromWire(theirs.address[0]))
       throwError(trncclInvalidUsage, rankName(peer) + " published no tcp address: does it list " +
                                          rankName(options_.rank) + " among its peers?");
     for (size_t i = 0; i < slots_[static_cast<size_t>(peer)].size(); ++i) {
+      const auto address = net::SocketAddress::fromWire(theirs.address[i % count]);
+      if (!address) throwError(trncclInvalidUsage, rankName(peer) + " published a malformed tcp address");
       // The peer listened before the all-gather: refused means it is gone.
       net::Socket socket = net::Socket::connect(*address, deadline, rankName(peer), net::Socket::WhenRefused::Fail);
+      // The handshake waits for the peer, which answers once it has
+      // connected to its own higher-ranked peers: the highest only answers.
+      socket.startTls(tls_, net::TlsRole::Client);
       const Hello hello =
           makeHello(job_, endpoint(peer).secret, options_.rank, options_.nranks, static_cast<uint32_t>(i));
       socket.sendAll(&hello, sizeof hello, deadline);
@@ -130,7 +153,7 @@ class Setup {
     try {
       if (!readSome(p.socket, p.welcome, p.received)) return;
     } catch (const Error& e) {
-      if (e.code() != trncclRemoteError) throw;
+      if (e.code() != trncclRemoteError || p.socket.tlsFailed()) throw;
       throwError(trncclRemoteError, p.socket.describePeer() +
                                         " refused the tcp connection (is it in this "
                                         "communicator? its log says why)");
@@ -150,7 +173,7 @@ class Setup {
       if (refusal.empty() && !whole) return;  // more to come
       if (refusal.empty()) p.socket.sendAll(&kWelcome, sizeof kWelcome, deadline);
     } catch (const Error& e) {
-      refusal = e.code() == trncclRemoteError ? "closed before identifying itself" : e.what();
+      refusal = e.code() == trncclRemoteError && !p.socket.tlsFailed() ? "closed before identifying itself" : e.what();
     }
     if (refusal.empty()) {
       p.socket.setPeerName(rankName(p.hello.rank));
@@ -160,6 +183,17 @@ class Setup {
                   p.socket.peerAddress().toString().c_str(), refusal.c_str());
     }
     hellos_.erase(hellos_.begin() + static_cast<ptrdiff_t>(index));
+  }
+
+  // Closes the pending hellos `due` picks, logging each once.
+  template <class Due>
+  void dropHellos(Due due, const std::string& why) {
+    std::erase_if(hellos_, [&](const PendingHello& p) {
+      if (!due(p)) return false;
+      TRNCCL_WARN("tcp: rank %d dropped a connection from %s: %s (it sent %zu of the hello's %zu bytes)", options_.rank,
+                  p.socket.peerAddress().toString().c_str(), why.c_str(), p.received, sizeof(Hello));
+      return true;
+    });
   }
 
   // Why the hello is refused; empty if it is (so far) right. Garbage is
@@ -201,7 +235,10 @@ class Setup {
   const Options& options_;
   uint64_t job_;
   std::vector<Endpoint> endpoints_;
-  std::optional<net::Socket> listener_;
+  std::vector<net::Socket> listeners_;  // one per rail interface
+  std::shared_ptr<const net::TlsContext> tls_ = encryption::context();
+  const std::chrono::milliseconds greetingLimit_ = net::greetingLimit();
+  const std::string lateHello_ = "no whole hello within " + std::to_string(greetingLimit_.count()) + " ms";
   std::string listenAddress_;
   // Per rank: the connections with it (none for ranks that are not peers).
   std::vector<std::vector<std::optional<net::Socket>>> slots_;
@@ -235,18 +272,23 @@ std::vector<PeerConnections> connectPeers(const Options& options, const Config& 
   const auto rank = static_cast<size_t>(options.rank);
   const bool listens =
       std::any_of(options.peers.begin(), options.peers.end(), [&](int peer) { return peer < options.rank; });
-  std::optional<net::Socket> listener;
+  std::vector<net::Socket> listeners;
   std::vector<Endpoint> endpoints(static_cast<size_t>(options.nranks));
-  endpoints[rank].socketsPerPeer = static_cast<uint32_t>(config.socketsPerPeer);
+  Endpoint& own = endpoints[rank];
+  own.socketsPerPeer = static_cast<uint32_t>(config.socketsPerPeer);
   if (listens) {
-    listener = net::Socket::listen(net::selectInterface().address);
-    endpoints[rank].address = listener->localAddress().toWire();
-    endpoints[rank].secret = randomSecret();
+    for (const net::Interface& rail : net::selectInterfaces()) {
+      if (listeners.size() == kMaxRailInterfaces) break;
+      listeners.push_back(net::Socket::listen(rail.address));
+      own.address[listeners.size() - 1] = listeners.back().localAddress().toWire();
+    }
+    own.addresses = static_cast<uint32_t>(listeners.size());
+    own.secret = randomSecret();
   }
   options.oob->allGather(endpoints.data(), sizeof(Endpoint));
   try {
     const net::Deadline deadline(options.timeout);
-    Setup setup(options, jobIdOf(options.jobKey), std::move(endpoints), std::move(listener),
+    Setup setup(options, jobIdOf(options.jobKey), std::move(endpoints), std::move(listeners),
                 static_cast<uint32_t>(config.socketsPerPeer));
     return setup.run(deadline);
   } catch (const Error& e) {

@@ -1,12 +1,17 @@
 // Setting up the TCP transport's connections. Every rank with a lower-ranked
-// peer listens on the interface TRNCCL_SOCKET_IFNAME selects (loopback when
-// unset); all ranks publish an Endpoint (that address, a fresh random secret,
-// their socket count) through the out-of-band all-gather. Then the lower rank
+// peer listens on each interface TRNCCL_SOCKET_IFNAME selects (loopback when
+// unset; at most kMaxRailInterfaces); all ranks publish an Endpoint (those
+// addresses, a fresh random secret, their socket count) through the
+// out-of-band all-gather. A pair's connection i goes to the listener's
+// address i (modulo their count): with one interface per network (rail),
+// each connection travels its own. Then the lower rank
 // of each pair opens the pair's connections, each starting with a Hello that
 // presents the listener's secret, and the higher rank accepts them, answering
 // each with kWelcome, or refusing (logging it, and closing the connection)
 // one whose hello is not right: garbage, another job, a wrong secret, a rank
-// that is not a lower peer, a connection index out of range or taken. Each
+// that is not a lower peer, a connection index out of range or taken; and
+// dropping (logging it) one whose hello is not whole within
+// net::greetingLimit() or when set-up ends. Each
 // rank waits for its connections in both directions at once, so set-up takes
 // one round trip whatever the rank count; the listener closes once all are
 // there.
@@ -27,14 +32,16 @@ namespace trnccl::transport::tcp {
 
 using trnccl::Secret;
 
+inline constexpr int kMaxRailInterfaces = 4;
+
 // What each rank publishes through the all-gather.
 struct Endpoint {
-  net::WireAddress address;  // ipVersion 0: this rank does not listen
-  Secret secret;             // what connections to that address must present
+  net::WireAddress address[kMaxRailInterfaces];  // address[0].ipVersion 0: this rank does not listen
+  Secret secret;                                 // what connections to those addresses must present
   uint32_t socketsPerPeer;
-  uint32_t reserved;
+  uint32_t addresses;  // how many it listens at
 };
-static_assert(sizeof(Endpoint) == 48);
+static_assert(sizeof(Endpoint) == 120);
 
 inline constexpr uint64_t kHelloMagic = 0x49485043544e5254;  // "TRNTCPHI"
 inline constexpr uint32_t kHelloVersion = 1;

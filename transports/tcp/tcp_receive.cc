@@ -28,7 +28,7 @@ void TcpTransport::readFrom(Peer& peer, Connection& connection) {
         continue;
       }
       in.begin += sizeof(FrameHeader);
-      onFrame(peer, in, verdict.header);
+      onHeader(peer, connection, verdict.header);
       continue;
     }
     const uint64_t left = in.frame.length - in.payloadDone;
@@ -46,7 +46,7 @@ void TcpTransport::readFrom(Peer& peer, Connection& connection) {
       if (!readMore()) return;
       continue;
     }
-    payloadArrived(peer, in, moved);
+    payloadArrived(peer, connection, moved);
   }
 }
 
@@ -68,9 +68,11 @@ size_t TcpTransport::readAhead(Peer& peer, Connection& connection) {
 // ends: the peer may still be writing the rest of a message on its others.
 size_t TcpTransport::receive(Peer& peer, Connection& connection, std::byte* into, size_t bytes) {
   try {
-    return connection.socket.recvSome(into, bytes);
+    const size_t got = connection.socket.recvSome(into, bytes);
+    rails_[static_cast<size_t>(&connection - peer.connections.data())].received.add(got);
+    return got;
   } catch (const Error& e) {
-    if (e.code() != trncclRemoteError) throw;
+    if (e.code() != trncclRemoteError || connection.socket.tlsFailed()) throw;
     const InStream& in = connection.in;
     if (in.inPayload || in.readAhead() > 0) throw Error(e.code(), std::string(e.what()) + " in the middle of a frame");
     connection.socket = net::Socket();
@@ -81,8 +83,11 @@ size_t TcpTransport::receive(Peer& peer, Connection& connection, std::byte* into
   }
 }
 
-// Where the next payload byte of the frame being read goes; null to drop it.
+// Where the next payload byte of the frame being read goes; null to drop it
+// (a copy of a frame that was read whole: its message may be complete and
+// the buffer the caller's again).
 std::byte* TcpTransport::destination(Peer& peer, const InStream& in) {
+  if (in.frame.number != 0 && readWhole(peer, in.frame.number)) return nullptr;
   auto message = peer.incoming.find(in.frame.seq);
   if (message == peer.incoming.end()) return nullptr;
   Incoming& m = message->second;
@@ -100,16 +105,44 @@ std::byte* TcpTransport::destination(Peer& peer, const InStream& in) {
   return nullptr;
 }
 
-void TcpTransport::payloadArrived(Peer& peer, InStream& in, uint64_t bytes) {
+void TcpTransport::payloadArrived(Peer& peer, Connection& connection, uint64_t bytes) {
+  InStream& in = connection.in;
   in.payloadDone += bytes;
-  if (in.payloadDone == in.frame.length) in.inPayload = false;
-  auto message = peer.incoming.find(in.frame.seq);
-  if (message == peer.incoming.end()) return;
-  message->second.arrived += bytes;
-  settle(peer, message);
+  if (auto message = peer.incoming.find(in.frame.seq);
+      message != peer.incoming.end() && message->second.state == Incoming::State::Unexpected)
+    message->second.staged = std::max(message->second.staged, in.payloadDone);  // eager: from offset 0
+  if (in.payloadDone < in.frame.length) return;
+  in.inPayload = false;
+  frameRead(peer, connection);
 }
 
-void TcpTransport::onFrame(Peer& peer, InStream& in, const FrameHeader& frame) {
+// A frame header: the first copy of a frame acts on it (every frame of an
+// unnumbered pair is a first copy); a copy of a frame being read on another
+// connection brings the same payload; a copy of a frame read whole is dropped.
+void TcpTransport::onHeader(Peer& peer, Connection& connection, const FrameHeader& frame) {
+  if (frame.kind == FrameKind::Ack) {
+    onAck(peer, static_cast<size_t>(&connection - peer.connections.data()), frame.seq);
+    return;
+  }
+  bool first = true;
+  if (frame.number != 0 && !readWhole(peer, frame.number)) {
+    auto copy = peer.reading.find(frame.number);
+    first = copy == peer.reading.end();
+    if (!first && std::memcmp(&copy->second.header, &frame, sizeof frame) != 0)
+      protocolError(peer, "it sent frame " + std::to_string(frame.number) + " again, different");
+    if (first && frame.length > 0) peer.reading.emplace(frame.number, FrameCopy{false, frame});
+  } else if (frame.number != 0) {
+    first = false;
+  }
+  if (first) onFrame(peer, frame);
+  InStream& in = connection.in;
+  in.frame = frame;
+  in.payloadDone = 0;
+  in.inPayload = frame.length > 0;
+  if (!in.inPayload) frameRead(peer, connection);
+}
+
+void TcpTransport::onFrame(Peer& peer, const FrameHeader& frame) {
   switch (frame.kind) {
     case FrameKind::Eager:
     case FrameKind::Rts:
@@ -125,11 +158,40 @@ void TcpTransport::onFrame(Peer& peer, InStream& in, const FrameHeader& frame) {
     case FrameKind::Cancel:
       onCancel(peer, frame.seq, frame.total);
       break;
+    case FrameKind::Ack:
+      break;  // onHeader took it
   }
-  if (frame.length > 0) {
-    in.inPayload = true;
-    in.frame = frame;
-    in.payloadDone = 0;
+}
+
+// A frame read whole: the first whole copy of a frame counts its payload
+// into its message.
+void TcpTransport::frameRead(Peer& peer, Connection& connection) {
+  const FrameHeader& frame = connection.in.frame;
+  if (frame.number != 0) {
+    ++connection.readWhole;
+    connection.dataRead = connection.dataRead || frame.kind == FrameKind::Data;
+    if (readWhole(peer, frame.number)) return;
+    markWhole(peer, frame.number);
+  }
+  if (frame.length == 0) return;
+  auto message = peer.incoming.find(frame.seq);
+  if (message == peer.incoming.end()) return;
+  message->second.arrived += frame.length;
+  settle(peer, message);
+}
+
+bool TcpTransport::readWhole(const Peer& peer, FrameNumber number) const {
+  if (number < peer.wholeBelow) return true;
+  auto copy = peer.reading.find(number);
+  return copy != peer.reading.end() && copy->second.whole;
+}
+
+void TcpTransport::markWhole(Peer& peer, FrameNumber number) {
+  peer.reading[number].whole = true;
+  for (auto next = peer.reading.find(peer.wholeBelow); next != peer.reading.end() && next->second.whole;
+       next = peer.reading.find(peer.wholeBelow)) {
+    peer.reading.erase(next);
+    ++peer.wholeBelow;
   }
 }
 
@@ -227,7 +289,7 @@ void TcpTransport::match(Peer& peer, IncomingMap::iterator message, Request& rec
     queueControl(peer, FrameKind::Cts, message->first, 0);
     return;
   }
-  if (m.arrived > 0) std::memcpy(receive.buffer, m.staging.data(), m.arrived);
+  if (m.staged > 0) std::memcpy(receive.buffer, m.staging.data(), m.staged);
   m.staging = {};
   settle(peer, message);
 }

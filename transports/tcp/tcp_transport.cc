@@ -14,21 +14,26 @@
 
 namespace trnccl::transport::tcp {
 
-TcpTransport::TcpTransport(const Options& options, std::vector<PeerConnections> connections)
+TcpTransport::TcpTransport(const Options& options, const Config& config, std::vector<PeerConnections> connections)
     : rank_(options.rank),
       job_(jobIdOf(options.jobKey)),
+      railStall_(config.railStallMs),
       peers_(connections.size()),
       peerOfRank_(static_cast<size_t>(options.nranks), nullptr) {
   for (size_t i = 0; i < connections.size(); ++i) {
     Peer& peer = peers_[i];
     peer.rank = connections[i].rank;
     peer.name = connections[i].sockets.front().describePeer();
-    for (net::Socket& socket : connections[i].sockets)
-      peer.connections.push_back({std::move(socket), std::nullopt, InStream{}});
+    for (net::Socket& socket : connections[i].sockets) peer.connections.emplace_back().socket = std::move(socket);
+    peer.numbered = peer.connections.size() > 1;
     peerOfRank_[static_cast<size_t>(peer.rank)] = &peer;
   }
   size_t connectionCount = 0;
-  for (const Peer& peer : peers_) connectionCount += peer.connections.size();
+  for (const Peer& peer : peers_) {
+    connectionCount += peer.connections.size();
+    for (size_t i = rails_.size(); i < peer.connections.size(); ++i)
+      rails_.emplace_back().name = net::interfaceHolding(peer.connections[i].socket.localAddress());
+  }
   TRNCCL_INFO("tcp: rank %d connected to %zu peers over %zu connections", rank_, peers_.size(), connectionCount);
 }
 
@@ -104,15 +109,18 @@ void TcpTransport::progress() {
       for (pollfd& entry : pollSet_) entry.revents = 0;  // a signal: read next time
     }
     for (size_t i = 1; i < pollSet_.size(); ++i) {
-      if (pollSet_[i].revents == 0) continue;
       auto [peer, connection] = polled_[i - 1];
-      guarded(*peer, [&] { readFrom(*peer, *connection); });
+      // TLS may hold decrypted bytes the kernel no longer reports.
+      if (pollSet_[i].revents == 0 && !connection->socket.hasBuffered()) continue;
+      guarded(
+          *peer, [&] { readFrom(*peer, *connection); }, connection);
     }
   }
   for (Peer& peer : peers_) {
-    guarded(peer, [&] {
-      for (size_t i = 0; i < peer.connections.size(); ++i) writeTo(peer, i);
-    });
+    for (size_t i = 0; i < peer.connections.size(); ++i)
+      guarded(
+          peer, [&] { writeTo(peer, i); }, &peer.connections[i]);
+    if (peer.numbered) guarded(peer, [&] { watch(peer); });
   }
   if (pendingError_) std::rethrow_exception(std::exchange(pendingError_, nullptr));
   for (const Peer& peer : peers_) {
@@ -127,6 +135,8 @@ void TcpTransport::wait(std::chrono::microseconds maxWait) {
     if (peer.gone.empty() ? canWrite(peer) : hasOutstanding(peer)) return;
   }
   if (pollSetStale_) rebuildPollSet();
+  for (const auto& [peer, connection] : polled_)
+    if (connection->socket.hasBuffered()) return;
   for (size_t i = 1; i < pollSet_.size(); ++i)
     pollSet_[i].events = static_cast<short>(POLLIN | (polled_[i - 1].second->out ? POLLOUT : 0));
   const auto us = std::max<int64_t>(maxWait.count(), 0);
@@ -183,12 +193,31 @@ MemoryUse TcpTransport::memoryUse() const {
   MemoryUse use;
   for (const Peer& peer : peers_) {
     uint64_t bytes = 0;
-    for (const Connection& c : peer.connections) bytes += c.in.buffer.capacity() + (c.out ? c.out->kept.capacity() : 0);
+    for (const Connection& c : peer.connections) {
+      bytes += c.in.buffer.capacity() + (c.out ? c.out->kept.capacity() : 0);
+      for (const Unacked& kept : c.unacked) bytes += kept.frame.kept.capacity();
+    }
+    for (const OutFrame& frame : peer.ordered) bytes += frame.kept.capacity();
+    for (const OutFrame& frame : peer.resend) bytes += frame.kept.capacity();
+    for (const auto& buffer : peer.spare) bytes += buffer.capacity();
     for (const auto& [seq, message] : peer.incoming) bytes += message.staging.capacity();
     use.hostBytes += bytes;
     use.peersWithBuffers += bytes > 0 ? 1 : 0;  // sockets are connected to every peer; buffers come with traffic
   }
   return use;
+}
+
+std::vector<RailStatus> TcpTransport::railStatus() const {
+  std::vector<RailStatus> status;
+  for (const Rail& rail : rails_) {
+    RailStatus& r = status.emplace_back();
+    r.name = rail.name;
+    r.bytesSent = rail.sent.get();
+    r.bytesReceived = rail.received.get();
+    r.up = rail.downPeers.load(std::memory_order_relaxed) == 0;
+    r.failovers = rail.failovers.load(std::memory_order_relaxed);
+  }
+  return status;
 }
 
 bool TcpTransport::hasOutstanding(const Peer& peer) const {
@@ -221,7 +250,7 @@ namespace trnccl::transport {
 
 std::unique_ptr<Transport> createTcpTransport(const Options& options) {
   const tcp::Config config = tcp::readConfig();
-  return std::make_unique<tcp::TcpTransport>(options, tcp::connectPeers(options, config));
+  return std::make_unique<tcp::TcpTransport>(options, config, tcp::connectPeers(options, config));
 }
 
 // Between instances, the fallback when libfabric is not there.

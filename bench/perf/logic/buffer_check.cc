@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
-#include "logic/datatypes.h"
 #include "logic/value_codec.h"
+#include "nccl_tests/datatypes.h"
 
 namespace trnccl::perf {
 

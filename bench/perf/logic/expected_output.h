@@ -3,8 +3,8 @@
 #include <array>
 #include <cstddef>
 
-#include "logic/collective.h"
 #include "logic/pattern.h"
+#include "nccl_tests/collective.h"
 
 namespace trnccl::perf {
 

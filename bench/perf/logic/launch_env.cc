@@ -19,4 +19,19 @@ std::map<std::string, std::string> trnccl_variables(const std::vector<std::strin
   return variables;
 }
 
+std::string mpi_library_name(std::string_view version_text) {
+  const std::string_view first = version_text.substr(0, version_text.find_first_of(",\n"));
+  std::string name;
+  for (const char c : first) {
+    const bool space = c == ' ' || c == '\t' || c == '\r';
+    if (!space) {
+      name += c;
+    } else if (!name.empty() && name.back() != ' ') {
+      name += ' ';
+    }
+  }
+  if (!name.empty() && name.back() == ' ') name.pop_back();
+  return name;
+}
+
 }  // namespace trnccl::perf

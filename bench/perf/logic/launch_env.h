@@ -19,4 +19,10 @@ bool launched_by_mpirun(const EnvLookup& getenv);
 // which the JSON report records because they change what was measured.
 std::map<std::string, std::string> trnccl_variables(const std::vector<std::string_view>& environment);
 
+// Which MPI the peer columns are, from MPI_Get_library_version's text: its
+// first line up to the first comma, whitespace runs as one space ("Open MPI
+// v4.1.4", "MPICH Version: 4.0.2"), so the tables of the two MPIs say which
+// is which.
+std::string mpi_library_name(std::string_view version_text);
+
 }  // namespace trnccl::perf

@@ -6,37 +6,28 @@
 #include <utility>
 
 #include "cli/command_line.h"
-#include "logic/datatypes.h"
-#include "logic/sizes.h"
 #include "logic/usage_error.h"
+#include "nccl_tests/datatypes.h"
+#include "nccl_tests/sizes.h"
 
 namespace trnccl::perf {
 
 namespace {
 
-constexpr int kMaxInt = std::numeric_limits<int>::max();
+using cli::kMaxInt;
 
-// nccom-test's operations, by nccl-tests' names (kCollectiveFacts), and its
-// short names for them.
+// nccom-test's operations, by nccl-tests' names or nccom-test's short ones
+// (both in kCollectiveFacts).
 constexpr Collective kOperations[] = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
                                       Collective::SendRecv, Collective::AllToAll};
-constexpr std::array<std::pair<std::string_view, Collective>, 4> kShortNames{{
-    {"allr", Collective::AllReduce},
-    {"allg", Collective::AllGather},
-    {"redsct", Collective::ReduceScatter},
-    {"all_to_all", Collective::AllToAll},
-}};
 
 Collective parse_operation(std::string_view name) {
   std::string known;
   for (const Collective collective : kOperations) {
-    const std::string_view long_name = collective_name(collective);
-    if (name == long_name) return collective;
-    known += (known.empty() ? "" : ", ") + std::string(long_name);
-    for (const auto& [short_name, of] : kShortNames) {
-      if (name == short_name) return of;
-      if (of == collective) known += " (" + std::string(short_name) + ")";
-    }
+    const CollectiveFacts& facts = collectiveFacts(collective);
+    if (name == facts.benchName || (facts.nccomName != nullptr && name == facts.nccomName)) return collective;
+    known += (known.empty() ? "" : ", ") + std::string(facts.benchName);
+    if (facts.nccomName != nullptr) known += " (" + std::string(facts.nccomName) + ")";
   }
   throw UsageError("unknown operation '" + std::string(name) + "': use " + known);
 }

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "base/type_table.h"
-#include "logic/text_format.h"
+#include "nccl_tests/text_format.h"
 
 namespace trnccl::perf {
 

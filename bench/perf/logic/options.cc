@@ -7,16 +7,16 @@
 #include <string_view>
 
 #include "cli/command_line.h"
-#include "logic/datatypes.h"
-#include "logic/sizes.h"
 #include "logic/usage_error.h"
+#include "nccl_tests/datatypes.h"
+#include "nccl_tests/sizes.h"
 
 namespace trnccl::perf {
 
 namespace {
 
+using cli::kMaxInt;
 using cli::parseInt;
-constexpr int kMaxInt = std::numeric_limits<int>::max();
 
 struct Flag {
   char short_name;
@@ -66,7 +66,7 @@ constexpr std::array<Flag, 17> kFlags{{
        if (v.empty()) throw UsageError(std::string(f) + " needs an algorithm name");
        o.algorithm = v;
      }},
-    {'m', "mpi_peer", "<0/1>", "1: also time Open MPI's equivalent call per size (under mpirun only; default 0)",
+    {'m', "mpi_peer", "<0/1>", "1: also time MPI's equivalent call per size (under mpirun only; default 0)",
      [](Options& o, std::string_view f, std::string_view v) { o.mpi_peer = parseInt(f, v, 0, 1) == 1; }},
     {'R', "local_register", "<0/1>",
      "1: register the send and receive buffers with the communicator (trncclCommRegister; default 0)",

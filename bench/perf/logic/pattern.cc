@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "logic/datatypes.h"
 #include "logic/value_codec.h"
+#include "nccl_tests/datatypes.h"
 
 namespace trnccl::perf {
 

@@ -1,7 +1,7 @@
 #include "logic/report_json.h"
 
-#include "logic/collective.h"
-#include "logic/datatypes.h"
+#include "nccl_tests/collective.h"
+#include "nccl_tests/datatypes.h"
 
 namespace trnccl::perf {
 

@@ -14,7 +14,7 @@ struct Measurement {
   std::optional<size_t> wrong;  // wrong elements over all ranks; none when not checked
 };
 
-// The same size timed with Open MPI's equivalent call.
+// The same size timed with the MPI's equivalent call (Open MPI's or MPICH's).
 struct PeerMeasurement {
   double time_us;  // the slowest rank's median time per call
   double busbw;    // GB/s

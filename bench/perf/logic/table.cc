@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <string_view>
 
-#include "logic/collective.h"
-#include "logic/text_format.h"
+#include "nccl_tests/collective.h"
+#include "nccl_tests/text_format.h"
 
 namespace trnccl::perf {
 

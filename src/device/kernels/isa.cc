@@ -91,6 +91,8 @@ TRNCCL_SETTING(kIsa, TRNCCL_KERNEL_ISA,
                settings::choice("scalar, avx2, avx512, avx512bf16, avx512vbmi", "best available"),
                "force a kernel path");
 
+const settings::Setting& isaSetting() { return kIsa; }
+
 Isa chooseIsa() {
   const Isa best = bestSupportedIsa();
   const std::string wanted = settings::readChoice(kIsa, isaName(best));
@@ -98,7 +100,7 @@ Isa chooseIsa() {
   for (Isa candidate : kAllIsas)
     if (wanted == isaName(candidate)) isa = candidate;
   if (!isaSupported(isa)) {
-    throwError(trncclInvalidArgument, std::string("environment variable ") + kIsaEnvironmentVariable + "='" + wanted +
+    throwError(trncclInvalidArgument, std::string("environment variable ") + kIsa.name + "='" + wanted +
                                           "' names an instruction set this CPU cannot run "
                                           "(the best it runs is " +
                                           isaName(best) + ")");

@@ -29,29 +29,29 @@ TEST_CASE("kernels: ISA names, support and selection", "[kernels][isa]") {
   for (size_t i = 1; i < std::size(kAllIsas); ++i)
     if (isaSupported(kAllIsas[i])) CHECK(isaSupported(kAllIsas[i - 1]));
 
-  const ScopedEnv unset(kIsaEnvironmentVariable, nullptr);
+  const ScopedEnv unset(isaSetting().name, nullptr);
   CHECK(chooseIsa() == supportedIsas().back());
 }
 
 TEST_CASE("kernels: TRNCCL_KERNEL_ISA lowers the ISA and rejects what it cannot run", "[kernels][isa]") {
   for (Isa isa : kAllIsas) {
-    const ScopedEnv env(kIsaEnvironmentVariable, isaName(isa));
+    const ScopedEnv env(isaSetting().name, isaName(isa));
     INFO(isaName(isa));
     if (isaSupported(isa)) {
       CHECK(chooseIsa() == isa);
     } else {
-      CHECK_THROWS_WITH(chooseIsa(), Catch::Contains(kIsaEnvironmentVariable));
+      CHECK_THROWS_WITH(chooseIsa(), Catch::Contains(isaSetting().name));
     }
   }
-  const ScopedEnv upper(kIsaEnvironmentVariable, "SCALAR");
+  const ScopedEnv upper(isaSetting().name, "SCALAR");
   CHECK(chooseIsa() == Isa::Scalar);
-  const ScopedEnv bogus(kIsaEnvironmentVariable, "sse9");
+  const ScopedEnv bogus(isaSetting().name, "sse9");
   try {
     chooseIsa();
     FAIL("an unknown ISA name was accepted");
   } catch (const Error& e) {
     CHECK(e.code() == trncclInvalidArgument);
-    CHECK_THAT(e.what(), Catch::Contains(kIsaEnvironmentVariable) && Catch::Contains("sse9"));
+    CHECK_THAT(e.what(), Catch::Contains(isaSetting().name) && Catch::Contains("sse9"));
   }
 }
 

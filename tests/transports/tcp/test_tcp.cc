@@ -11,6 +11,9 @@
 #include <thread>
 
 #include "base/socket.h"
+#include "tests/support/open_descriptors.h"
+#include "tests/support/outsider.h"
+#include "tests/support/scoped_env.h"
 #include "tests/transports/check.h"
 #include "tests/transports/launch.h"
 #include "transports/tcp/frame.h"
@@ -79,25 +82,34 @@ Hello helloFrom(uint64_t job, const Secret& secret, int rank, uint32_t socket = 
 constexpr uint64_t kWelcomeOnWire = 0x4b4f5043544e5254;  // "TRNTCPOK"
 
 net::SocketAddress addressOf(const Endpoint& endpoint) {
-  const auto address = net::SocketAddress::fromWire(endpoint.address);
+  const auto address = net::SocketAddress::fromWire(endpoint.address[0]);
   expect(address.has_value(), "an endpoint without an address");
   return *address;
 }
 
 // Rank 0 of a two-rank job played by the test: it publishes an endpoint,
-// connects to the real rank 1 once with a valid hello, and returns the socket.
-net::Socket pretendToBeRankZero(TestOutOfBand& oob, const std::string& jobKey) {
+// opens `sockets` connections to the real rank 1 with valid hellos (rank 1
+// must use as many), and returns them.
+std::vector<net::Socket> pretendToBeRankZeroWith(TestOutOfBand& oob, const std::string& jobKey, uint32_t sockets) {
   std::vector<Endpoint> endpoints(2);
-  endpoints[0].socketsPerPeer = 1;
+  endpoints[0].socketsPerPeer = sockets;
   oob.allGather(endpoints.data(), sizeof(Endpoint));
   const net::Deadline deadline(std::chrono::seconds(10));
-  net::Socket socket = net::Socket::connect(addressOf(endpoints[1]), deadline, "rank 1");
-  const Hello valid = helloFrom(jobIdOf(jobKey), endpoints[1].secret, 0);
-  socket.sendAll(&valid, sizeof valid, deadline);
-  uint64_t welcome = 0;
-  socket.recvAll(&welcome, sizeof welcome, deadline);
-  expect(welcome == kWelcomeOnWire, "rank 1 did not welcome a valid hello");
-  return socket;
+  std::vector<net::Socket> connections;
+  for (uint32_t i = 0; i < sockets; ++i) {
+    net::Socket socket = net::Socket::connect(addressOf(endpoints[1]), deadline, "rank 1");
+    const Hello valid = helloFrom(jobIdOf(jobKey), endpoints[1].secret, 0, i);
+    socket.sendAll(&valid, sizeof valid, deadline);
+    uint64_t welcome = 0;
+    socket.recvAll(&welcome, sizeof welcome, deadline);
+    expect(welcome == kWelcomeOnWire, "rank 1 did not welcome a valid hello");
+    connections.push_back(std::move(socket));
+  }
+  return connections;
+}
+
+net::Socket pretendToBeRankZero(TestOutOfBand& oob, const std::string& jobKey) {
+  return std::move(pretendToBeRankZeroWith(oob, jobKey, 1).front());
 }
 
 void sendBytes(net::Socket& socket, std::span<const std::byte> bytes) {
@@ -129,6 +141,19 @@ bool closedByPeer(net::Socket& socket) {
   return false;
 }
 
+// Rank `rank` of two and its peer each send the other 100000 bytes, checked.
+void sendBothWays(Transport& t, int rank) {
+  std::vector<std::byte> out(100000), in(100000);
+  fillPattern(out.data(), out.size(), rank, 1 - rank, 1);
+  Request send = makeRequest(1 - rank, 1, out.data(), out.size());
+  Request receive = makeRequest(1 - rank, 1, in.data(), in.size());
+  t.isend(send);
+  t.irecv(receive);
+  drive(t, {&send, &receive});
+  const std::string mismatch = patternMismatch(in.data(), in.size(), 1 - rank, rank, 1);
+  expect(mismatch.empty(), mismatch);
+}
+
 }  // namespace
 
 // ---- The frame parser ---------------------------------------------------------
@@ -139,6 +164,7 @@ TEST_CASE("tcp frames: well-formed frames of every kind parse, and nothing is ju
       header(FrameKind::Rts, 3, 9, 65537, 0, 0),      header(FrameKind::Cts, 3, 0, 0, 0, 0),
       header(FrameKind::Nack, 3, 0, 100, 0, 0),       header(FrameKind::Cancel, 3, 0, 524288, 0, 0),
       header(FrameKind::Data, 3, 9, 65537, 65536, 1), header(FrameKind::Data, 4, 9, 1 << 20, 0, 512 * 1024),
+      header(FrameKind::Ack, 12, 0, 0, 0, 0),
   };
   for (const FrameHeader& frame : frames) {
     CAPTURE(static_cast<int>(frame.kind), frame.seq);
@@ -177,6 +203,7 @@ TEST_CASE("tcp frames: a frame that breaks a rule is malformed, saying which", "
       {"cts with a tag", header(FrameKind::Cts, 1, 5, 0, 0, 0), "does not use"},
       {"cancel with payload", header(FrameKind::Cancel, 1, 0, 0, 0, 8), "does not use"},
       {"empty data", header(FrameKind::Data, 1, 0, 1 << 20, 0, 0), "0 payload bytes"},
+      {"ack with a payload", header(FrameKind::Ack, 1, 0, 0, 0, 8), "fields it does not use"},
       {"data chunk too long", header(FrameKind::Data, 1, 0, 4 << 20, 0, 512 * 1024 + 1), "524289 payload bytes"},
       {"data past the end", header(FrameKind::Data, 1, 0, 1 << 20, (1 << 20) - 10, 11), "at offset 1048566"},
       {"data offset overflowing", header(FrameKind::Data, 1, 0, 1 << 20, UINT64_MAX - 2, 8), "at offset"},
@@ -362,16 +389,7 @@ TEST_CASE("tcp: stray connections during set-up are refused and the job goes on"
       strays.push_back(net::Socket::connect(address, deadline));  // says nothing
     });
     if (rank == 0) options.oob = &peeking;
-    auto t = transport::createTcpTransport(options);
-    std::vector<std::byte> out(100000), in(100000);
-    fillPattern(out.data(), out.size(), rank, 1 - rank, 1);
-    Request send = makeRequest(1 - rank, 1, out.data(), out.size());
-    Request receive = makeRequest(1 - rank, 1, in.data(), in.size());
-    t->isend(send);
-    t->irecv(receive);
-    drive(*t, {&send, &receive});
-    const std::string mismatch = patternMismatch(in.data(), in.size(), 1 - rank, rank, 1);
-    expect(mismatch.empty(), mismatch);
+    sendBothWays(*transport::createTcpTransport(options), rank);
     oob.barrier();
   }));
   REQUIRE(strays.size() == 6);
@@ -379,6 +397,40 @@ TEST_CASE("tcp: stray connections during set-up are refused and the job goes on"
     CAPTURE(i);
     CHECK(closedByPeer(strays[i]));
   }
+}
+
+TEST_CASE("tcp: silent and trickling connections during set-up are dropped within the greeting limit", "[tcp]") {
+  using namespace std::chrono_literals;
+  constexpr std::chrono::milliseconds kLimit = 1s, kDropWithin = 3 * kLimit, kTrickleGap = 200ms;
+  test::ScopedEnv limit("TRNCCL_GREETING_TIMEOUT_MS", std::to_string(kLimit.count()));
+  const std::string jobKey = uniqueJobKey("tcp-trickle");
+  const int descriptorsBefore = test::openFileDescriptors();
+  std::optional<std::chrono::milliseconds> silentDropped, trickleDropped;
+  requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
+    transport::Options options = optionsFor(oob, jobKey);
+    // Rank 0 connects for real only once the outsiders at rank 1's listener
+    // are gone: rank 1 must drop them while it waits in set-up.
+    PeekingOutOfBand peeking(oob, [&](std::vector<Endpoint>& endpoints) {
+      const net::SocketAddress address = addressOf(endpoints[1]);
+      // The right magic and a wrong secret, a byte at a time: only the limit
+      // ends it before its last byte.
+      const Hello hello = helloFrom(jobIdOf(jobKey), Secret{}, 0);
+      std::thread trickler([&] {
+        net::Socket socket = net::Socket::connect(address, net::Deadline(10s));
+        trickleDropped =
+            test::closedWhileTrickling(socket, std::as_bytes(std::span(&hello, 1)), kTrickleGap, kDropWithin);
+      });
+      net::Socket silent = net::Socket::connect(address, net::Deadline(10s));
+      silentDropped = test::closedWhileTrickling(silent, {}, kTrickleGap, kDropWithin);
+      trickler.join();
+    });
+    if (rank == 0) options.oob = &peeking;
+    sendBothWays(*transport::createTcpTransport(options), rank);
+    oob.barrier();
+  }));
+  CHECK(silentDropped.has_value());
+  CHECK(trickleDropped.has_value());
+  CHECK(test::openFileDescriptorsSettle(descriptorsBefore, 10s) <= descriptorsBefore);
 }
 
 // ---- Unreachable peers ---------------------------------------------------------
@@ -401,7 +453,7 @@ TEST_CASE(
     transport::Options options = optionsFor(oob, jobKey);
     options.timeout = kTimeout;
     PeekingOutOfBand misdirected(oob, [&](std::vector<Endpoint>& endpoints) {
-      endpoints[1].address = net::SocketAddress::parse(unreachable).toWire();
+      endpoints[1].address[0] = net::SocketAddress::parse(unreachable).toWire();
     });
     if (rank == 0) options.oob = &misdirected;
     const auto start = std::chrono::steady_clock::now();
@@ -533,5 +585,81 @@ TEST_CASE("tcp: a bad TRNCCL_TCP_SOCKETS_PER_PEER is an error naming it", "[tcp]
     const Error e = errorFrom([&] { transport::createTcpTransport(optionsFor(oob, uniqueJobKey("tcp-bad-env"))); });
     expect(e.code() == trncclInvalidArgument, e.what());
     expectMentions(e.what(), {"TRNCCL_TCP_SOCKETS_PER_PEER", value});
+  }));
+}
+
+// ---- Rail failover: copies of a frame ---------------------------------------
+
+TEST_CASE(
+    "tcp rails: a frame cut off on one connection and sent whole on another arrives once, the rest of the cut "
+    "copy and later copies are dropped, and frames read whole are acknowledged on their connection",
+    "[tcp][rails]") {
+  ScopedEnv sockets("TRNCCL_TCP_SOCKETS_PER_PEER", "2");
+  const std::string jobKey = uniqueJobKey("tcp-copies");
+  constexpr size_t kBytes = 1000, kCut = 300;
+  // Frames 1 to kFrames, frame n message n with tag n + 4; all but frame 1's
+  // whole copy and frame 2's second copy travel on connection 1.
+  constexpr uint64_t kFrames = kAckEvery + 10;
+  auto payloadOf = [](Tag tag) {
+    std::vector<std::byte> bytes(kBytes);
+    fillPattern(bytes.data(), kBytes, 0, 1, tag);
+    return bytes;
+  };
+  auto eager = [](uint64_t job, uint64_t n) {
+    FrameHeader h = header(FrameKind::Eager, n, n + 4, kBytes, 0, kBytes, job);
+    h.number = n;
+    return h;
+  };
+  requireAllOk(launch(Launch::Threads, 2, [&](int rank, TestOutOfBand& oob) {
+    if (rank == 0) {
+      std::vector<net::Socket> c = pretendToBeRankZeroWith(oob, jobKey, 2);
+      const uint64_t job = jobIdOf(jobKey);
+      oob.barrier();  // rank 1 has posted its receives
+      // Frame 1: its first 300 payload bytes on connection 1, then all of it on connection 0.
+      const std::vector<std::byte> first = payloadOf(5);
+      sendBytes(c[1], bytesOf(eager(job, 1)));
+      sendBytes(c[1], std::span(first).first(kCut));
+      sendBytes(c[0], bytesOf(eager(job, 1)));
+      sendBytes(c[0], first);
+      oob.barrier();  // rank 1 received it and wiped its buffer
+      // The rest of the cut copy; frame 2 on both connections; the others.
+      sendBytes(c[1], std::span(first).subspan(kCut));
+      for (uint64_t n = 2; n <= kFrames; ++n) {
+        for (net::Socket* on : {&c[1], n == 2 ? &c[0] : nullptr}) {
+          if (on == nullptr) continue;
+          sendBytes(*on, bytesOf(eager(job, n)));
+          sendBytes(*on, payloadOf(n + 4));
+        }
+      }
+      // Connection 1 carried kFrames frames: acknowledged after kAckEvery of them.
+      const net::Deadline deadline(std::chrono::seconds(10));
+      FrameHeader ack{};
+      do {
+        c[1].recvAll(&ack, sizeof ack, deadline);
+        expect(ack.kind == FrameKind::Ack, "rank 1 sent a " + std::string(frameKindName(ack.kind)) + " frame");
+      } while (ack.seq < kAckEvery);
+      expect(ack.seq <= kFrames,
+             "connection 1 acknowledged " + std::to_string(ack.seq) + " frames of " + std::to_string(kFrames));
+      oob.barrier();
+      return;
+    }
+    auto t = transport::createTcpTransport(optionsFor(oob, jobKey));
+    std::vector<std::vector<std::byte>> in(kFrames, std::vector<std::byte>(kBytes));
+    std::vector<Request> receives;
+    for (uint64_t n = 1; n <= kFrames; ++n) receives.push_back(makeRequest(0, n + 4, in[n - 1].data(), kBytes));
+    for (Request& receive : receives) t->irecv(receive);
+    oob.barrier();
+    drive(*t, {&receives[0]});
+    expect(in[0] == payloadOf(5), "frame 1 arrived wrong");
+    std::fill(in[0].begin(), in[0].end(), std::byte{0});
+    oob.barrier();
+    std::vector<Request*> rest;
+    for (size_t i = 1; i < receives.size(); ++i) rest.push_back(&receives[i]);
+    drive(*t, rest);
+    for (uint64_t n = 2; n <= kFrames; ++n)
+      expect(in[n - 1] == payloadOf(n + 4), "frame " + std::to_string(n) + " arrived wrong");
+    expect(std::all_of(in[0].begin(), in[0].end(), [](std::byte b) { return b == std::byte{0}; }),
+           "the rest of the cut copy of frame 1 was written into its completed receive");
+    oob.barrier();
   }));
 }

@@ -1,10 +1,10 @@
-#include "logic/sizes.h"
+#include "nccl_tests/sizes.h"
 
 #include <charconv>
 #include <limits>
 #include <string>
 
-#include "logic/usage_error.h"
+#include "cli/usage_error.h"
 
 namespace trnccl::perf {
 
@@ -27,7 +27,7 @@ size_t suffix_unit(std::string_view suffix, std::string_view text) {
         break;
     }
   }
-  throw UsageError("invalid size '" + std::string(text) + "': the suffix must be K, M or G");
+  throw cli::UsageError("invalid size '" + std::string(text) + "': the suffix must be K, M or G");
 }
 
 }  // namespace
@@ -37,26 +37,26 @@ size_t parse_size(std::string_view text) {
   const char* last = first + text.size();
   size_t value = 0;
   const auto [end, error] = std::from_chars(first, last, value);
-  if (error == std::errc::result_out_of_range) throw UsageError("size '" + std::string(text) + "' is too large");
+  if (error == std::errc::result_out_of_range) throw cli::UsageError("size '" + std::string(text) + "' is too large");
   if (error != std::errc()) {
-    throw UsageError("invalid size '" + std::string(text) + "': expected bytes with an optional K, M or G suffix");
+    throw cli::UsageError("invalid size '" + std::string(text) + "': expected bytes with an optional K, M or G suffix");
   }
   const size_t unit = suffix_unit(std::string_view(end, static_cast<size_t>(last - end)), text);
   if (value > std::numeric_limits<size_t>::max() / unit) {
-    throw UsageError("size '" + std::string(text) + "' is too large");
+    throw cli::UsageError("size '" + std::string(text) + "' is too large");
   }
   return value * unit;
 }
 
 std::vector<size_t> size_sweep(size_t min_bytes, size_t max_bytes, size_t step_factor, size_t step_bytes) {
   if (min_bytes > max_bytes) {
-    throw UsageError("minbytes (" + std::to_string(min_bytes) + ") is larger than maxbytes (" +
-                     std::to_string(max_bytes) + ")");
+    throw cli::UsageError("minbytes (" + std::to_string(min_bytes) + ") is larger than maxbytes (" +
+                          std::to_string(max_bytes) + ")");
   }
-  if (step_factor == 0) throw UsageError("stepfactor must be at least 1");
+  if (step_factor == 0) throw cli::UsageError("stepfactor must be at least 1");
   const bool multiply = step_factor > 1;
-  if (multiply && min_bytes == 0) throw UsageError("minbytes 0 never grows with a stepfactor; use -b 1 or more");
-  if (!multiply && step_bytes == 0) throw UsageError("stepbytes must be above 0 when stepfactor is 1");
+  if (multiply && min_bytes == 0) throw cli::UsageError("minbytes 0 never grows with a stepfactor; use -b 1 or more");
+  if (!multiply && step_bytes == 0) throw cli::UsageError("stepbytes must be above 0 when stepfactor is 1");
 
   std::vector<size_t> sizes;
   for (size_t size = min_bytes;;) {

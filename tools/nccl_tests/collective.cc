@@ -1,10 +1,10 @@
-#include "logic/collective.h"
+#include "nccl_tests/collective.h"
 
 #include <algorithm>
 #include <array>
 #include <string>
 
-#include "logic/usage_error.h"
+#include "cli/usage_error.h"
 
 namespace trnccl::perf {
 
@@ -37,7 +37,7 @@ Collective parse_collective(std::string_view name) {
   }
   std::string names;
   for (const CollectiveFacts& c : kCollectiveFacts) names += (names.empty() ? "" : ", ") + std::string(c.benchName);
-  throw UsageError("unknown collective '" + std::string(name) + "': use one of " + names);
+  throw cli::UsageError("unknown collective '" + std::string(name) + "': use one of " + names);
 }
 
 bool reduces(Collective c) {

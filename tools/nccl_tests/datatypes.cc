@@ -1,10 +1,10 @@
-#include "logic/datatypes.h"
+#include "nccl_tests/datatypes.h"
 
 #include <array>
 #include <string>
 
 #include "base/type_table.h"
-#include "logic/usage_error.h"
+#include "cli/usage_error.h"
 
 namespace trnccl::perf {
 
@@ -26,7 +26,7 @@ std::vector<trncclDataType_t> parse_types(std::string_view text) {
   if (types.empty()) {
     std::string names;
     for (const TypeFacts& t : kTypeFacts) names += std::string(t.name) + " (" + std::string(t.alias) + "), ";
-    throw UsageError("unknown datatype '" + std::string(text) + "': use one of " + names + "all");
+    throw cli::UsageError("unknown datatype '" + std::string(text) + "': use one of " + names + "all");
   }
   return types;
 }
@@ -38,7 +38,7 @@ std::vector<trncclRedOp_t> parse_ops(std::string_view text) {
   for (size_t i = 0; i < kOpNames.size(); ++i) {
     if (text == "all" || text == kOpNames[i]) ops.push_back(static_cast<trncclRedOp_t>(i));
   }
-  if (ops.empty()) throw UsageError("unknown op '" + std::string(text) + "': use sum, prod, min, max, avg or all");
+  if (ops.empty()) throw cli::UsageError("unknown op '" + std::string(text) + "': use sum, prod, min, max, avg or all");
   return ops;
 }
 
