@@ -46,10 +46,11 @@ TEST_CASE("stream: an operation queued while the progress thread goes to sleep r
   std::vector<std::string> failures(streams);
   std::vector<int> queued(streams, 0);
   const auto end = steady_clock::now() + seconds(3);
-  for (int i = 0; i < streams; ++i) {
-    all.push_back(std::make_unique<trnccl::runtime::Stream>());
+  // Every stream exists before any driver starts: a driver reading `all`
+  // while push_back reallocates it read freed memory (a SIGSEGV in CI).
+  for (int i = 0; i < streams; ++i) all.push_back(std::make_unique<trnccl::runtime::Stream>());
+  for (int i = 0; i < streams; ++i)
     drivers.emplace_back([&, i] { failures[i] = queueOneAtATime(*all[i], end, queued[i]); });
-  }
   for (auto& t : drivers) t.join();
   for (int i = 0; i < streams; ++i) {
     INFO("stream " << i << ": " << failures[i]);
