@@ -106,6 +106,9 @@ struct Options {
   std::chrono::milliseconds timeout{300000};
   std::string jobKey;       // unique per communicator: names shared resources
   LinkEmulation emulation;  // every rank enables it, or none
+  // This rank's host runs more of the communicator's ranks than it has
+  // cores: CPU time, not memory bandwidth, is what copies run short of.
+  bool oversubscribed = false;
 };
 
 // A block board: shared memory in which every rank of the communicator publishes

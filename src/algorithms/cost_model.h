@@ -17,6 +17,9 @@
 //        and local copies are free;
 //    (b) every link's load: the bytes of all messages of the phase (all ranks,
 //        all channels) that cross the link, divided by its bandwidth.
+//    On a network whose channelsShareRank(), a rank's channels of a phase
+//    make one chain: their issue, beta and gamma parts add up (one thread
+//    does that work), their alpha parts overlap (the longest counts).
 //  - Each message is issued by its path's issue link first: issueSec more in
 //    its chain; the link issues one message after another while the bytes
 //    of those issued before move, so its load is the larger of its bytes'
@@ -67,6 +70,11 @@ class Network {
   // the reduction of one overlaps the transfer of the next (1: the whole
   // message is reduced after it has arrived).
   virtual double reduceSlices() const { return 1; }
+  // Whether a rank's channels share one engine: true where one CPU thread
+  // moves and reduces every byte of the rank (the host's shared memory), so
+  // a second channel adds its work without a second engine to do it (its
+  // waits still overlap); false where each channel has DMA engines of its own.
+  virtual bool channelsShareRank() const { return false; }
 };
 
 // What a reduction of `reduceSeconds` adds after its message's transfer of

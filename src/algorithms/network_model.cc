@@ -14,50 +14,59 @@ double reductionBytesPerSec(const topo::Topology& topology) {
 
 namespace {
 
-// Figures of the shm transport on a commodity host (README's measurements:
-// about 6.5 GB/s per rank for large messages, about 1 us per message).
+// Figures of the shm transport on a commodity host with a core per rank
+// (README's measurements: about 6.5 GB/s per rank for large messages, about
+// 1 us per message), and of its 2-input sums (README's kernel table: STREAM
+// add at 64 MiB, 38.9 GB/s of the three streams, 13 GB/s of output).
 constexpr double kHostPortBytesPerSec = 6.5e9;
 constexpr double kHostMessageLatencySec = 1e-6;
+constexpr double kHostReduceBytesPerSec = 13e9;
 
 // Each rank's port into the host's shared memory: links 2r (out) and 2r+1
 // (in), after `first` links of something else.
 class HostPorts {
  public:
-  HostPorts(int nranks, int first) : first_(first) {
+  HostPorts(int nranks, int first, HostCarriage host)
+      : first_(first),
+        bytesPerSec_(kHostPortBytesPerSec * host.coreShare),
+        latencySec_(kHostMessageLatencySec / host.coreShare) {
     for (int r = 0; r < nranks; ++r) {
       names_.push_back("rank" + std::to_string(r) + " out");
       names_.push_back("rank" + std::to_string(r) + " in");
     }
   }
   int count() const { return static_cast<int>(names_.size()); }
+  double bytesPerSec() const { return bytesPerSec_; }
   bool owns(int link) const { return link >= first_ && link < first_ + count(); }
   const std::string& name(int link) const { return names_.at(link - first_); }
   void addPath(int from, int to, Path& path) const {
     path.links.push_back(first_ + 2 * from);
     path.links.push_back(first_ + 2 * to + 1);
-    path.latencySec += kHostMessageLatencySec;
+    path.latencySec += latencySec_;
   }
 
  private:
   int first_;
+  double bytesPerSec_;
+  double latencySec_;
   std::vector<std::string> names_;
 };
 
 class FabricNetwork : public Network {
  public:
   FabricNetwork(const topo::Topology& topology, const topo::Fabric& fabric,
-                const std::vector<topo::CoreLocation>& cores, bool throughHost)
+                const std::vector<topo::CoreLocation>& cores, std::optional<HostCarriage> host)
       : fabric_(fabric),
         cores_(cores),
-        reduceRate_(reductionBytesPerSec(topology)),
+        reduceRate_(host ? kHostReduceBytesPerSec * host->coreShare : reductionBytesPerSec(topology)),
         launchSec_(topology.engine.launchSec),
         reduceSlices_(topology.engine.reduceSlices),
-        host_(throughHost ? static_cast<int>(cores.size()) : 0, fabric.linkCount()) {
+        host_(host ? static_cast<int>(cores.size()) : 0, fabric.linkCount(), host.value_or(HostCarriage{})) {
     for (int l = 0; l < fabric.linkCount(); ++l) names_.push_back(fabric.link(l).name);
   }
   int linkCount() const override { return fabric_.linkCount() + host_.count(); }
   double linkBytesPerSec(int link) const override {
-    return host_.owns(link) ? kHostPortBytesPerSec : fabric_.link(link).bytesPerSec;
+    return host_.owns(link) ? host_.bytesPerSec() : fabric_.link(link).bytesPerSec;
   }
   const std::string& linkName(int link) const override { return host_.owns(link) ? host_.name(link) : names_.at(link); }
   double launchSec() const override { return launchSec_; }
@@ -69,6 +78,7 @@ class FabricNetwork : public Network {
   }
   double reduceBytesPerSec() const override { return reduceRate_; }
   double reduceSlices() const override { return reduceSlices_; }
+  bool channelsShareRank() const override { return host_.count() > 0; }
 
  private:
   const topo::Fabric& fabric_;
@@ -82,9 +92,10 @@ class FabricNetwork : public Network {
 
 class HostNetwork : public Network {
  public:
-  explicit HostNetwork(int nranks) : reduceRate_(device::reduceBytesPerSec(device::trainium())), host_(nranks, 0) {}
+  HostNetwork(int nranks, HostCarriage host)
+      : reduceRate_(kHostReduceBytesPerSec * host.coreShare), host_(nranks, 0, host) {}
   int linkCount() const override { return host_.count(); }
-  double linkBytesPerSec(int) const override { return kHostPortBytesPerSec; }
+  double linkBytesPerSec(int) const override { return host_.bytesPerSec(); }
   const std::string& linkName(int link) const override { return host_.name(link); }
   Path path(int from, int to) const override {
     Path path;
@@ -92,6 +103,7 @@ class HostNetwork : public Network {
     return path;
   }
   double reduceBytesPerSec() const override { return reduceRate_; }
+  bool channelsShareRank() const override { return true; }
 
  private:
   double reduceRate_;
@@ -101,11 +113,13 @@ class HostNetwork : public Network {
 }  // namespace
 
 std::unique_ptr<Network> fabricNetwork(const topo::Topology& topology, const topo::Fabric& fabric,
-                                       const std::vector<topo::CoreLocation>& cores, bool throughHost) {
-  return std::make_unique<FabricNetwork>(topology, fabric, cores, throughHost);
+                                       const std::vector<topo::CoreLocation>& cores, std::optional<HostCarriage> host) {
+  return std::make_unique<FabricNetwork>(topology, fabric, cores, host);
 }
 
-std::unique_ptr<Network> hostNetwork(int nranks) { return std::make_unique<HostNetwork>(nranks); }
+std::unique_ptr<Network> hostNetwork(int nranks, HostCarriage host) {
+  return std::make_unique<HostNetwork>(nranks, host);
+}
 
 RankLayout topologyLayout(const topo::Topology& t, const std::vector<topo::CoreLocation>& cores) {
   RankLayout layout;

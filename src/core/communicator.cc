@@ -37,8 +37,8 @@ Communicator::Communicator(const trncclUniqueId& id, int nranks, int rank, Confi
   bootstrap_ = Bootstrap::connect(id, rank, nranks, config_.timeout, health_.abortSignal());
 
   const HostCensus census = HostCensus::take(*bootstrap_);
-  placement_ = std::make_unique<Placement>(config_, nranks, inheritedCores, census.hostOf());
-  connectTransports(id, census.hostCount());
+  placement_ = std::make_unique<Placement>(config_, nranks, inheritedCores, census.hostOf(), census.coreShare());
+  connectTransports(id, census);
   runner_ = std::make_unique<WorkRunner>(RunnerParts{config_, *placement_, *transports_, *diagnostics_, health_}, rank,
                                          nranks, census.oversubscribed());
   logReady(census.ranksHere(), census.coresHere(), census.oversubscribed());
@@ -66,7 +66,7 @@ void Communicator::logReady(int ranksHere, int coresHere, bool oversubscribed) c
       TRNCCL_INFO("comm %s tuner: %s", name, runner_->tuner().describe(c, trncclFloat32, nranks_).c_str());
 }
 
-void Communicator::connectTransports(const trncclUniqueId& id, int hostCount) {
+void Communicator::connectTransports(const trncclUniqueId& id, const HostCensus& census) {
   if (config_.emulateLinks && placement_->topology() == nullptr)
     throwError(trncclInvalidUsage, "TRNCCL_EMULATE_LINKS=1 needs a topology to emulate: set TRNCCL_TOPO");
   transport::Options options;
@@ -75,11 +75,12 @@ void Communicator::connectTransports(const trncclUniqueId& id, int hostCount) {
   options.oob = bootstrap_.get();
   options.timeout = config_.timeout;
   options.jobKey = jobKey(id, nranks_);
+  options.oversubscribed = census.oversubscribed();
   if (config_.emulateLinks && nranks_ > 1) options.emulation = placement_->emulation(rank_, config_.emulateScale);
   const transport::TransportEntry& local = instanceTransport();
   const transport::TransportEntry& network =
       nranks_ > 1 && placement_->layout().instances() > 1
-          ? networkTransport(config_.transport, config_.transportSource, hostCount)
+          ? networkTransport(config_.transport, config_.transportSource, census.hostCount())
           : local;
   transports_ = std::make_unique<TransportSet>(options, placement_->layout().instanceOf, local, network);
 }

@@ -18,6 +18,7 @@
 #include "core/config.h"
 #include "core/creation_group.h"
 #include "core/diagnostics.h"
+#include "core/host_census.h"
 #include "core/issue_order.h"
 #include "core/placement.h"
 #include "core/status_registry.h"
@@ -93,7 +94,7 @@ class Communicator {
   // Shared memory within an instance, the network between instances. Every
   // rank decides from the same placement, so all call the same (collective)
   // factories.
-  void connectTransports(const trncclUniqueId& id, int hostCount);
+  void connectTransports(const trncclUniqueId& id, const HostCensus& census);
   void logReady(int ranksHere, int coresHere, bool oversubscribed) const;
 
   int rank_, nranks_;

@@ -46,16 +46,25 @@ HostCensus HostCensus::take(transport::OutOfBand& oob) {
 
 HostCensus::HostCensus(const std::vector<RankPlacement>& byRank, int rank) : hostOf_(byRank.size()) {
   std::vector<HostIdentity> hosts;
-  cpu_set_t coresHere;
-  CPU_ZERO(&coresHere);
+  std::vector<cpu_set_t> coresOf;  // per host, the union of its ranks' cores
+  std::vector<int> ranksOf;
   for (size_t r = 0; r < byRank.size(); ++r) {
     const auto known = std::find(hosts.begin(), hosts.end(), byRank[r].host);
     hostOf_[r] = static_cast<int>(known - hosts.begin());
-    if (known == hosts.end()) hosts.push_back(byRank[r].host);
-    if (byRank[r].host == byRank[rank].host) CPU_OR(&coresHere, &coresHere, &byRank[r].cores), ++ranksHere_;
+    if (known == hosts.end()) {
+      hosts.push_back(byRank[r].host);
+      coresOf.emplace_back();
+      CPU_ZERO(&coresOf.back());
+      ranksOf.push_back(0);
+    }
+    CPU_OR(&coresOf[hostOf_[r]], &coresOf[hostOf_[r]], &byRank[r].cores);
+    ++ranksOf[hostOf_[r]];
   }
   hostCount_ = static_cast<int>(hosts.size());
-  coresHere_ = CPU_COUNT(&coresHere);
+  ranksHere_ = ranksOf[hostOf_[rank]];
+  coresHere_ = CPU_COUNT(&coresOf[hostOf_[rank]]);
+  for (int h = 0; h < hostCount_; ++h)
+    coreShare_ = std::min(coreShare_, static_cast<double>(CPU_COUNT(&coresOf[h])) / ranksOf[h]);
 }
 
 }  // namespace trnccl::core

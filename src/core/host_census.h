@@ -43,12 +43,17 @@ class HostCensus {
   int ranksHere() const { return ranksHere_; }
   int coresHere() const { return coresHere_; }
   bool oversubscribed() const { return ranksHere_ > coresHere_; }
+  // The smallest share of a core any rank of the communicator has on its
+  // host (1: a core each; 0.25: 8 ranks on 2 cores), the same on every rank,
+  // so the tuner prices the host alike everywhere.
+  double coreShare() const { return coreShare_; }
 
  private:
   std::vector<int> hostOf_;
   int hostCount_ = 0;
   int ranksHere_ = 0;
   int coresHere_ = 0;
+  double coreShare_ = 1;
 };
 
 }  // namespace trnccl::core

@@ -9,10 +9,10 @@
 namespace trnccl::core {
 
 Placement::Placement(const Config& config, int nranks, const std::vector<int>* inheritedCores,
-                     const std::vector<int>& hostOf) {
+                     const std::vector<int>& hostOf, double coreShare) {
   if (config.topology.empty()) {
     if (std::any_of(hostOf.begin(), hostOf.end(), [](int h) { return h > 0; })) layout_.instanceOf = hostOf;
-    network_ = algo::hostNetwork(nranks);
+    network_ = algo::hostNetwork(nranks, algo::HostCarriage{coreShare});
     return;
   }
   try {
@@ -38,7 +38,8 @@ Placement::Placement(const Config& config, int nranks, const std::vector<int>* i
                                            t.name + ":N') or reorder the ranks");
   fabric_ = std::make_unique<topo::Fabric>(t);
   layout_ = algo::topologyLayout(t, cores_);
-  network_ = algo::fabricNetwork(t, *fabric_, cores_, !config.emulateLinks);
+  network_ = config.emulateLinks ? algo::fabricNetwork(t, *fabric_, cores_)
+                                 : algo::fabricNetwork(t, *fabric_, cores_, algo::HostCarriage{coreShare});
 }
 
 Placement::~Placement() = default;

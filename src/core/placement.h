@@ -24,9 +24,10 @@ class Placement {
   // rank, taken from the parent (null: map ranks afresh). `hostOf`: the real
   // host each rank runs on (numbered from 0); without a topology each host
   // is an instance, with one the topology's instances must not straddle hosts
-  // (empty: all on this host).
+  // (empty: all on this host). `coreShare`: the share of a core each rank
+  // has to move its bytes when they move through the host (HostCensus).
   Placement(const Config& config, int nranks, const std::vector<int>* inheritedCores,
-            const std::vector<int>& hostOf = {});
+            const std::vector<int>& hostOf = {}, double coreShare = 1);
   ~Placement();
 
   const topo::Topology* topology() const { return topology_ ? &*topology_ : nullptr; }

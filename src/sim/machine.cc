@@ -19,7 +19,7 @@ Machine::Machine(const std::string& topologySpec, const Knobs& knobs, int ranks,
   fabric_ = std::make_unique<topo::Fabric>(topology_);
   layout_ = algo::topologyLayout(topology_, cores_);
   // The modelled machine itself: no host underneath carries the bytes.
-  network_ = algo::fabricNetwork(topology_, *fabric_, cores_, false);
+  network_ = algo::fabricNetwork(topology_, *fabric_, cores_);
 }
 
 std::string Machine::describe() const {

@@ -31,9 +31,11 @@ class HandNetwork : public algo::Network {
   algo::Path path(int from, int to) const override { return paths_.at({from, to}); }
   double reduceBytesPerSec() const override { return reduceRate; }
   double launchSec() const override { return launch; }
+  bool channelsShareRank() const override { return serialChannels; }
 
   double reduceRate = std::numeric_limits<double>::infinity();
   double launch = 0;
+  bool serialChannels = false;
 
  private:
   std::vector<std::string> names_;

@@ -123,6 +123,22 @@ TEST_CASE("two transfers sharing a link take twice one transfer's time on it", "
   CHECK(p.bound == "link switch->r2");
 }
 
+TEST_CASE("a rank's channels run side by side; where they share the rank, their work adds up and their waits overlap",
+          "[algorithms][cost]") {
+  // Rank 2 receives from ranks 0 and 1 over links of their own, one message
+  // per channel.
+  const double B = 1e9, a = 1e-6;
+  const size_t bytes = 1 << 20;
+  HandNetwork net;
+  net.route(0, 2, {net.addLink("r0->r2", B)}, a);
+  net.route(1, 2, {net.addLink("r1->r2", B)}, a);
+  const std::vector<algo::Schedule> schedules{messages(0, 3, {sendTo(2, bytes)}), messages(1, 3, {sendTo(2, bytes)}),
+                                              messages(2, 3, {receiveFrom(0, bytes), receiveFrom(1, bytes)})};
+  CHECK(algo::predict(schedules, net).seconds == Approx(a + bytes / B).epsilon(1e-12));
+  net.serialChannels = true;  // one thread carries both channels' bytes
+  CHECK(algo::predict(schedules, net).seconds == Approx(a + 2 * bytes / B).epsilon(1e-12));
+}
+
 TEST_CASE("a mesh all-reduce costs one alpha + N/B, then n-1 reductions of N", "[algorithms][cost]") {
   const int n = 4;
   const double B = 5e9, a = 3e-6, R = 20e9;

@@ -167,7 +167,7 @@ struct Trn1Tuner {
         fabric(topology),
         cores(topo::mapRanks(topology, 32 * instances, "", "test")),
         layout(algo::topologyLayout(topology, cores)),
-        network(algo::fabricNetwork(topology, fabric, cores, false)),
+        network(algo::fabricNetwork(topology, fabric, cores)),
         tuner(algo::AlgorithmFilter(spec, "TRNCCL_ALGO", algo::Tuner::algorithmNames()), *network, &layout) {}
   // `count` as the API takes it: per rank for all-gather and reduce-scatter.
   std::string chosen(Collective c, size_t count, trncclDataType_t type = trncclFloat32) const {

@@ -69,3 +69,11 @@ TEST_CASE("host census: this process has an identity and usable cores", "[host-c
   CHECK(CPU_COUNT(&mine.cores) > 0);
   CHECK(HostIdentity::ofThisProcess() == mine.host);
 }
+
+TEST_CASE("host census: every rank sees the smallest share of a core on any host", "[host-census]") {
+  const HostIdentity a = host("a"), b = host("b");
+  // Host a: 3 ranks on cores {0, 1} (2/3 of a core each); host b: 1 rank on 4 cores (1: never more than a core).
+  const std::vector<RankPlacement> byRank = {on(a, {0}), on(b, {0, 1, 2, 3}), on(a, {1}), on(a, {0, 1})};
+  for (int rank = 0; rank < 4; ++rank) CHECK(HostCensus(byRank, rank).coreShare() == Approx(2.0 / 3));
+  CHECK(HostCensus({on(a, {0}), on(b, {0, 1})}, 0).coreShare() == 1);
+}

@@ -233,6 +233,19 @@ TEST_CASE("placement: the tuner over the modelled links picks torus2d for bandwi
     const core::Placement hosted(placed("trn1.32xlarge", "chip", false), 16, nullptr);
     CHECK(predictedAllReduce(hosted, 16, 64 << 20, "torus2d") > predictedAllReduce(modelled, 16, 64 << 20, "torus2d"));
   }
+  SECTION("through the host, one thread per rank does every channel's work, at its share of a core") {
+    // The main job's shape: 8 ranks of trn1.32xlarge on this 2-core host.
+    const core::Placement ownCore(placed("trn1.32xlarge", ""), 8, nullptr, {}, 1.0);
+    const core::Placement quarterCore(placed("trn1.32xlarge", ""), 8, nullptr, {}, 0.25);
+    const size_t mid = 1 << 20;
+    // A quarter of a core moves and reduces the bytes at a quarter of the speed.
+    CHECK(predictedAllReduce(quarterCore, 8, mid, "ring") > 3 * predictedAllReduce(ownCore, 8, mid, "ring"));
+    // bidir_ring's second channel is a second engine on the torus, not on the host.
+    CHECK(predictedAllReduce(quarterCore, 8, mid, "bidir_ring") >= predictedAllReduce(quarterCore, 8, mid, "ring"));
+    const core::Placement modelled(placed("trn1.32xlarge", "", true), 8, nullptr);
+    CHECK(predictedAllReduce(modelled, 8, mid, "bidir_ring") < predictedAllReduce(modelled, 8, mid, "ring"));
+    CHECK(chosenAllReduce(quarterCore, 8, mid) != "bidir_ring");
+  }
 }
 
 TEST_CASE("placement: emulation paths: one per other rank, as long as the route, none to itself",

@@ -8,7 +8,9 @@ namespace trnccl::transport::shm {
 namespace {
 
 TRNCCL_SETTING(kCopy, TRNCCL_SHM_COPY, settings::choice("auto, cma, fifo", "auto"),
-               "shared-memory copy path: single-copy cross-memory attach, or the bounded two-copy FIFO");
+               "shared-memory copy path: single-copy cross-memory attach, or the bounded two-copy FIFO; auto: "
+               "messages over 64 KiB in one copy between threads, and between processes when the host's ranks "
+               "outnumber its cores");
 // The upper bound only keeps size arithmetic far from overflow; anything
 // near it fails at setup for want of /dev/shm space.
 TRNCCL_SETTING(kFifoBytes, TRNCCL_SHM_FIFO_BYTES, settings::integer(kDefaultFifoBytes, 1, int64_t{1} << 50, "bytes"),
@@ -30,6 +32,10 @@ const char* copyPathName(CopyPath path) {
       return "fifo";
   }
   return "?";
+}
+
+bool pullsFromOtherProcesses(CopyPath path, bool oversubscribed) {
+  return path == CopyPath::Cma || (path == CopyPath::Auto && oversubscribed);
 }
 
 Config readConfig() {

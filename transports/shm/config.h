@@ -13,9 +13,12 @@ enum class CopyPath {
   // Up to kEagerBytes through the FIFO; larger messages by the path measured
   // faster on the development host (a 2-vCPU VM; tests/transports/
   // bench_shm_copy.cc): a single memcpy between threads of one process (it
-  // beat two copies by 1.5-3x), but two copies through the FIFO between
-  // processes, because process_vm_readv peaked near 4 GB/s there while the
-  // FIFO's cache-resident slots carried 4-12 GB/s.
+  // beat two copies by 1.5-3x); between processes with a core each, two
+  // copies through the FIFO, because process_vm_readv peaked near 4 GB/s
+  // there while the FIFO's cache-resident slots carried 4-12 GB/s; between
+  // processes that outnumber the host's cores, process_vm_readv, whose one
+  // copy costs the scarce CPU time once (8 ranks on 2 cores: 512 KiB
+  // all-reduce 15-20% faster, README).
   Auto,
   // Every non-empty message by single copy (memcpy, or process_vm_readv),
   // falling back to the FIFO where the kernel refuses cross-memory attach or
@@ -25,6 +28,10 @@ enum class CopyPath {
   Fifo,
 };
 const char* copyPathName(CopyPath path);
+// Whether announced messages from another process are read out of its
+// memory in one copy (process_vm_readv, where the kernel allows it) rather
+// than streamed through the FIFO; `oversubscribed`: Options::oversubscribed.
+bool pullsFromOtherProcesses(CopyPath path, bool oversubscribed);
 
 struct Config {
   CopyPath copy = CopyPath::Auto;

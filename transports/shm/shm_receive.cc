@@ -218,15 +218,9 @@ void ShmTransport::repost(Peer& peer, Request& receive) {
 
 bool ShmTransport::singleCopyFrom(const Peer& peer) const {
   const PeerProcess& process = peer.link.process;
-  switch (config_.copy) {
-    case CopyPath::Fifo:
-      return false;
-    case CopyPath::Auto:
-      return process.isThisProcess();
-    case CopyPath::Cma:
-      return process.isThisProcess() || (process.addressable() && !singleCopyRefused_);
-  }
-  return false;
+  if (config_.copy == CopyPath::Fifo) return false;
+  return process.isThisProcess() ||
+         (pullsFromOtherProcesses(config_.copy, oversubscribed_) && process.addressable() && !singleCopyRefused_);
 }
 
 void ShmTransport::advancePulls() {

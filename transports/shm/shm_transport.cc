@@ -9,6 +9,7 @@ ShmTransport::ShmTransport(const Options& options, Config config, Connections co
     : rank_(options.rank),
       config_(config),
       timeout_(options.timeout),
+      oversubscribed_(options.oversubscribed),
       connections_(std::move(connections)),
       peerOfRank_(static_cast<size_t>(options.nranks), nullptr) {
   peers_.reserve(connections_.peers.size());
@@ -24,9 +25,10 @@ ShmTransport::ShmTransport(const Options& options, Config config, Connections co
   }
   TRNCCL_INFO(
       "shm: rank %d: %zu peers, FIFO of %llu x %llu bytes per peer (%zu-byte segment), "
-      "TRNCCL_SHM_COPY=%s, block board %s",
+      "TRNCCL_SHM_COPY=%s%s, block board %s",
       rank_, peers_.size(), static_cast<unsigned long long>(connections_.fifo.slots),
       static_cast<unsigned long long>(connections_.fifo.slotBytes), connections_.own.size(), copyPathName(config_.copy),
+      config_.copy == CopyPath::Auto && oversubscribed_ ? " (oversubscribed: large messages in one copy)" : "",
       boardOffered_ ? "on" : "off");
 }
 

@@ -273,6 +273,7 @@ class ShmTransport final : public Transport, public BlockBoard {
   const int rank_;
   const Config config_;
   const std::chrono::milliseconds timeout_;
+  const bool oversubscribed_;  // Options::oversubscribed: auto pulls in one copy
   Connections connections_;
   uint64_t committedBytes_ = 0;  // the FIFO slots this rank committed in its peers' segments
   std::vector<Peer> peers_;

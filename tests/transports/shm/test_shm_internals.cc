@@ -11,6 +11,7 @@
 
 #include "base/error.h"
 #include "transports/shm/announcement.h"
+#include "transports/shm/config.h"
 #include "transports/shm/doorbell.h"
 #include "transports/shm/fifo.h"
 
@@ -250,4 +251,16 @@ TEST_CASE(
     CHECK_FALSE(receiver.claim(id));
     CHECK_FALSE(sender.receiverDone(id));
   }
+}
+
+TEST_CASE("shm copy path: auto pulls from another process in one copy only where ranks outnumber the cores",
+          "[shm][copy-path]") {
+  // With a core each, two cache-resident copies through the FIFO beat process_vm_readv on this host;
+  // with CPU time scarce, one copy wins (config.h).
+  CHECK_FALSE(pullsFromOtherProcesses(CopyPath::Auto, false));
+  CHECK(pullsFromOtherProcesses(CopyPath::Auto, true));
+  CHECK(pullsFromOtherProcesses(CopyPath::Cma, false));
+  CHECK(pullsFromOtherProcesses(CopyPath::Cma, true));
+  CHECK_FALSE(pullsFromOtherProcesses(CopyPath::Fifo, false));
+  CHECK_FALSE(pullsFromOtherProcesses(CopyPath::Fifo, true));
 }
