@@ -121,8 +121,19 @@ class RankBench {
     for (int i = 0; i < s_.options.warmup_iters; ++i) issue_collective(call, input, output);
     stream_.synchronize();
     s_.sync.barrier();
-    const double slowest = s_.sync.max(s_.options.per_call_median ? median_call_seconds(call, input, output)
-                                                                  : mean_call_seconds(call, input, output));
+    // An untimed call on each side of the timed ones keeps the launcher's
+    // MPI away from them: its barrier may let the ranks go apart, and a rank
+    // that finished first would wait in its MPI_Allreduce of the times,
+    // which under MPICH busy-polls and takes the cores from the others' last
+    // calls (8 ranks on 2 cores: about 20 ms per section). trnccl's waits
+    // yield, so its calls line the ranks up instead.
+    issue_collective(call, input, output);
+    stream_.synchronize();
+    const double mine =
+        s_.options.per_call_median ? median_call_seconds(call, input, output) : mean_call_seconds(call, input, output);
+    issue_collective(call, input, output);
+    stream_.synchronize();
+    const double slowest = s_.sync.max(mine);
     const Bandwidth bw = bandwidth(call.collective, call.layout, element_size, s_.nranks, slowest);
 
     Measurement m{slowest * 1e6, bw.algbw, bw.busbw, std::nullopt};
