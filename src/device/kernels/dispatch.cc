@@ -84,7 +84,13 @@ void validate(const ConvertArgs& args) {
 
 }  // namespace
 
-void reduce(const ReduceArgs& args) { reduce(selectedIsa(), args); }
+void reduce(const ReduceArgs& args) {
+  // Below a vector's width the SIMD kernels only set up their blocks and
+  // tails; the scalar path gives the same bits (every ISA does) sooner.
+  constexpr size_t kScalarBelowBytes = 64;
+  const Isa selected = selectedIsa();  // a bad TRNCCL_KERNEL_ISA throws, whatever the size
+  reduce(args.count * typeSize(args.type) < kScalarBelowBytes ? Isa::Scalar : selected, args);
+}
 
 void reduce(Isa isa, const ReduceArgs& args) {
   validate(args);

@@ -89,7 +89,7 @@ bool isaSupported(Isa isa) {
 
 TRNCCL_SETTING(kIsa, TRNCCL_KERNEL_ISA,
                settings::choice("scalar, avx2, avx512, avx512bf16, avx512vbmi", "best available"),
-               "force a kernel path");
+               "force a kernel path (reductions under 64 bytes take the scalar one, whose bits every path gives)");
 
 const settings::Setting& isaSetting() { return kIsa; }
 
