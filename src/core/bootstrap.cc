@@ -140,12 +140,7 @@ class Bootstrap::Impl {
       }
       // pollFor wakes at least every kAbortCheckInterval, so this runs on time.
       dropOverdue(greetings_, owner_);
-      if (fds[0].revents != 0) {
-        while (auto socket = listener_.tryAccept()) {
-          socket->startTls(tls_, net::TlsRole::Server);
-          greetings_.emplace_back(std::move(*socket), sizeof(Hello));
-        }
-      }
+      if (fds[0].revents != 0) acceptGreetings(listener_, tls_, sizeof(Hello), greetings_);
     }
   }
 

@@ -55,6 +55,14 @@ bool replyHeaderValid(const ReplyHeader& reply, int nranks) {
   return knownFailure && reply.bytes <= kMaxErrorMessage;
 }
 
+void acceptGreetings(net::Socket& listener, const std::shared_ptr<const net::TlsContext>& tls, size_t bytes,
+                     std::vector<Greeting>& greetings) {
+  while (auto socket = listener.tryAccept()) {
+    socket->startTls(tls, net::TlsRole::Server);
+    greetings.emplace_back(std::move(*socket), bytes);
+  }
+}
+
 void dropOverdue(std::vector<Greeting>& greetings, const std::string& owner) {
   const Clock::time_point now = Clock::now();
   std::erase_if(greetings, [&](Greeting& greeting) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -203,6 +204,10 @@ class Greeting {
   Clock::duration graceLeft_ = limit_;
 };
 
+// Takes every connection waiting on `listener` as a greeting of `bytes`, its
+// TLS (where `tls` is set) started on the server's side.
+void acceptGreetings(net::Socket& listener, const std::shared_ptr<const net::TlsContext>& tls, size_t bytes,
+                     std::vector<Greeting>& greetings);
 // Closes the greetings that are overdue, logging each once: "<owner>
 // dropped a connection from <its address>: ..." (`owner` e.g. "bootstrap
 // root 10.0.0.1:5000").

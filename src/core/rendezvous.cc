@@ -103,12 +103,7 @@ class RendezvousRoot {
       }
       // pollFor wakes at least every kAbortCheckInterval, so this runs on time.
       dropOverdue(greetings_, owner_);
-      if (fds[0].revents != 0) {
-        while (auto socket = listener_.tryAccept()) {
-          socket->startTls(tls_, net::TlsRole::Server);
-          greetings_.emplace_back(std::move(*socket), sizeof(Hello) + sizeof(Registration));
-        }
-      }
+      if (fds[0].revents != 0) acceptGreetings(listener_, tls_, sizeof(Hello) + sizeof(Registration), greetings_);
     }
     TRNCCL_INFO("bootstrap root %s done", address_.c_str());
   }

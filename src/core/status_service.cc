@@ -110,12 +110,7 @@ class StatusService::Impl {
       for (size_t i = greetingCount; i-- > 0;)
         if (fds[1 + i].revents != 0) advanceGreeting(i);
       dropOverdue(greetings_, owner_);
-      if (fds[0].revents != 0) {
-        while (auto socket = listener_.tryAccept()) {
-          socket->startTls(tls_, net::TlsRole::Server);
-          greetings_.emplace_back(std::move(*socket), sizeof(Hello) + sizeof(Registration));
-        }
-      }
+      if (fds[0].revents != 0) acceptGreetings(listener_, tls_, sizeof(Hello) + sizeof(Registration), greetings_);
       if (query_ && (query_->answers.size() == members_.size() || Clock::now() >= query_->until)) finishQuery();
     }
     TRNCCL_INFO("bootstrap root %s done: every rank left", address_.c_str());
