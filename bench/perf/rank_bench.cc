@@ -127,12 +127,14 @@ class RankBench {
     // which under MPICH busy-polls and takes the cores from the others' last
     // calls (8 ranks on 2 cores: about 20 ms per section). trnccl's waits
     // yield, so its calls line the ranks up instead.
-    issue_collective(call, input, output);
-    stream_.synchronize();
+    const auto untimedCall = [&] {
+      issue_collective(call, input, output);
+      stream_.synchronize();
+    };
+    untimedCall();
     const double mine =
         s_.options.per_call_median ? median_call_seconds(call, input, output) : mean_call_seconds(call, input, output);
-    issue_collective(call, input, output);
-    stream_.synchronize();
+    untimedCall();
     const double slowest = s_.sync.max(mine);
     const Bandwidth bw = bandwidth(call.collective, call.layout, element_size, s_.nranks, slowest);
 
