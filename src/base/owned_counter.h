@@ -22,6 +22,9 @@ class OwnedCounter {
   void add(uint64_t amount) {
     value_.store(value_.load(std::memory_order_relaxed) + amount, std::memory_order_relaxed);
   }
+  void subtract(uint64_t amount) {
+    value_.store(value_.load(std::memory_order_relaxed) - amount, std::memory_order_relaxed);
+  }
   uint64_t get() const { return value_.load(std::memory_order_relaxed); }
 
  private:

@@ -55,10 +55,10 @@ int shell(const std::string& command, std::string* output = nullptr) {
   return status;
 }
 
-TwoInstances tcpNetwork() {
+TwoInstances networkNamed(const std::string& name) {
   for (const TwoInstances& net : networks())
-    if (net.name == "tcp") return net;
-  FAIL("no tcp transport among the networks");
+    if (net.name == name) return net;
+  FAIL("no " << name << " among the networks");
   return {};
 }
 
@@ -185,32 +185,44 @@ TEST_CASE("netem: a partition longer than the timeout is an error on every rank 
   CHECK(exitedWith(run.job, {4}));
 }
 
-// Rails: the soak loop over tcp between hosts joined by two links, the
-// transport's two connections per pair one on each (TRNCCL_SOCKET_IFNAME=veth
-// selects both); `fault` gets the hosts. The faults take link 0 down: its
-// connections carry every pair's control and eager frames (the all-reduces'
-// messages are small), so all traffic must move (the bootstrap's
-// connections there are idle meanwhile).
+// Rails: the soak loop between hosts joined by two links, over a transport
+// with a rail on each (TRNCCL_SOCKET_IFNAME=veth selects both); `fault` gets
+// the hosts and the link whose loss the transport must survive. tcp: two
+// connections per pair; link 0 goes, whose connections carry every pair's
+// control and eager frames, so all traffic must move (the bootstrap's
+// connections there are idle meanwhile). ofi (tcp provider): two rails;
+// control messages stay on rail 0, so link 1 goes, with the chunks of the
+// all-reduces' 64 KiB messages on it.
 namespace {
-SoakRun soakOverTwoLinks(int seconds, int timeoutMs, std::chrono::seconds limit,
+struct RailedNetwork {
+  const char* name;
+  const char* railsSetting;
+  int lostLink;
+};
+constexpr RailedNetwork kRailedNetworks[] = {{"tcp", "TRNCCL_TCP_SOCKETS_PER_PEER", 0},
+                                             {"ofi tcp;ofi_rxm", "TRNCCL_OFI_RAILS", 1}};
+
+SoakRun soakOverTwoLinks(const RailedNetwork& net, int seconds, int timeoutMs, std::chrono::seconds limit,
                          const std::function<void(const TwoHosts&)>& fault) {
-  ScopedTwoInstances placement(tcpNetwork());
-  ScopedEnv sockets("TRNCCL_TCP_SOCKETS_PER_PEER", "2");
+  ScopedTwoInstances placement(networkNamed(net.name));
+  ScopedEnv rails(net.railsSetting, "2");
   TwoHosts hosts(2);
   return soak(hosts, seconds, timeoutMs, limit, [&] { fault(hosts); });
 }
 }  // namespace
 
 TEST_CASE(
-    "netem: over two links (rails), tcp fails over when one goes down and back when it returns, every result right",
+    "netem: over two links (rails), tcp and ofi fail over when one goes down and back when it returns, every result "
+    "right",
     "[netem][rails]") {
+  const RailedNetwork net = GENERATE(from_range(std::begin(kRailedNetworks), std::end(kRailedNetworks)));
   const bool comesBack = GENERATE(false, true);
-  CAPTURE(comesBack);
-  const SoakRun run = soakOverTwoLinks(6, 10000, std::chrono::seconds(90), [&](const TwoHosts& hosts) {
-    setLink(hosts, 0, false, 0);
+  CAPTURE(net.name, comesBack);
+  const SoakRun run = soakOverTwoLinks(net, 6, 10000, std::chrono::seconds(90), [&](const TwoHosts& hosts) {
+    setLink(hosts, 0, false, net.lostLink);
     if (!comesBack) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-    setLink(hosts, 0, true, 0);
+    setLink(hosts, 0, true, net.lostLink);
   });
   INFO(describeJob(run.job));
   CHECK(exitedWith(run.job, {0}));
@@ -218,7 +230,9 @@ TEST_CASE(
 
 TEST_CASE("netem: over two links (rails), both down for longer than the timeout is an error on every rank, no hang",
           "[netem][rails]") {
-  const SoakRun run = soakOverTwoLinks(60, 3000, std::chrono::seconds(40), [](const TwoHosts& hosts) {
+  const RailedNetwork net = GENERATE(from_range(std::begin(kRailedNetworks), std::end(kRailedNetworks)));
+  CAPTURE(net.name);
+  const SoakRun run = soakOverTwoLinks(net, 60, 3000, std::chrono::seconds(40), [](const TwoHosts& hosts) {
     setLink(hosts, 0, false, 0);
     setLink(hosts, 0, false, 1);
   });

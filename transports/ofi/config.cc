@@ -16,6 +16,8 @@ TRNCCL_SETTING(kMaxOutstanding, TRNCCL_OFI_MAX_OUTSTANDING, settings::integer(25
                "operations posted to the provider per endpoint and direction");
 TRNCCL_SETTING(kChecksum, TRNCCL_OFI_CHECKSUM, settings::choice("auto, 1, 0", "auto"),
                "a CRC-32 on every message, checked on arrival (auto: on for udp;ofi_rxd, which corrupts data)");
+TRNCCL_SETTING(kRailStallMs, TRNCCL_OFI_RAIL_STALL_MS, settings::integer(Config{}.railStall.count(), 10, 3600000),
+               "ms a chunk may wait on an ofi rail that delivers nothing before its chunks move to the other rails");
 TRNCCL_SETTING(kFaults, TRNCCL_OFI_FAULTS, settings::text("`delay=US:reorder:corrupt=N`, ...", "none"),
                "tests only: delay and reorder completions, flip bytes (`corrupt=N`)");
 
@@ -30,6 +32,7 @@ Config readConfig() {
   config.checksums = checksum == "1"   ? Config::Checksums::On
                      : checksum == "0" ? Config::Checksums::Off
                                        : Config::Checksums::Auto;
+  config.railStall = std::chrono::milliseconds(settings::readInt(kRailStallMs));
   if (auto faults = settings::readText(kFaults)) config.faults = parseFaults(*faults);
   return config;
 }

@@ -27,6 +27,11 @@ struct Config {
   // issue 8212), off where the fabric checks its own (EFA, tcp). Every rank
   // must agree.
   enum class Checksums { Auto, On, Off } checksums = Checksums::Auto;
+  // More than one rail: how long a chunk may wait on a rail that delivers
+  // nothing, while the peer is heard from otherwise, before the rail is taken
+  // as lost for that peer and its chunks move to the others
+  // (TRNCCL_OFI_RAIL_STALL_MS).
+  std::chrono::milliseconds railStall{1000};
   FaultConfig faults;  // TRNCCL_OFI_FAULTS (tests only)
 };
 
@@ -46,6 +51,9 @@ inline constexpr size_t kMinControlReceives = 3, kMaxControlReceives = 8;
 inline constexpr uint32_t kChunksInFlightPerRail = 4;
 // How often a rank waiting on a peer checks that the peer is still alive.
 inline constexpr std::chrono::milliseconds kLivenessInterval{50};
+// A rail lost for a peer is tried again (one chunk on it) this many stall
+// periods after it was lost, and after each further stall.
+inline constexpr int kStallsBeforeRetry = 4;
 // Closing lingers until every peer has closed too, or nothing has completed
 // for this long: the acknowledgements a provider owes its peers go out while
 // it is progressed.

@@ -2,6 +2,8 @@
 // layer when it is on) and dispatching each completion.
 #include <rdma/fi_errno.h>
 
+#include <algorithm>
+
 #include "base/log.h"
 #include "transports/ofi/fi_error.h"
 #include "transports/ofi/ofi_transport_internal.h"
@@ -90,6 +92,11 @@ void OfiTransport::onCompletion(const RawCompletion& completion) {
           sends_.erase(entry);
         }
       }
+      if (op.request != nullptr) {  // a Done: its receive is complete
+        complete(*peerOfRank_[static_cast<size_t>(op.peer)], *op.request,
+                 reinterpret_cast<const ControlHeader*>(op.storage.data())->bytes);
+        std::erase(dones_, &op);
+      }
       pool_.give(op);
       return;
     }
@@ -104,12 +111,14 @@ void OfiTransport::onCompletion(const RawCompletion& completion) {
 
 void OfiTransport::onFailedOperation(Operation& op, const RawCompletion& completion) {
   Peer& peer = *peerOfRank_[static_cast<size_t>(op.peer)];
+  if (failsOver() && !op.draining && failOverChunk(peer, op, completion)) return;
   failPeer(peer, completionError({describe(op.kind), rank_, peer.rank, peer.addressText, completion.err,
                                   completion.providerMessage}));
   if (op.draining) {
     op.draining = false;
     --peer.draining;
   }
+  std::erase(dones_, &op);
   // Whatever it belonged to can no longer complete; the peer's failure says why.
   if (auto s = sends_.find(op.message);
       op.message != 0 && s != sends_.end() && (op.kind == OpKind::ControlSend || op.kind == OpKind::DataSend))
@@ -118,6 +127,31 @@ void OfiTransport::onFailedOperation(Operation& op, const RawCompletion& complet
     if (auto r = receives_.find(op.message); r != receives_.end()) std::erase(r->second.ops, &op);
   }
   pool_.give(op);
+}
+
+// More than one rail: a chunk that failed on a rail while another still
+// delivers from the peer is not the peer's end. A receive moves with the
+// rail's other chunks; a send is forgotten (the receiver asks again when
+// the chunk does not arrive).
+bool OfiTransport::failOverChunk(Peer& peer, Operation& op, const RawCompletion& completion) {
+  const bool another = std::any_of(peer.rails.begin(), peer.rails.end(), [&](const PeerRail& rail) {
+    return !rail.lost && &rail != &peer.rails[static_cast<size_t>(op.rail)];
+  });
+  if (!another || peer.failure) return false;
+  const std::string why = completionError({describe(op.kind), rank_, peer.rank, peer.addressText, completion.err,
+                                           completion.providerMessage})
+                              .what();
+  if (op.kind == OpKind::DataReceive) {
+    auto entry = receives_.find(op.message);
+    if (entry == receives_.end() || entry->second.request == nullptr) return false;
+    loseRail(peer, op.rail, why);  // moves this chunk too: it is in the message, no longer posted
+    return true;
+  }
+  if (op.kind != OpKind::DataSend) return false;
+  if (auto s = sends_.find(op.message); op.message != 0 && s != sends_.end()) std::erase(s->second.ops, &op);
+  TRNCCL_INFO("ofi: rank %d: %s; the receiver asks for the chunk again on another rail", rank_, why.c_str());
+  pool_.give(op);
+  return true;
 }
 
 uint64_t OfiTransport::nowNs() const {

@@ -76,6 +76,8 @@ std::vector<RailStatus> OfiTransport::railStatus() const {
     rail.name = rails_[r]->domainName();
     rail.bytesSent = queues_[r].bytesSent.get();
     rail.bytesReceived = queues_[r].bytesReceived.get();
+    rail.up = queues_[r].lostPeers.get() == 0;
+    rail.failovers = static_cast<uint32_t>(queues_[r].failovers.get());
     status.push_back(rail);
   }
   return status;

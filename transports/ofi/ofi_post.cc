@@ -63,7 +63,7 @@ void OfiTransport::postQueued(int rail, bool sends) {
       auto entry = receives_.find(op.message);
       if (entry != receives_.end() && entry->second.request != nullptr) {
         if (entry->second.newlyPosted.empty()) granting_.push_back(op.message);
-        entry->second.newlyPosted.push_back(op.chunk);
+        entry->second.newlyPosted.push_back(&op);
       }
     }
   }
@@ -92,8 +92,8 @@ ssize_t OfiTransport::post(Operation& op) {
   return -FI_EINVAL;
 }
 
-void OfiTransport::sendControl(Peer& peer, const ControlHeader& header, const void* payload, size_t payloadBytes,
-                               OutgoingMessage* message) {
+Operation& OfiTransport::sendControl(Peer& peer, const ControlHeader& header, const void* payload, size_t payloadBytes,
+                                     OutgoingMessage* message) {
   Operation& op = pool_.take(OpKind::ControlSend, 0, peer.rank);
   op.storage.resize(sizeof header + payloadBytes);
   auto& stored = *reinterpret_cast<ControlHeader*>(op.storage.data());
@@ -113,6 +113,7 @@ void OfiTransport::sendControl(Peer& peer, const ControlHeader& header, const vo
     peer.controlQueue.push_back(&op);
   else
     peer.controlQueue.push_front(&op);
+  return op;
 }
 
 void OfiTransport::flushControl(Peer& peer) {

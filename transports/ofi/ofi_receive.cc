@@ -13,6 +13,7 @@ void OfiTransport::onControl(Peer& peer, const std::byte* data, size_t length) {
     throwError(trncclRemoteError, "returned " + std::to_string(header.credits) + " credits while holding " +
                                       std::to_string(peer.credits) + " of " + std::to_string(peer.maxCredits));
   peer.credits += header.credits;
+  peer.heardAt = Clock::now();
   if (header.kind == ControlKind::Bye) {
     peer.byeAfter = header.bytes;
     return;
@@ -29,8 +30,18 @@ void OfiTransport::onControl(Peer& peer, const std::byte* data, size_t length) {
     case ControlKind::Nack:
       onNack(peer, header);
       return;
+    case ControlKind::Done:
+      onDone(peer, header);
+      return;
+    case ControlKind::Ping: {
+      ControlHeader pong{};
+      pong.kind = ControlKind::Pong;
+      sendControl(peer, pong);
+      return;
+    }
     case ControlKind::Credit:
     case ControlKind::Bye:
+    case ControlKind::Pong:
       return;
   }
 }
@@ -87,19 +98,33 @@ void OfiTransport::match(Peer& peer, Request& receive, const Announcement& annou
 
 void OfiTransport::postChunks(IncomingMessage& message, uint64_t number) {
   const size_t window = kChunksInFlightPerRail * rails_.size();
-  auto* base = static_cast<std::byte*>(message.request->buffer);
   while (message.nextChunk < message.chunks && message.ops.size() < window) {
-    const uint32_t chunk = message.nextChunk++;
-    Operation& op = pool_.take(OpKind::DataReceive, static_cast<int>(chunk % rails_.size()), message.peer->rank);
-    const uint64_t offset = uint64_t{chunk} * chunkBytes_;
-    op.buffer = base + offset;
-    op.bytes = std::min(chunkBytes_, message.bytes - offset);
-    op.tag = dataTag(number, chunk);
-    op.message = number;
-    op.chunk = chunk;
+    Operation& op = chunkReceive(message, number, message.nextChunk++);
+    op.rail = railFor(*message.peer);
     message.ops.push_back(&op);
     submit(op);
   }
+}
+
+// Over one rail a chunk is received in place. Over several it lands in the
+// operation's own buffer and is copied into place on arrival: a receive the
+// provider cannot withdraw (a rendezvous under way on a link that went
+// down) is left behind when its chunk moves, and may still write when the
+// link comes back, long after the user has the buffer back.
+Operation& OfiTransport::chunkReceive(const IncomingMessage& message, uint64_t number, uint32_t chunk) {
+  Operation& op = pool_.take(OpKind::DataReceive, 0, message.peer->rank);
+  const uint64_t offset = uint64_t{chunk} * chunkBytes_;
+  op.bytes = std::min(chunkBytes_, message.bytes - offset);
+  if (failsOver()) {
+    pool_.takeChunkBuffer(op, op.bytes);
+    op.buffer = op.storage.data();
+  } else {
+    op.buffer = static_cast<std::byte*>(message.request->buffer) + offset;
+  }
+  op.tag = dataTag(number, chunk);
+  op.message = number;
+  op.chunk = chunk;
+  return op;
 }
 
 void OfiTransport::grant() {
@@ -107,24 +132,31 @@ void OfiTransport::grant() {
     auto entry = receives_.find(number);
     if (entry == receives_.end()) continue;
     IncomingMessage& message = entry->second;
-    std::vector<uint32_t>& chunks = message.newlyPosted;
-    std::sort(chunks.begin(), chunks.end());
-    for (size_t i = 0; i < chunks.size();) {
+    std::vector<Operation*>& posted = message.newlyPosted;
+    std::sort(posted.begin(), posted.end(), [](const Operation* a, const Operation* b) {
+      return std::pair(a->rail, a->chunk) < std::pair(b->rail, b->chunk);
+    });
+    const auto now = Clock::now();
+    for (size_t i = 0; i < posted.size();) {
       size_t run = 1;
-      while (i + run < chunks.size() && chunks[i + run] == chunks[i] + run) ++run;
+      while (i + run < posted.size() && posted[i + run]->rail == posted[i]->rail &&
+             posted[i + run]->chunk == posted[i]->chunk + run)
+        ++run;
       ControlHeader cts{};
       cts.kind = ControlKind::Cts;
       cts.send = message.send;
       cts.receive = number;
-      cts.first = chunks[i];
+      cts.first = posted[i]->chunk;
       cts.count = static_cast<uint32_t>(run);
+      cts.rail = static_cast<uint32_t>(posted[i]->rail);
       sendControl(*message.peer, cts);
       i += run;
     }
-    for (Operation* op : message.ops) {
-      if (std::binary_search(chunks.begin(), chunks.end(), op->chunk)) op->granted = true;
+    for (Operation* op : posted) {
+      op->granted = true;
+      op->grantedAt = now;
     }
-    chunks.clear();
+    posted.clear();
   }
   granting_.clear();
 }
@@ -132,6 +164,7 @@ void OfiTransport::grant() {
 void OfiTransport::onChunkReceived(Operation& op, size_t length, bool cancelled) {
   auto entry = receives_.find(op.message);
   if (entry == receives_.end()) {
+    std::erase(strayReceives_, &op);
     pool_.give(op);
     return;
   }
@@ -151,10 +184,14 @@ void OfiTransport::onChunkReceived(Operation& op, size_t length, bool cancelled)
     return;
   }
   if (!cancelled) {
+    heardOnRail(peer, op.rail);
     if (length == 0) {
       message.withdrawn = true;
     } else if (length == op.bytes) {
       ++message.finished;
+      if (failsOver() && message.request != nullptr)
+        std::memcpy(static_cast<std::byte*>(message.request->buffer) + uint64_t{op.chunk} * chunkBytes_, op.buffer,
+                    length);
     } else {
       failPeer(peer, Error(trncclRemoteError, peer.name + " sent " + std::to_string(length) + " bytes as chunk " +
                                                   std::to_string(op.chunk) + " of a message (tag " +
@@ -187,7 +224,17 @@ void OfiTransport::endIncoming(uint64_t number) {
         return;
       }
     }
-    complete(peer, *message.request, message.bytes);
+    if (!failsOver()) {
+      complete(peer, *message.request, message.bytes);
+      return;
+    }
+    ControlHeader done{};
+    done.kind = ControlKind::Done;
+    done.send = message.send;
+    done.bytes = message.bytes;
+    Operation& op = sendControl(peer, done);
+    op.request = message.request;  // completed when the Done has left
+    dones_.push_back(&op);
     return;
   }
   // The sender withdrew it: wait for the next message with the tag.

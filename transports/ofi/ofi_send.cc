@@ -20,6 +20,7 @@ void OfiTransport::isend(Request& request) {
   message.request = &request;
   message.peer = &peer;
   message.chunks = static_cast<uint32_t>(chunks);
+  if (failsOver()) message.grantedChunks.assign(chunks, false);
   ControlHeader header{};
   header.kind = chunks == 0 ? ControlKind::Eager : ControlKind::Rts;
   header.tag = request.tag;
@@ -34,9 +35,15 @@ void OfiTransport::isend(Request& request) {
 
 void OfiTransport::onCts(Peer& peer, const ControlHeader& header) {
   auto entry = sends_.find(header.send);
+  if (header.rail >= rails_.size()) {
+    failPeer(peer, Error(trncclRemoteError, peer.name + " asked for chunks on rail " + std::to_string(header.rail) +
+                                                " of " + std::to_string(rails_.size())));
+    return;
+  }
+  const auto rail = static_cast<int>(header.rail);
   if (entry == sends_.end() || entry->second.peer != &peer) {
     // A send that was cancelled: tell the receive so on every chunk it posted.
-    sendMarkers(peer, header.receive, header.first, header.count);
+    sendMarkers(peer, header.receive, header.first, header.count, rail);
     return;
   }
   OutgoingMessage& message = entry->second;
@@ -48,7 +55,15 @@ void OfiTransport::onCts(Peer& peer, const ControlHeader& header) {
   }
   auto* base = static_cast<std::byte*>(message.request->buffer);
   for (uint32_t chunk = header.first; chunk < header.first + header.count; ++chunk) {
-    Operation& op = pool_.take(OpKind::DataSend, static_cast<int>(chunk % rails_.size()), peer.rank);
+    if (!failsOver()) {
+      ++message.granted;
+    } else if (message.grantedChunks[chunk]) {
+      forget(message, chunk);  // asked for again, on another rail
+    } else {
+      message.grantedChunks[chunk] = true;
+      ++message.granted;
+    }
+    Operation& op = pool_.take(OpKind::DataSend, rail, peer.rank);
     const uint64_t offset = uint64_t{chunk} * chunkBytes_;
     op.buffer = base + offset;
     op.bytes = std::min(chunkBytes_, message.request->bytes - offset);
@@ -58,12 +73,43 @@ void OfiTransport::onCts(Peer& peer, const ControlHeader& header) {
     message.ops.push_back(&op);
     submit(op);
   }
-  message.granted += header.count;
 }
 
-void OfiTransport::sendMarkers(Peer& peer, uint64_t receive, uint32_t first, uint32_t count) {
+// The chunk's earlier operation no longer counts: posted, its completion
+// belongs to no message; queued, it is never posted.
+void OfiTransport::forget(OutgoingMessage& message, uint32_t chunk) {
+  auto earlier = std::find_if(message.ops.begin(), message.ops.end(), [chunk](const Operation* op) {
+    return op->kind == OpKind::DataSend && op->chunk == chunk;
+  });
+  if (earlier == message.ops.end()) return;  // it completed (or failed) already
+  Operation& op = **earlier;
+  message.ops.erase(earlier);
+  op.message = 0;
+  if (!op.posted) op.abandoned = true;
+}
+
+void OfiTransport::onDone(Peer& peer, const ControlHeader& header) {
+  auto entry = sends_.find(header.send);
+  if (entry == sends_.end() || entry->second.peer != &peer) return;  // cancelled meanwhile
+  OutgoingMessage& message = entry->second;
+  if (!failsOver() || message.chunks == 0 || message.granted < message.chunks) {
+    failPeer(peer,
+             Error(trncclRemoteError, peer.name + " said all of a message of " + std::to_string(message.chunks) +
+                                          " chunks arrived, having asked for " + std::to_string(message.granted)));
+    return;
+  }
+  // Every chunk arrived: operations still posted no longer read the buffer.
+  for (Operation* op : message.ops) {
+    op->message = 0;
+    if (!op->posted) op->abandoned = true;
+  }
+  complete(peer, *message.request, message.request->bytes);
+  sends_.erase(entry);
+}
+
+void OfiTransport::sendMarkers(Peer& peer, uint64_t receive, uint32_t first, uint32_t count, int rail) {
   for (uint32_t chunk = first; chunk < first + count; ++chunk) {
-    Operation& op = pool_.take(OpKind::DataSend, static_cast<int>(chunk % rails_.size()), peer.rank);
+    Operation& op = pool_.take(OpKind::DataSend, rail, peer.rank);
     op.tag = dataTag(receive, chunk);
     op.chunk = chunk;
     submit(op);
@@ -92,7 +138,8 @@ void OfiTransport::onChunkSent(Operation& op) {
   if (op.message != 0 && entry != sends_.end()) {
     OutgoingMessage& message = entry->second;
     std::erase(message.ops, &op);
-    if (++message.finished == message.chunks) {
+    // More than one rail: the receiver's Done completes the send.
+    if (!failsOver() && ++message.finished == message.chunks) {
       complete(peer, *message.request, message.request->bytes);
       sends_.erase(entry);
     }

@@ -45,6 +45,8 @@ void OfiTransport::connect(const Options& options) {
   // Standing control receives: up to half the provider's receive queue, in
   // addition to the chunks that may be posted.
   const size_t peerCount = options.peers.size();
+  // Over several rails chunks land in buffers of their own: keep a window's worth per peer.
+  if (failsOver()) pool_.keepChunkBuffers(kChunksInFlightPerRail * rails_.size() * peerCount);
   if (peerCount > 0) {
     const size_t depth = rails_[0]->receiveQueueDepth();
     controlReceives_ = static_cast<uint32_t>(std::clamp<size_t>(
@@ -65,6 +67,7 @@ void OfiTransport::connect(const Options& options) {
     Peer& peer = peers_.emplace_back();
     peer.rank = r;
     peer.credits = peer.maxCredits = card.controlReceives;
+    if (failsOver()) peer.rails.resize(rails_.size());
     const bool local = card.hostId == host;
     peer.process = PeerProcess(static_cast<pid_t>(card.pid), local);
     peer.addressText = rails_[0]->describe(card.address(0));

@@ -35,6 +35,7 @@ void OfiTransport::irecv(Request& request) {
 
 void OfiTransport::progress() {
   poll();
+  watchRails();
   pump();
   checkLiveness(false);
   throwPending();
@@ -67,6 +68,8 @@ void OfiTransport::cancelAll() {
     }
   }
   sends_.clear();
+  for (Operation* done : dones_) done->request = nullptr;  // it still goes: the peer's send waits for it
+  dones_.clear();
   for (auto& [number, message] : receives_) {
     if (message.request == nullptr) continue;
     message.request = nullptr;

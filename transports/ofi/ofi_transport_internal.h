@@ -32,6 +32,30 @@
 // sender's chunk still completes. Once cancelAll returns, no posted operation
 // points into a cancelled request's buffer.
 //
+// Rail failover (more than one rail; wire.h): the receiver picks each
+// chunk's rail, round robin over the rails that deliver from that peer, and
+// says which in the Cts. A chunk granted on a rail that has delivered nothing
+// from the peer for `railStall`, while the peer was heard from otherwise since
+// (data on another rail, or any control message: a Ping asks for a Pong when
+// nothing else comes), means the rail is lost for that peer: its posted
+// chunks' receives are cancelled and left behind (a provider may be unable
+// to withdraw one whose rendezvous is under way: it lands in the operation's
+// own buffer, never the user's, see chunkReceive) and new ones are granted
+// on the others; its queued ones move.
+// A chunk that fails on a rail moves the same way. The sender, asked for a
+// chunk again, forgets its earlier operation (a provider with a rendezvous
+// protocol reads the buffer only for a matching receive, which was
+// cancelled) and sends it again where it is asked; it completes the send
+// on the receiver's Done. A lost rail gets one chunk again after
+// kStallsBeforeRetry stall periods, and after each further stall: when that
+// chunk arrives, the rail is back, and the chunks moved off it are received
+// into the sink once, in case their sends still come (a rendezvous send
+// waits for its receive: unanswered, it would hold its operation until the
+// transport closes); those that have not come within a stall period are
+// cancelled. Control messages stay on rail 0: a lost
+// rail 0 fails the job as a lost peer does (an error on every rank, within the
+// call's timeout).
+//
 // Failures: a failed completion (fi_cq_readerr) becomes an Error naming the
 // peer's rank and address and what the provider said; a peer found to have
 // exited (peers on this host, checked every kLivenessInterval while requests
@@ -78,6 +102,20 @@ struct Announcement {
   std::vector<std::byte> payload;  // Eager
 };
 
+using Clock = std::chrono::steady_clock;
+
+// One rail as it carries a peer's chunks to this rank (rail failover).
+struct PeerRail {
+  bool lost = false;
+  bool retrying = false;          // lost, and one chunk is granted on it again
+  Clock::time_point lastArrival;  // of a chunk from the peer on it
+  Clock::time_point lostAt;       // lost, or its last retry stalled
+  // Chunks granted on it and moved away, whose sends may still come (tag,
+  // bytes): when the rail is back they are received into the sink, so that
+  // the sender's provider completes them and forgets them.
+  std::vector<std::pair<uint64_t, uint64_t>> strays;
+};
+
 struct Peer {
   int rank = -1;
   std::vector<fi_addr_t> fiAddress;                  // per rail
@@ -96,6 +134,10 @@ struct Peer {
   int outstanding = 0;               // user requests in progress with it
   int draining = 0;                  // cancelled operations cancelAll waits for
   std::optional<Error> failure;      // why requests with it can no longer complete
+  std::vector<PeerRail> rails;       // more than one rail: how each delivers from it
+  uint32_t nextRail = 0;             // round robin over the rails that deliver
+  Clock::time_point heardAt;         // its last control message
+  Clock::time_point pingedAt;        // our last Ping to it
   bool closed() const { return byeAfter && controlReceived >= *byeAfter; }
 };
 
@@ -106,7 +148,8 @@ struct OutgoingMessage {
   uint32_t chunks = 0;   // 0: eager
   uint32_t granted = 0;  // chunks the receiver asked for
   uint32_t finished = 0;
-  std::vector<Operation*> ops;  // queued or posted
+  std::vector<bool> grantedChunks;  // more than one rail: a chunk asked for again counts once
+  std::vector<Operation*> ops;      // queued or posted
 };
 
 // A receive matched with an announced message, being filled chunk by chunk.
@@ -120,9 +163,9 @@ struct IncomingMessage {
   uint32_t chunks = 0;
   uint32_t nextChunk = 0;  // the next to post a receive for
   uint32_t finished = 0;
-  bool withdrawn = false;             // a marker arrived: the sender cancelled it
-  std::vector<uint32_t> newlyPosted;  // posted, not yet promised in a Cts
-  std::vector<Operation*> ops;        // queued or posted
+  bool withdrawn = false;               // a marker arrived: the sender cancelled it
+  std::vector<Operation*> newlyPosted;  // posted, not yet promised in a Cts
+  std::vector<Operation*> ops;          // queued or posted
 };
 
 struct RailQueues {
@@ -131,6 +174,7 @@ struct RailQueues {
   size_t sendLimit = 0, receiveLimit = 0;
   bool sendsBlocked = false, receivesBlocked = false;  // -FI_EAGAIN until the next read
   OwnedCounter bytesSent, bytesReceived;               // of completed operations (railStatus)
+  OwnedCounter lostPeers, failovers;                   // peers it delivers nothing from; times that began
 };
 
 class OfiTransport final : public Transport {
@@ -164,8 +208,8 @@ class OfiTransport final : public Transport {
   void pump();
   void postQueued(int rail, bool sends);
   ssize_t post(Operation& op);
-  void sendControl(Peer& peer, const ControlHeader& header, const void* payload = nullptr, size_t payloadBytes = 0,
-                   OutgoingMessage* message = nullptr);
+  Operation& sendControl(Peer& peer, const ControlHeader& header, const void* payload = nullptr,
+                         size_t payloadBytes = 0, OutgoingMessage* message = nullptr);
   void flushControl(Peer& peer);
   void spendCredit(Peer& peer, Operation& op);
   void postControlReceive(Operation& op);
@@ -173,19 +217,31 @@ class OfiTransport final : public Transport {
   void poll();
   void onCompletion(const RawCompletion& completion);
   void onFailedOperation(Operation& op, const RawCompletion& completion);
+  bool failOverChunk(Peer& peer, Operation& op, const RawCompletion& completion);
   // Receiving (ofi_receive.cc).
   void onControl(Peer& peer, const std::byte* data, size_t length);
   void onAnnouncement(Peer& peer, const ControlHeader& header, const std::byte* payload);
   void match(Peer& peer, Request& receive, const Announcement& announced, const std::byte* payload);
   void postChunks(IncomingMessage& message, uint64_t number);
+  Operation& chunkReceive(const IncomingMessage& message, uint64_t number, uint32_t chunk);
   void grant();
   void onChunkReceived(Operation& op, size_t length, bool cancelled);
   void endIncoming(uint64_t number);
   // Sending (ofi_send.cc).
   void onCts(Peer& peer, const ControlHeader& header);
   void onNack(Peer& peer, const ControlHeader& header);
-  void sendMarkers(Peer& peer, uint64_t receive, uint32_t first, uint32_t count);
+  void sendMarkers(Peer& peer, uint64_t receive, uint32_t first, uint32_t count, int rail);
   void onChunkSent(Operation& op);
+  void onDone(Peer& peer, const ControlHeader& header);
+  void forget(OutgoingMessage& message, uint32_t chunk);
+  // Rail failover (ofi_failover.cc).
+  bool failsOver() const { return rails_.size() > 1; }
+  int railFor(Peer& peer);
+  void watchRails();
+  void loseRail(Peer& peer, int rail, const std::string& why);
+  void moveChunk(Operation& op);
+  void heardOnRail(Peer& peer, int rail);
+  void drainStrays(Peer& peer, int rail);
   // Failures and waiting (ofi_failures.cc, ofi_wait.cc).
   Peer& peerOf(const Request& request, const char* operation);
   void complete(Peer& peer, Request& request, size_t bytes);
@@ -220,11 +276,13 @@ class OfiTransport final : public Transport {
   std::unordered_map<uint64_t, OutgoingMessage> sends_;     // by send number
   std::unordered_map<uint64_t, IncomingMessage> receives_;  // by receive number
   std::vector<uint64_t> granting_;                          // receives with chunks posted but not yet promised
+  std::vector<Operation*> strayReceives_;                   // into the sink, for sends a lost rail held
+  std::vector<Operation*> dones_;                           // Done messages whose receive completes once they have left
   uint64_t nextSend_ = 1, nextReceive_ = 1;
   std::optional<FaultInjector<RawCompletion>> faults_;
   std::vector<RawCompletion> completions_;  // scratch for poll()
   std::exception_ptr pendingError_;
-  std::chrono::steady_clock::time_point lastLivenessCheck_{}, lastCompletion_{};
+  std::chrono::steady_clock::time_point lastLivenessCheck_{}, lastCompletion_{}, lastRailWatch_{};
   bool pollingWithoutFd_ = false;
   Wakeup wakeup_;  // interrupt()
 };

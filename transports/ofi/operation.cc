@@ -18,6 +18,10 @@ Operation& OperationPool::take(OpKind kind, int rail, int peer) {
 void OperationPool::give(Operation& op) {
   std::vector<std::byte> storage = std::move(op.storage);
   storage.clear();
+  if (op.kind == OpKind::DataReceive) {
+    if (storage.capacity() > 0 && chunkBuffers_.size() < keepChunkBuffers_) chunkBuffers_.push_back(std::move(storage));
+    storage = {};
+  }
   op.request = nullptr;
   op.buffer = nullptr;
   op.bytes = 0;
@@ -25,14 +29,24 @@ void OperationPool::give(Operation& op) {
   op.message = 0;
   op.chunk = 0;
   op.awaitingCredit = op.posted = op.abandoned = op.granted = op.draining = false;
+  op.grantedAt = {};
   op.lease = {};
   op.storage = std::move(storage);
   free_.push_back(&op);
 }
 
+void OperationPool::takeChunkBuffer(Operation& op, size_t bytes) {
+  if (!chunkBuffers_.empty()) {
+    op.storage = std::move(chunkBuffers_.back());
+    chunkBuffers_.pop_back();
+  }
+  op.storage.resize(bytes);
+}
+
 uint64_t OperationPool::storageBytes() const {
   uint64_t bytes = 0;
   for (const auto& op : all_) bytes += sizeof(Operation) + op->storage.capacity();
+  for (const auto& buffer : chunkBuffers_) bytes += buffer.capacity();
   return bytes;
 }
 

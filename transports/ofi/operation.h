@@ -6,6 +6,7 @@
 
 #include <rdma/fabric.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -40,33 +41,42 @@ struct Operation {
   OpKind kind = OpKind::ControlSend;
   int rail = 0;
   int peer = -1;               // the peer's rank
-  Request* request = nullptr;  // Eager sends: the user's request (null once cancelled)
+  Request* request = nullptr;  // a Done: the receive it completes (null once cancelled)
   void* buffer = nullptr;
   size_t bytes = 0;
   uint64_t tag = 0;      // the libfabric tag
   uint64_t message = 0;  // data: the send's or the receive's number
   uint32_t chunk = 0;
-  bool awaitingCredit = false;  // control sends: still in the peer's credit queue
-  bool posted = false;          // handed to the provider, not yet completed
-  bool abandoned = false;       // cancelled while queued: recycle instead of posting
-  bool granted = false;         // data receives: a Cts promised the sender this chunk
-  bool draining = false;        // cancelled while posted: cancelAll waits for it
+  bool awaitingCredit = false;                      // control sends: still in the peer's credit queue
+  bool posted = false;                              // handed to the provider, not yet completed
+  bool abandoned = false;                           // cancelled while queued: recycle instead of posting
+  bool granted = false;                             // data receives: a Cts promised the sender this chunk
+  bool draining = false;                            // cancelled while posted: cancelAll waits for it
+  std::chrono::steady_clock::time_point grantedAt;  // data receives: when the Cts promising it went out
   RegistrationCache::Lease lease;
-  std::vector<std::byte> storage;  // control messages
+  std::vector<std::byte> storage;  // control messages; data receives over several rails: the chunk
 };
 
 // Recycles operations (and the capacity of their storage), so steady traffic
-// allocates nothing and control buffers keep their registrations.
+// allocates nothing and control buffers keep their registrations. A data
+// receive's chunk buffer goes back to a list of its own when the operation
+// does (at most `keepChunkBuffers` are kept), so that control messages never
+// hold one.
 class OperationPool {
  public:
   Operation& take(OpKind kind, int rail, int peer);
   void give(Operation& op);
-  // Heap the operations hold: themselves and their control buffers.
+  // Sets op.storage to `bytes` of a recycled chunk buffer (data receives).
+  void takeChunkBuffer(Operation& op, size_t bytes);
+  void keepChunkBuffers(size_t count) { keepChunkBuffers_ = count; }
+  // Heap the operations hold: themselves, their control and chunk buffers.
   uint64_t storageBytes() const;
 
  private:
   std::vector<std::unique_ptr<Operation>> all_;
   std::vector<Operation*> free_;
+  std::vector<std::vector<std::byte>> chunkBuffers_;
+  size_t keepChunkBuffers_ = 0;
 };
 
 }  // namespace trnccl::transport::ofi

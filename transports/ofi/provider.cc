@@ -9,6 +9,7 @@
 #include "base/env.h"
 #include "base/error.h"
 #include "base/settings.h"
+#include "base/socket.h"
 #include "transports/ofi/fi_error.h"
 
 namespace trnccl::transport::ofi {
@@ -50,19 +51,45 @@ std::vector<const fi_info*> entriesOf(const fi_info* list, const std::string& pr
   return entries;
 }
 
+// One entry per distinct domain (EFA: per NIC), in the provider's order.
+std::vector<const fi_info*> distinctDomains(const std::vector<const fi_info*>& entries) {
+  std::vector<const fi_info*> perDomain;
+  for (const fi_info* e : entries) {
+    const bool seen = std::any_of(perDomain.begin(), perDomain.end(), [e](const fi_info* d) {
+      return std::strcmp(d->domain_attr->name, e->domain_attr->name) == 0;
+    });
+    if (!seen) perDomain.push_back(e);
+  }
+  return perDomain;
+}
+
+// The entries of the interfaces TRNCCL_SOCKET_IFNAME selects, in the order
+// getifaddrs lists them (the same on hosts built alike, so rail r of every
+// rank is on the same network), each with the address family
+// selectInterfaces() prefers. Empty when the variable is unset or the
+// provider's domains are not interfaces (shm).
+std::vector<const fi_info*> perInterface(const std::vector<const fi_info*>& entries) {
+  std::vector<const fi_info*> chosen;
+  if (!env::get("TRNCCL_SOCKET_IFNAME")) return chosen;
+  for (const net::Interface& i : net::selectInterfaces()) {
+    const uint32_t format = i.address.family() == AF_INET6 ? FI_SOCKADDR_IN6 : FI_SOCKADDR_IN;
+    const fi_info* best = nullptr;
+    for (const fi_info* e : entries) {
+      if (i.name != e->domain_attr->name) continue;
+      if (best == nullptr || (e->addr_format == format && best->addr_format != format)) best = e;
+    }
+    if (best != nullptr) chosen.push_back(best);
+  }
+  return chosen;
+}
+
 std::vector<const fi_info*> railEntries(const std::vector<const fi_info*>& entries, const std::string& provider,
                                         int rails) {
-  std::vector<const fi_info*> perDomain;
-  if (provider == "efa") {
-    for (const fi_info* e : entries) {
-      const bool seen = std::any_of(perDomain.begin(), perDomain.end(), [e](const fi_info* d) {
-        return std::strcmp(d->domain_attr->name, e->domain_attr->name) == 0;
-      });
-      if (!seen) perDomain.push_back(e);
-    }
-  } else {
-    perDomain.push_back(entries.front());
-  }
+  // Not every interface reaches every peer (loopback does not leave the
+  // host): without TRNCCL_SOCKET_IFNAME, providers other than efa run every
+  // rail over their first entry.
+  std::vector<const fi_info*> perDomain = provider == "efa" ? distinctDomains(entries) : perInterface(entries);
+  if (perDomain.empty()) perDomain.push_back(entries.front());
   std::vector<const fi_info*> chosen;
   for (int r = 0; r < rails; ++r) chosen.push_back(perDomain[static_cast<size_t>(r) % perDomain.size()]);
   return chosen;

@@ -9,9 +9,10 @@
 //
 // Rails: EFA lists one domain per NIC, and rail r opens the r-th distinct
 // domain (round robin when there are fewer NICs than rails). Other providers
-// list one domain per network interface, and not every interface reaches
-// every peer (loopback does not leave the host), so all their rails open the
-// provider's first entry.
+// list one domain per network interface: with TRNCCL_SOCKET_IFNAME set, rail
+// r opens the r-th interface it selects (round robin), so that losing one
+// link loses one rail; unset, all rails open the provider's first entry (not
+// every interface reaches every peer: loopback does not leave the host).
 #pragma once
 
 #include <rdma/fabric.h>

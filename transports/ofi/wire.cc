@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "transports/ofi/config.h"
 
 namespace trnccl::transport::ofi {
 namespace {
@@ -63,11 +64,15 @@ const ControlHeader& parseControl(const std::byte* data, size_t length, size_t e
     case ControlKind::Cts:
       if (h.count == 0 || uint64_t{h.first} + h.count > kMaxChunks)
         malformed("a clear-to-send for chunks " + std::to_string(h.first) + " + " + std::to_string(h.count));
+      if (h.rail >= kMaxRails) malformed("a clear-to-send on rail " + std::to_string(h.rail));
       [[fallthrough]];
     case ControlKind::Rts:
     case ControlKind::Nack:
     case ControlKind::Credit:
     case ControlKind::Bye:
+    case ControlKind::Done:
+    case ControlKind::Ping:
+    case ControlKind::Pong:
       if (payload != 0) malformed("a header with " + std::to_string(payload) + " bytes after it");
       if (h.kind == ControlKind::Rts && h.bytes <= eagerLimit)
         malformed("an announcement of only " + std::to_string(h.bytes) + " bytes");

@@ -9,14 +9,23 @@
 // Control messages (rail 0):
 //   Eager{tag, bytes, send}  + the message itself (bytes <= eager limit)
 //   Rts{tag, bytes, send}    a larger message is ready (ready-to-send)
-//   Cts{send, receive, first, count}
+//   Cts{send, receive, first, count, rail}
 //                            the receiver has posted receives for chunks
-//                            [first, first + count) (clear-to-send)
+//                            [first, first + count) on `rail` (clear-to-send)
 //   Nack{send, bytes = capacity}
 //                            the receive posted for it is too small
 //   Credit{}                 nothing but returned credits (below)
 //   Bye{count}               this rank closed its transport, after sending
 //                            `count` control messages to the peer (Bye excluded)
+//   Done{send, bytes}        more than one rail: every chunk of it arrived
+//   Ping{}, Pong{}           more than one rail: is the peer progressing?
+// Rail failover (more than one rail; ofi_transport_internal.h): the receiver
+// chooses each chunk's rail and may ask for a chunk again on another rail,
+// so a sender cannot know from its own completions that a chunk arrived (a
+// provider may complete a send whose bytes a dead link then loses): its send
+// completes on the receiver's Done instead. The receive completes once its
+// Done has left (its send completed): a rank whose requests are all done may
+// stop progressing, and the Done must not wait for it.
 // Flow control: a rank keeps `controlReceives` receives posted for each
 // peer's control messages (its RankCard says how many) and a peer sends only
 // against credits, one per message, so no control message ever arrives
@@ -50,7 +59,7 @@ inline constexpr uint64_t kMaxReceiveId = uint64_t{1} << (63 - kChunkBits);
 
 inline uint64_t dataTag(uint64_t receive, uint64_t chunk) { return (receive << kChunkBits) | chunk; }
 
-enum class ControlKind : uint32_t { Eager = 1, Rts, Cts, Nack, Credit, Bye };
+enum class ControlKind : uint32_t { Eager = 1, Rts, Cts, Nack, Credit, Bye, Done, Ping, Pong };
 
 struct ControlHeader {
   uint32_t magic;
@@ -63,7 +72,7 @@ struct ControlHeader {
   uint32_t credits;       // every kind: control receives posted again for the peer
   uint32_t checksum;      // checksums on: CRC-32 of this control message
   uint32_t dataChecksum;  // Rts, checksums on: CRC-32 of the message announced
-  uint32_t reserved;
+  uint32_t rail;          // Cts: the rail the chunks' receives are posted on
 };
 inline constexpr uint32_t kControlMagic = 0x4946'4f54;  // "TOFI"
 

@@ -1,0 +1,42 @@
+// Rail failover and failback of the libfabric transport, for real: two ranks
+// in two emulated hosts (network namespaces) joined by two links, over the
+// tcp provider with a rail on each (TRNCCL_SOCKET_IFNAME=veth selects both
+// interfaces). Link 1 goes down in the middle of a large exchange; every
+// message must still arrive intact, the rail must show as down, and once the
+// link is back the rail must carry chunks again. Needs root and iproute2's
+// `ip`, like the tcp transport's rail test. The heap may grow by what the lost
+// rail still holds: receives the provider could not withdraw (a rendezvous
+// under way when the link went down) keep their chunk buffers until it
+// completes them, and the sink takes the sends it held once it is back.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "tests/collectives/two_hosts.h"
+#include "tests/support/scoped_env.h"
+#include "tests/transports/check.h"
+#include "tests/transports/launch.h"
+#include "tests/transports/rail_exchange.h"
+#include "transports/ofi/config.h"
+#include "transports/ofi/ofi_transport.h"
+#include "transports/ofi/operation.h"
+
+using namespace trnccl;
+using namespace trnccl::test;
+
+TEST_CASE(
+    "ofi rails: a link that goes down mid-transfer moves its chunks to the other rail with every byte right, and "
+    "once back carries chunks again, with no descriptors left behind and the heap grown by at most what the lost rail "
+    "held",
+    "[ofi][rails]") {
+  TwoHosts hosts(2);
+  ScopedEnv provider("TRNCCL_OFI_PROVIDER", "tcp;ofi_rxm"), ifname("TRNCCL_SOCKET_IFNAME", "veth");
+  ScopedEnv rails("TRNCCL_OFI_RAILS", "2"), stall("TRNCCL_OFI_RAIL_STALL_MS", "300");
+  const std::string jobKey = uniqueJobKey("ofi-rails");
+  requireAllOk(launch(Launch::Processes, 2, [&](int rank, TestOutOfBand& oob) {
+    hosts.enter(rank);
+    auto t = transport::createOfiTransport(optionsFor(oob, jobKey));
+    constexpr uint64_t kChunk = uint64_t{1} << 20;  // TRNCCL_OFI_CHUNK_BYTES' default
+    failOverAndBack(hosts, rank, oob, *t,
+                    (transport::ofi::kChunksInFlightPerRail + 1) * kChunk + 64 * sizeof(transport::ofi::Operation));
+  }));
+}

@@ -1,0 +1,164 @@
+// The libfabric transport's rail failover (ofi_transport_internal.h says how
+// it works): choosing a chunk's rail, finding a rail that delivers nothing,
+// moving its chunks to the others, and taking it back once it delivers again.
+#include <algorithm>
+
+#include "base/log.h"
+#include "transports/ofi/ofi_transport_internal.h"
+
+namespace trnccl::transport::ofi {
+
+int OfiTransport::railFor(Peer& peer) {
+  if (!failsOver()) return 0;
+  const auto now = Clock::now();
+  const auto retryAfter = kStallsBeforeRetry * config_.railStall;
+  for (size_t r = 0; r < peer.rails.size(); ++r) {
+    PeerRail& rail = peer.rails[r];
+    if (rail.lost && !rail.retrying && now - rail.lostAt >= retryAfter) {
+      rail.retrying = true;
+      TRNCCL_INFO("ofi: rank %d: trying rail %zu (%s) from %s again with one chunk", rank_, r,
+                  rails_[r]->domainName().c_str(), peer.name.c_str());
+      return static_cast<int>(r);
+    }
+  }
+  const auto count = static_cast<uint32_t>(peer.rails.size());
+  for (uint32_t tries = 0; tries < count; ++tries) {
+    const uint32_t r = peer.nextRail++ % count;
+    if (!peer.rails[r].lost) return static_cast<int>(r);
+  }
+  return 0;  // unreachable: a rail is lost only while another delivers
+}
+
+// At most every quarter stall period: a rail with a chunk granted on it a
+// stall period ago, that has delivered nothing from the peer since, while
+// the peer was heard from otherwise after that period, is lost for it. With
+// nothing heard, the peer is pinged: its Pong is the evidence that the peer
+// progresses and the rail alone does not deliver.
+void OfiTransport::watchRails() {
+  if (!failsOver()) return;
+  const auto now = Clock::now();
+  const auto stall = config_.railStall;
+  if (now - lastRailWatch_ < stall / 4) return;
+  lastRailWatch_ = now;
+  std::erase_if(strayReceives_, [&](Operation* op) {
+    if (!op->posted || now - op->grantedAt < stall) return false;
+    rails_[static_cast<size_t>(op->rail)]->cancel(&op->context);  // once: it leaves the list
+    return true;
+  });
+  const size_t rails = rails_.size();
+  std::vector<Clock::time_point> oldest(peers_.size() * rails, Clock::time_point::max());
+  for (const auto& [number, message] : receives_) {
+    if (message.request == nullptr) continue;
+    const auto p = static_cast<size_t>(message.peer - peers_.data());
+    for (const Operation* op : message.ops) {
+      if (!op->posted || !op->granted) continue;
+      Clock::time_point& t = oldest[p * rails + static_cast<size_t>(op->rail)];
+      t = std::min(t, op->grantedAt);
+    }
+  }
+  for (size_t p = 0; p < peers_.size(); ++p) {
+    Peer& peer = peers_[p];
+    for (size_t r = 0; r < rails; ++r) {
+      const Clock::time_point waitingSince = oldest[p * rails + r];
+      if (waitingSince == Clock::time_point::max() || now - waitingSince < stall ||
+          now - peer.rails[r].lastArrival < stall)
+        continue;
+      Clock::time_point heard = peer.heardAt;
+      bool another = false;
+      for (size_t other = 0; other < rails; ++other) {
+        if (other == r) continue;
+        heard = std::max(heard, peer.rails[other].lastArrival);
+        another = another || !peer.rails[other].lost;
+      }
+      if (!another) continue;  // the last rail keeps its chunks: the call's timeout decides
+      if (heard >= waitingSince + stall) {
+        loseRail(peer, static_cast<int>(r),
+                 "a chunk waited " +
+                     std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now - waitingSince).count()) +
+                     " ms on it while the peer was heard from otherwise");
+      } else if (now - peer.pingedAt >= stall / 4) {
+        peer.pingedAt = now;
+        ControlHeader ping{};
+        ping.kind = ControlKind::Ping;
+        sendControl(peer, ping);
+      }
+    }
+  }
+}
+
+void OfiTransport::loseRail(Peer& peer, int rail, const std::string& why) {
+  PeerRail& state = peer.rails[static_cast<size_t>(rail)];
+  RailQueues& q = queues_[static_cast<size_t>(rail)];
+  if (!state.lost) {
+    state.lost = true;
+    q.lostPeers.add(1);
+    q.failovers.add(1);
+    TRNCCL_WARN("ofi: rank %d: rail %d (%s) delivers nothing from %s (%s); its chunks move to the other rails", rank_,
+                rail, rails_[static_cast<size_t>(rail)]->domainName().c_str(), peer.name.c_str(), why.c_str());
+  } else {
+    TRNCCL_INFO("ofi: rank %d: rail %d (%s) still delivers nothing from %s", rank_, rail,
+                rails_[static_cast<size_t>(rail)]->domainName().c_str(), peer.name.c_str());
+  }
+  state.retrying = false;
+  state.lostAt = Clock::now();
+  for (auto& [number, message] : receives_) {
+    if (message.peer != &peer || message.request == nullptr) continue;
+    for (Operation*& op : message.ops) {
+      if (op->rail != rail) continue;
+      if (op->posted) {
+        // Left behind, belonging to no message: its completion, if any, only recycles it.
+        Operation& stale = *op;
+        rails_[static_cast<size_t>(rail)]->cancel(&stale.context);
+        op = &chunkReceive(message, number, stale.chunk);
+        op->granted = stale.granted;
+        op->rail = rail;
+        stale.message = 0;
+      } else {
+        std::erase(q.receives, op);
+      }
+      moveChunk(*op);
+    }
+  }
+}
+
+// A chunk's receive, not posted (any more), goes to a rail that delivers;
+// once posted there it is granted again (grant()).
+void OfiTransport::moveChunk(Operation& op) {
+  if (op.granted)
+    peerOfRank_[static_cast<size_t>(op.peer)]->rails[static_cast<size_t>(op.rail)].strays.emplace_back(op.tag,
+                                                                                                       op.bytes);
+  op.granted = false;
+  op.rail = railFor(*peerOfRank_[static_cast<size_t>(op.peer)]);
+  submit(op, true);
+}
+
+void OfiTransport::heardOnRail(Peer& peer, int rail) {
+  if (!failsOver()) return;
+  PeerRail& state = peer.rails[static_cast<size_t>(rail)];
+  state.lastArrival = Clock::now();
+  if (!state.lost) return;
+  state.lost = state.retrying = false;
+  queues_[static_cast<size_t>(rail)].lostPeers.subtract(1);
+  TRNCCL_INFO("ofi: rank %d: rail %d (%s) delivers from %s again; it carries chunks again", rank_, rail,
+              rails_[static_cast<size_t>(rail)]->domainName().c_str(), peer.name.c_str());
+  drainStrays(peer, rail);
+}
+
+void OfiTransport::drainStrays(Peer& peer, int rail) {
+  std::vector<std::pair<uint64_t, uint64_t>>& strays = peer.rails[static_cast<size_t>(rail)].strays;
+  if (strays.empty()) return;
+  sink_.resize(chunkBytes_);
+  const auto now = Clock::now();
+  for (const auto& [tag, bytes] : strays) {
+    Operation& op = pool_.take(OpKind::DataReceive, rail, peer.rank);
+    op.buffer = sink_.data();
+    op.bytes = bytes;
+    op.tag = tag;
+    op.grantedAt = now;  // cancelled a stall period from now if nothing came
+    strayReceives_.push_back(&op);
+    submit(op, true);
+  }
+  strays.clear();
+}
+
+}  // namespace trnccl::transport::ofi
