@@ -217,7 +217,7 @@ TEST_CASE(
     "[netem][rails]") {
   const RailedNetwork net = GENERATE(from_range(std::begin(kRailedNetworks), std::end(kRailedNetworks)));
   const bool comesBack = GENERATE(false, true);
-  CAPTURE(net.name, comesBack);
+  CAPTURE(net.name, net.lostLink, comesBack);
   const SoakRun run = soakOverTwoLinks(net, 6, 10000, std::chrono::seconds(90), [&](const TwoHosts& hosts) {
     setLink(hosts, 0, false, net.lostLink);
     if (!comesBack) return;

@@ -72,53 +72,56 @@ void setLink(const TwoHosts& hosts, int h, int link, bool up) {
 
 }  // namespace
 
-void failOverAndBack(const TwoHosts& hosts, int rank, TestOutOfBand& oob, Transport& transport,
+void failOverAndBack(const TwoHosts& hosts, int rank, TestOutOfBand& oob, Transport& t, int lost,
                      uint64_t heapAllowance) {
-  Transport* t = &transport;
+  const int kept = 1 - lost;
+  const auto lostRail = static_cast<size_t>(lost), keptRail = static_cast<size_t>(kept);
+  const std::string name = "rail " + std::to_string(lost);
   for (size_t i = 0; i < 2; ++i) {
-    const transport::RailStatus rail = railOf(*t, i);
+    const transport::RailStatus rail = railOf(t, i);
     expect(rail.name == hosts.link(rank, static_cast<int>(i)),
            "rail " + std::to_string(i) + " runs over " + rail.name + ", not " + hosts.link(rank, static_cast<int>(i)));
   }
   Tag tag = 0;
-  for (int i = 0; i < 3; ++i) exchange(*t, rank, ++tag, size_t{8} << 20);
-  expect(railOf(*t, 1).bytesSent > 0, "rail 1 carried nothing while both links were up");
-  settle(*t);
+  for (int i = 0; i < 3; ++i) exchange(t, rank, ++tag, size_t{8} << 20);
+  expect(railOf(t, lostRail).bytesSent > 0, name + " carried nothing while both links were up");
+  settle(t);
   oob.barrier();
   const int descriptorsBefore = openFileDescriptors();
-  const uint64_t heapBefore = t->memoryUse().hostBytes;
+  const uint64_t heapBefore = t.memoryUse().hostBytes;
 
-  // Link 1 goes down with 32 MiB each way on their way.
-  exchange(*t, rank, ++tag, size_t{32} << 20, [&] {
-    if (rank == 0) setLink(hosts, 0, 1, false);
+  // The link goes down with 32 MiB each way on their way.
+  exchange(t, rank, ++tag, size_t{32} << 20, [&] {
+    if (rank == 0) setLink(hosts, 0, lost, false);
   });
   exchangeUntil(
-      *t, oob, tag, [&] { return !railOf(*t, 1).up; }, std::chrono::seconds(30), "rail 1 shown down");
-  expect(railOf(*t, 1).failovers == 1 && railOf(*t, 0).up && railOf(*t, 0).failovers == 0,
-         "rail 1 failed over " + std::to_string(railOf(*t, 1).failovers) + " times; rail 0 " +
-             (railOf(*t, 0).up ? "up" : "down") + ", failed over " + std::to_string(railOf(*t, 0).failovers));
-  for (int i = 0; i < 3; ++i) exchange(*t, rank, ++tag, size_t{8} << 20);  // rail 0 alone
+      t, oob, tag, [&] { return !railOf(t, lostRail).up; }, std::chrono::seconds(30), name + " shown down");
+  expect(railOf(t, lostRail).failovers == 1 && railOf(t, keptRail).up && railOf(t, keptRail).failovers == 0,
+         name + " failed over " + std::to_string(railOf(t, lostRail).failovers) + " times; rail " +
+             std::to_string(kept) + (railOf(t, keptRail).up ? " up" : " down") + ", failed over " +
+             std::to_string(railOf(t, keptRail).failovers));
+  for (int i = 0; i < 3; ++i) exchange(t, rank, ++tag, size_t{8} << 20);  // the other rail alone
   oob.barrier();
 
   // Back: the rail comes up again and carries data (not just acknowledgements).
-  if (rank == 0) setLink(hosts, 0, 1, true);
+  if (rank == 0) setLink(hosts, 0, lost, true);
   oob.barrier();
   exchangeUntil(
-      *t, oob, tag, [&] { return railOf(*t, 1).up; }, std::chrono::seconds(60), "rail 1 back up");
-  const uint64_t sentWhenBack = railOf(*t, 1).bytesSent;
+      t, oob, tag, [&] { return railOf(t, lostRail).up; }, std::chrono::seconds(60), name + " back up");
+  const uint64_t sentWhenBack = railOf(t, lostRail).bytesSent;
   exchangeUntil(
-      *t, oob, tag, [&] { return railOf(*t, 1).bytesSent > sentWhenBack + (size_t{1} << 20); },
-      std::chrono::seconds(30), "rail 1 carrying data again");
-  expect(railOf(*t, 1).failovers == 1, "rail 1 failed over again after it came back");
+      t, oob, tag, [&] { return railOf(t, lostRail).bytesSent > sentWhenBack + (size_t{1} << 20); },
+      std::chrono::seconds(30), name + " carrying data again");
+  expect(railOf(t, lostRail).failovers == 1, name + " failed over again after it came back");
 
-  settle(*t);
+  settle(t);
   oob.barrier();
   expect(openFileDescriptors() == descriptorsBefore, "open file descriptors went from " +
                                                          std::to_string(descriptorsBefore) + " to " +
                                                          std::to_string(openFileDescriptors()));
-  expect(t->memoryUse().hostBytes <= heapBefore + heapAllowance,
+  expect(t.memoryUse().hostBytes <= heapBefore + heapAllowance,
          "the transport's heap went from " + std::to_string(heapBefore) + " to " +
-             std::to_string(t->memoryUse().hostBytes) + " bytes (allowed: " + std::to_string(heapAllowance) + " more)");
+             std::to_string(t.memoryUse().hostBytes) + " bytes (allowed: " + std::to_string(heapAllowance) + " more)");
 }
 
 }  // namespace trnccl::test

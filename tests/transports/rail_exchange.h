@@ -10,11 +10,12 @@
 namespace trnccl::test {
 
 // Rank `rank`'s part, over a transport whose two rails run over hosts'
-// links 0 and 1: every message arrives intact throughout; rail 1 is shown
-// down (failed over once, rail 0 untouched), then up and carrying data
-// again; file descriptors do not grow across it, nor the transport's heap by
-// more than `heapAllowance` bytes.
-void failOverAndBack(const TwoHosts& hosts, int rank, TestOutOfBand& oob, transport::Transport& transport,
+// links 0 and 1, while link `lost` goes down and comes back: every message
+// arrives intact throughout; its rail is shown down (failed over once, the
+// other rail untouched), then up and carrying data again; file descriptors
+// do not grow across it, nor the transport's heap by more than
+// `heapAllowance` bytes.
+void failOverAndBack(const TwoHosts& hosts, int rank, TestOutOfBand& oob, transport::Transport& transport, int lost,
                      uint64_t heapAllowance = 0);
 
 }  // namespace trnccl::test

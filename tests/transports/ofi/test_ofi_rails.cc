@@ -1,7 +1,9 @@
 // Rail failover and failback of the libfabric transport, for real: two ranks
 // in two emulated hosts (network namespaces) joined by two links, over the
 // tcp provider with a rail on each (TRNCCL_SOCKET_IFNAME=veth selects both
-// interfaces). Link 1 goes down in the middle of a large exchange; every
+// interfaces). Link 1 goes down in the middle of a large exchange (link 0
+// carries the control messages, which do not move: losing it is an error on
+// every rank, as a lost peer is); every
 // message must still arrive intact, the rail must show as down, and once the
 // link is back the rail must carry chunks again. Needs root and iproute2's
 // `ip`, like the tcp transport's rail test. The heap may grow by what the lost
@@ -36,7 +38,7 @@ TEST_CASE(
     hosts.enter(rank);
     auto t = transport::createOfiTransport(optionsFor(oob, jobKey));
     constexpr uint64_t kChunk = uint64_t{1} << 20;  // TRNCCL_OFI_CHUNK_BYTES' default
-    failOverAndBack(hosts, rank, oob, *t,
+    failOverAndBack(hosts, rank, oob, *t, 1,
                     (transport::ofi::kChunksInFlightPerRail + 1) * kChunk + 64 * sizeof(transport::ofi::Operation));
   }));
 }

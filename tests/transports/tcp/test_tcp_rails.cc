@@ -31,6 +31,6 @@ TEST_CASE(
   requireAllOk(launch(Launch::Processes, 2, [&](int rank, TestOutOfBand& oob) {
     hosts.enter(rank);
     std::unique_ptr<Transport> t = transport::createTcpTransport(optionsFor(oob, jobKey));
-    failOverAndBack(hosts, rank, oob, *t);
+    failOverAndBack(hosts, rank, oob, *t, 1);
   }));
 }
