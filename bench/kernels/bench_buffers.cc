@@ -11,6 +11,7 @@ namespace {
 constexpr size_t kPatternBytes = size_t{1} << 20;
 size_t alignment = 64;
 std::optional<size_t> spacing;
+std::optional<size_t> offset;
 constexpr size_t kHugePage = size_t{2} << 20;
 
 std::vector<std::byte> makePattern() {
@@ -32,8 +33,15 @@ BenchBuffers& BenchBuffers::instance() {
 
 void BenchBuffers::setAlignment(size_t bytes) { alignment = bytes; }
 void BenchBuffers::setSpacing(size_t bytes) { spacing = bytes; }
+void BenchBuffers::setOffset(size_t bytes) { offset = bytes; }
 
 std::byte* BenchBuffers::place(int j) {
+  if (offset) {
+    const size_t bytes = kLargestBuffer + kMaxSources * *offset;
+    storage_.emplace_back(
+        static_cast<std::byte*>(std::aligned_alloc(kHugePage, (bytes + kHugePage - 1) / kHugePage * kHugePage)));
+    return storage_.back().get() + j * *offset;
+  }
   if (!spacing) {
     storage_.emplace_back(static_cast<std::byte*>(std::aligned_alloc(alignment, kLargestBuffer)));
     return storage_.back().get();

@@ -29,6 +29,11 @@ class BenchBuffers {
   // start: TRNCCL_KERNEL_BENCH_SPACING, which fixes every buffer's
   // distance from the others (`bytes` a multiple of 64).
   static void setSpacing(size_t bytes);
+  // Instead, each buffer in its own 2 MiB-aligned allocation, buffer j at
+  // j x `bytes` past its start: TRNCCL_KERNEL_BENCH_OFFSET, the placement a
+  // framework's tensors have (64-byte or 4 KiB aligned, each at its own
+  // offset within a page or a 64 KiB block; `bytes` a multiple of 64).
+  static void setOffset(size_t bytes);
 
   const void* const* sources() const { return sources_.data(); }
   void* destination() { return destination_; }

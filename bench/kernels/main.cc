@@ -10,7 +10,12 @@
 // runs them under that setting. TRNCCL_KERNEL_BENCH_ALIGNMENT=N (a power of
 // two, default 64) starts every buffer at a multiple of N bytes;
 // TRNCCL_KERNEL_BENCH_SPACING=N (a multiple of 64) instead lays them out
-// one after another in one allocation, N bytes between each and the next.
+// one after another in one allocation, N bytes between each and the next;
+// TRNCCL_KERNEL_BENCH_OFFSET=N (a multiple of 64) instead starts buffer j
+// (the sources, then the destination) j x N bytes past a 2 MiB boundary,
+// e.g. 64 for buffers that are 64-byte but not 4 KiB aligned, each at its
+// own offset in a page, or 4096 for 4 KiB-aligned ones (N = 0: 2 MiB
+// aligned). By default aligned_alloc puts every buffer 64 bytes into a page.
 #include <benchmark/benchmark.h>
 
 #include <bit>
@@ -128,6 +133,7 @@ int main(int argc, char** argv) {
   bool stochastic;
   int64_t alignment;
   std::optional<int64_t> spacing;
+  std::optional<int64_t> offset;
   try {
     isa = device::kernels::selectedIsa();
     stochastic = env::getBool("TRNCCL_STOCHASTIC_ROUNDING", false);
@@ -141,11 +147,21 @@ int main(int argc, char** argv) {
         throw std::invalid_argument("TRNCCL_KERNEL_BENCH_SPACING=" + std::to_string(*spacing) +
                                     " is not a multiple of 64");
     }
-  } catch (const std::exception& e) {  // a bad TRNCCL_KERNEL_ISA, TRNCCL_STOCHASTIC_ROUNDING, alignment or spacing
+    if (env::get("TRNCCL_KERNEL_BENCH_OFFSET")) {
+      offset = env::getInt("TRNCCL_KERNEL_BENCH_OFFSET", 0, 0, int64_t{1} << 20);
+      if (*offset % 64 != 0)
+        throw std::invalid_argument("TRNCCL_KERNEL_BENCH_OFFSET=" + std::to_string(*offset) +
+                                    " is not a multiple of 64");
+    }
+  } catch (
+      const std::exception& e) {  // a bad TRNCCL_KERNEL_ISA, TRNCCL_STOCHASTIC_ROUNDING, alignment, spacing or offset
     std::cerr << argv[0] << ": " << e.what() << "\n";
     return 1;
   }
-  if (spacing) {
+  if (offset) {
+    bench::BenchBuffers::setOffset(static_cast<size_t>(*offset));
+    benchmark::AddCustomContext("buffer offset", std::to_string(*offset));
+  } else if (spacing) {
     bench::BenchBuffers::setSpacing(static_cast<size_t>(*spacing));
     benchmark::AddCustomContext("buffer spacing", std::to_string(*spacing));
   } else {
