@@ -95,13 +95,16 @@ inline bool streams(const std::byte* dst, size_t touchedBytes) {
 // than a run-time choice in the loop: a second inlined copy of the block in
 // the loop cost the kernels that never stream about 10% (register
 // allocation).
-template <size_t kBlock, size_t kSrcSize, size_t kDstSize, size_t kPrefetchBytes, bool kStreaming, class Sources,
-          class Block>
+// kTwoSourcePrefetchBytes: the same for exactly two sources (0: none).
+template <size_t kBlock, size_t kSrcSize, size_t kDstSize, size_t kPrefetchBytes, size_t kTwoSourcePrefetchBytes,
+          bool kStreaming, class Sources, class Block>
 void forEachBlock(std::byte* dst, const void* const* srcs, Sources nsrcs, size_t count, Block block) {
   // Beyond two sources the hardware prefetcher keeps too few misses in
-  // flight; asking for each source's lines kPrefetchBytes ahead adds them
-  // (see kernel_templates.h for the distances; 2 sources would lose).
+  // flight; asking for each source's lines kPrefetchBytes ahead adds them.
+  // With two sources it does for kernels that stream their stores or are
+  // compute-bound (FP8; see kernel_templates.h for the distances).
   constexpr size_t kPrefetchElements = kPrefetchBytes / kSrcSize;
+  constexpr size_t kTwoSourcePrefetchElements = kTwoSourcePrefetchBytes / kSrcSize;
   constexpr size_t kBlockBytes = kBlock * kDstSize;
   static_assert(!kStreaming || kBlockBytes % 64 == 0);
   const auto source = [srcs](int k, size_t i) { return static_cast<const std::byte*>(srcs[k]) + i * kSrcSize; };
@@ -112,6 +115,10 @@ void forEachBlock(std::byte* dst, const void* const* srcs, Sources nsrcs, size_t
       for (int k = 0; k < nsrcs; ++k)
         for (size_t line = 0; line < kBlock * kSrcSize; line += 64)
           __builtin_prefetch(source(k, i + kPrefetchElements) + line);
+    if (kTwoSourcePrefetchElements > 0 && nsrcs == 2 && i + kTwoSourcePrefetchElements + kBlock <= count)
+      for (int k = 0; k < 2; ++k)
+        for (size_t line = 0; line < kBlock * kSrcSize; line += 64)
+          __builtin_prefetch(source(k, i + kTwoSourcePrefetchElements) + line);
     if constexpr (kStreaming) {
       block([&](int k) { return source(k, i); }, staged[(i / kBlock) % 2], i);
       // The previous block's staged bytes.

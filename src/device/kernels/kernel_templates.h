@@ -71,6 +71,13 @@ void reduceBlock(SourceAt sourceAt, Sources nsrcs, std::byte* out, const Op& op,
 // within noise of none (issue 19, seventh pass).
 template <class Src>
 inline constexpr size_t kPrefetchBytes = Src::kSize == 1 ? 384 : 256;
+// With two sources, kernels that stream their stores (16-bit results at 32
+// MiB and more) and FP8 kernels prefetch each source 2 KiB ahead: at 64 MiB
+// on an Intel Xeon (issue 35, docs/kernels.md) 16-bit sums went from
+// 1.11-1.17 to 1.31-1.32 of STREAM add (stochastic rounding 0.89-0.96 ->
+// 1.15-1.23), FP8 sums from 0.74-0.75 to 0.91-0.92 (0.55-0.58 -> 0.63-0.65).
+template <class Src, bool kStreaming>
+inline constexpr size_t kTwoSourcePrefetchBytes = kStreaming || Src::kComputeBound ? 2048 : 0;
 
 template <size_t kVectors, class V, class Src, class Dst, class Op, class Rounding, class Sources>
 void runBlocksOf(const Job& job, Sources nsrcs, const Op& op, const Rounding& rounding) {
@@ -92,10 +99,11 @@ void runBlocksOf(const Job& job, Sources nsrcs, const Op& op, const Rounding& ro
   if constexpr (kMayStream) {
     const size_t touchedBytes = job.count * (static_cast<size_t>(job.nsrcs) * Src::kSize + Dst::kSize);
     if ((Dst::kSize == 2 || job.nsrcs > 2) && streams(job.dst, touchedBytes))
-      return forEachBlock<kBlock, Src::kSize, Dst::kSize, kPrefetchBytes<Src>, true>(job.dst, job.srcs, nsrcs,
-                                                                                     job.count, block);
+      return forEachBlock<kBlock, Src::kSize, Dst::kSize, kPrefetchBytes<Src>, kTwoSourcePrefetchBytes<Src, true>,
+                          true>(job.dst, job.srcs, nsrcs, job.count, block);
   }
-  forEachBlock<kBlock, Src::kSize, Dst::kSize, kPrefetchBytes<Src>, false>(job.dst, job.srcs, nsrcs, job.count, block);
+  forEachBlock<kBlock, Src::kSize, Dst::kSize, kPrefetchBytes<Src>, kTwoSourcePrefetchBytes<Src, false>, false>(
+      job.dst, job.srcs, nsrcs, job.count, block);
 }
 
 template <class V, class Src, class Dst, class Op, class Rounding, class Sources>
