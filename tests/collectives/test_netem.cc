@@ -191,8 +191,8 @@ TEST_CASE("netem: a partition longer than the timeout is an error on every rank 
 // connections per pair; link 0 goes, whose connections carry every pair's
 // control and eager frames, so all traffic must move (the bootstrap's
 // connections there are idle meanwhile). ofi (tcp provider): two rails;
-// control messages stay on rail 0, so link 1 goes, with the chunks of the
-// all-reduces' 64 KiB messages on it.
+// link 0 goes, with the control messages and eager ones, then link 1, with
+// the chunks of the all-reduces' 64 KiB messages.
 namespace {
 struct RailedNetwork {
   const char* name;
@@ -200,6 +200,7 @@ struct RailedNetwork {
   int lostLink;
 };
 constexpr RailedNetwork kRailedNetworks[] = {{"tcp", "TRNCCL_TCP_SOCKETS_PER_PEER", 0},
+                                             {"ofi tcp;ofi_rxm", "TRNCCL_OFI_RAILS", 0},
                                              {"ofi tcp;ofi_rxm", "TRNCCL_OFI_RAILS", 1}};
 
 SoakRun soakOverTwoLinks(const RailedNetwork& net, int seconds, int timeoutMs, std::chrono::seconds limit,

@@ -71,15 +71,17 @@ void OfiTransport::onCompletion(const RawCompletion& completion) {
     case OpKind::ControlReceive: {
       Peer& peer = *peerOfRank_[static_cast<size_t>(op.peer)];
       try {
-        onControl(peer, op.storage.data(), completion.len);
+        onControl(peer, op.storage.data(), completion.len, op.rail);
       } catch (const Error& e) {
         // It broke the protocol: never listen to it again.
         failPeer(peer, Error(e.code(), peer.name + " " + e.what()));
         pool_.give(op);
         return;
       }
+      // A Ping or Pong spent no credit: its receive, posted again, returns none.
+      const ControlKind kind = reinterpret_cast<const ControlHeader*>(op.storage.data())->kind;
       postControlReceive(op);
-      ++peer.owed;
+      if (kind != ControlKind::Ping && kind != ControlKind::Pong) ++peer.control[static_cast<size_t>(op.rail)].owed;
       return;
     }
     case OpKind::ControlSend: {
@@ -92,12 +94,7 @@ void OfiTransport::onCompletion(const RawCompletion& completion) {
           sends_.erase(entry);
         }
       }
-      if (op.request != nullptr) {  // a Done: its receive is complete
-        complete(*peerOfRank_[static_cast<size_t>(op.peer)], *op.request,
-                 reinterpret_cast<const ControlHeader*>(op.storage.data())->bytes);
-        std::erase(dones_, &op);
-      }
-      pool_.give(op);
+      onControlSent(*peerOfRank_[static_cast<size_t>(op.peer)], op);
       return;
     }
     case OpKind::DataSend:
@@ -141,6 +138,19 @@ bool OfiTransport::failOverChunk(Peer& peer, Operation& op, const RawCompletion&
   const std::string why = completionError({describe(op.kind), rank_, peer.rank, peer.addressText, completion.err,
                                            completion.providerMessage})
                               .what();
+  if (op.kind == OpKind::ControlSend || op.kind == OpKind::ControlReceive) {
+    // A control receive that failed is not posted again; a numbered message
+    // goes again on the next rail.
+    TRNCCL_INFO("ofi: rank %d: %s", rank_, why.c_str());
+    if (!op.kept) {
+      pool_.give(op);
+    } else if (op.rail == peer.controlRail()) {
+      loseControlRail(peer, why);  // sends it again with the others
+    } else {
+      sendAgain(peer, op);
+    }
+    return true;
+  }
   if (op.kind == OpKind::DataReceive) {
     auto entry = receives_.find(op.message);
     if (entry == receives_.end() || entry->second.request == nullptr) return false;
@@ -152,6 +162,23 @@ bool OfiTransport::failOverChunk(Peer& peer, Operation& op, const RawCompletion&
   TRNCCL_INFO("ofi: rank %d: %s; the receiver asks for the chunk again on another rail", rank_, why.c_str());
   pool_.give(op);
   return true;
+}
+
+// A control message left. Over several rails a numbered one stays until the
+// peer acknowledges it (onAcked), and goes again at once if its rail has been
+// lost meanwhile; what it completes, it completes once.
+void OfiTransport::onControlSent(Peer& peer, Operation& op) {
+  op.left = true;
+  if (op.request != nullptr) {  // a Done: its receive is complete
+    complete(peer, *op.request, reinterpret_cast<const ControlHeader*>(op.storage.data())->bytes);
+    std::erase(dones_, &op);
+    op.request = nullptr;
+  }
+  op.message = 0;
+  if (!op.kept)
+    pool_.give(op);
+  else if (peer.control[static_cast<size_t>(op.rail)].lost)
+    sendAgain(peer, op);
 }
 
 uint64_t OfiTransport::nowNs() const {

@@ -2,11 +2,18 @@
 // it works): choosing a chunk's rail, finding a rail that delivers nothing,
 // moving its chunks to the others, and taking it back once it delivers again.
 #include <algorithm>
+#include <utility>
 
 #include "base/log.h"
 #include "transports/ofi/ofi_transport_internal.h"
 
 namespace trnccl::transport::ofi {
+
+int Peer::controlRail() const {
+  for (size_t r = 0; r < control.size(); ++r)
+    if (!control[r].lost) return static_cast<int>(r);
+  return 0;
+}
 
 int OfiTransport::railFor(Peer& peer) {
   if (!failsOver()) return 0;
@@ -76,14 +83,128 @@ void OfiTransport::watchRails() {
                  "a chunk waited " +
                      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now - waitingSince).count()) +
                      " ms on it while the peer was heard from otherwise");
-      } else if (now - peer.pingedAt >= stall / 4) {
-        peer.pingedAt = now;
-        ControlHeader ping{};
-        ping.kind = ControlKind::Ping;
-        sendControl(peer, ping);
+      } else {
+        pingPeer(peer, now);
       }
     }
+    // Our control messages: one unacknowledged for a stall period asks every
+    // rail for a Pong (onPong judges).
+    const bool waiting = std::any_of(peer.unacked.begin(), peer.unacked.end(),
+                                     [&](const Operation* op) { return now - op->grantedAt >= stall; });
+    if (waiting) pingPeer(peer, now);
   }
+}
+
+// At most every quarter stall period: a Ping on every rail our control
+// messages are not known to be lost on.
+void OfiTransport::pingPeer(Peer& peer, Clock::time_point now) {
+  if (now - peer.pingedAt < config_.railStall / 4) return;
+  peer.pingedAt = now;
+  for (size_t r = 0; r < peer.control.size(); ++r)
+    if (!peer.control[r].lost) sendPing(peer, static_cast<int>(r), ControlKind::Ping);
+}
+
+// The peer has every message of ours up to `acked`: they are kept no more.
+// One still with the provider is recycled when it completes, one waiting in
+// a queue when it reaches the front.
+void OfiTransport::onAcked(Peer& peer, uint64_t acked) {
+  if (acked <= peer.acked) return;
+  if (acked > peer.controlSent)
+    throwError(trncclRemoteError, "acknowledged " + std::to_string(acked) + " control messages of the " +
+                                      std::to_string(peer.controlSent) + " sent to it");
+  peer.acked = acked;
+  std::erase_if(peer.unacked, [&](Operation* op) {
+    if (reinterpret_cast<const ControlHeader*>(op->storage.data())->seq > acked) return false;
+    op->kept = false;
+    if (op->posted) return true;
+    if (op->left)
+      pool_.give(*op);
+    else
+      op->abandoned = true;
+    return true;
+  });
+}
+
+// A Pong over a rail other than the control rail, answering a Ping sent a
+// stall period after a message of ours left that the Pong says the peer
+// still lacks: the control rail lost it.
+// (Its acknowledgement was taken in onControl.)
+void OfiTransport::onPong(Peer& peer, int rail) {
+  const int current = peer.controlRail();
+  if (rail == current || peer.unacked.empty()) return;
+  const auto oldest =
+      std::min_element(peer.unacked.begin(), peer.unacked.end(),
+                       [](const Operation* a, const Operation* b) { return a->grantedAt < b->grantedAt; });
+  if (peer.pingedAt - (*oldest)->grantedAt < config_.railStall) return;
+  loseControlRail(
+      peer,
+      std::to_string(peer.unacked.size()) + " control messages unacknowledged for " +
+          std::to_string(
+              std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - (*oldest)->grantedAt).count()) +
+          " ms while rail " + std::to_string(rail) + " answers");
+}
+
+// Our control messages to the peer go on the next rail from now on, those
+// not acknowledged first (in order); its chunks move as well. One the
+// provider still holds on the lost rail may never complete: a copy goes
+// instead, taking over what it was to complete.
+void OfiTransport::loseControlRail(Peer& peer, const std::string& why) {
+  const int from = peer.controlRail();
+  // Control messages stay where they go until that rail fails too (a rail
+  // that lost some holds too few credits until its stragglers arrive); then
+  // a rail that delivers chunks again takes them.
+  for (size_t r = 0; r < peer.control.size(); ++r)
+    if (static_cast<int>(r) != from && !peer.rails[r].lost) peer.control[r].lost = false;
+  const bool another = std::any_of(peer.control.begin(), peer.control.end(), [&](const ControlRail& c) {
+    return !c.lost && &c != &peer.control[static_cast<size_t>(from)];
+  });
+  if (!another) return;  // the last rail keeps them: the call's timeout decides
+  peer.control[static_cast<size_t>(from)].lost = true;
+  std::sort(peer.unacked.begin(), peer.unacked.end(), [](const Operation* a, const Operation* b) {
+    return reinterpret_cast<const ControlHeader*>(a->storage.data())->seq <
+           reinterpret_cast<const ControlHeader*>(b->storage.data())->seq;
+  });
+  TRNCCL_WARN("ofi: rank %d: control messages to %s stopped arriving over rail %d (%s) (%s); they go on rail %d (%s)",
+              rank_, peer.name.c_str(), from, rails_[static_cast<size_t>(from)]->domainName().c_str(), why.c_str(),
+              peer.controlRail(), rails_[static_cast<size_t>(peer.controlRail())]->domainName().c_str());
+  for (auto it = peer.unacked.rbegin(); it != peer.unacked.rend(); ++it) {
+    Operation& op = **it;
+    if (op.awaitingCredit) continue;  // going again already
+    if (op.posted) {
+      *it = &copyOf(op);
+      sendAgain(peer, **it);
+    } else {
+      if (!op.left) std::erase(queues_[static_cast<size_t>(op.rail)].sends, &op);
+      sendAgain(peer, op);
+    }
+  }
+  if (!peer.rails[static_cast<size_t>(from)].lost) loseRail(peer, from, "its control messages were lost");
+}
+
+// A kept control message goes out again, first in the peer's queue.
+void OfiTransport::sendAgain(Peer& peer, Operation& op) {
+  op.resend = true;
+  op.left = false;
+  op.awaitingCredit = true;
+  peer.controlQueue.push_front(&op);
+}
+
+// A copy of a kept control message the provider holds, which takes its
+// place: the original, when it completes, completes nothing and is recycled.
+Operation& OfiTransport::copyOf(Operation& op) {
+  Operation& copy = pool_.take(OpKind::ControlSend, op.rail, op.peer);
+  copy.storage = op.storage;
+  copy.buffer = copy.storage.data();
+  copy.bytes = copy.storage.size();
+  copy.tag = op.tag;
+  copy.kept = true;
+  copy.message = std::exchange(op.message, 0);
+  if (auto entry = sends_.find(copy.message); copy.message != 0 && entry != sends_.end())
+    std::replace(entry->second.ops.begin(), entry->second.ops.end(), &op, &copy);
+  copy.request = std::exchange(op.request, nullptr);
+  std::replace(dones_.begin(), dones_.end(), &op, &copy);
+  op.kept = false;
+  return copy;
 }
 
 void OfiTransport::loseRail(Peer& peer, int rail, const std::string& why) {

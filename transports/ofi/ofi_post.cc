@@ -80,7 +80,7 @@ ssize_t OfiTransport::post(Operation& op) {
       // A Bye counts what went before it, so it is filled in as it leaves.
       if (header.kind == ControlKind::Bye) header.bytes = peer.controlSent;
       const ssize_t rc = rail.send(op.buffer, op.bytes, op.lease.desc, address, kControlTag, &op.context);
-      if (rc == 0 && header.kind != ControlKind::Bye) ++peer.controlSent;
+      if (rc == 0 && !failsOver() && header.kind != ControlKind::Bye) ++peer.controlSent;
       return rc;
     }
     case OpKind::DataSend:
@@ -117,6 +117,8 @@ Operation& OfiTransport::sendControl(Peer& peer, const ControlHeader& header, co
 }
 
 void OfiTransport::flushControl(Peer& peer) {
+  const int rail = peer.controlRail();
+  ControlRail& control = peer.control[static_cast<size_t>(rail)];
   while (!peer.controlQueue.empty()) {
     Operation& op = *peer.controlQueue.front();
     if (op.abandoned) {
@@ -125,12 +127,15 @@ void OfiTransport::flushControl(Peer& peer) {
       continue;
     }
     const bool bye = reinterpret_cast<ControlHeader*>(op.storage.data())->kind == ControlKind::Bye;
-    if (peer.credits < (bye ? 1u : 2u)) break;  // the last credit is for returning credits
+    if (control.credits < (bye ? 1u : 2u)) break;  // the last credit is for returning credits
     peer.controlQueue.pop_front();
-    spendCredit(peer, op);
+    spendCredit(peer, op, rail);
   }
   const uint32_t threshold = std::max(1u, controlReceives_ / 2);
-  if (peer.owed >= threshold && peer.credits >= 1 && (peer.controlQueue.empty() || peer.credits < 2)) {
+  const uint32_t owed = std::max_element(peer.control.begin(), peer.control.end(), [](const auto& a, const auto& b) {
+                          return a.owed < b.owed;
+                        })->owed;
+  if (owed >= threshold && control.credits >= 1 && (peer.controlQueue.empty() || control.credits < 2)) {
     Operation& op = pool_.take(OpKind::ControlSend, 0, peer.rank);
     op.storage.resize(sizeof(ControlHeader));
     auto& header = *reinterpret_cast<ControlHeader*>(op.storage.data());
@@ -140,18 +145,56 @@ void OfiTransport::flushControl(Peer& peer) {
     op.buffer = op.storage.data();
     op.bytes = op.storage.size();
     op.tag = kControlTag;
-    spendCredit(peer, op);
+    spendCredit(peer, op, rail);
   }
 }
 
-void OfiTransport::spendCredit(Peer& peer, Operation& op) {
+// A message sent again keeps its number and the credits it returns (the
+// peer acts on one copy only); every copy says what of the peer's we have.
+void OfiTransport::spendCredit(Peer& peer, Operation& op, int rail) {
   auto& header = *reinterpret_cast<ControlHeader*>(op.storage.data());
-  --peer.credits;
-  header.credits = std::exchange(peer.owed, 0);
+  --peer.control[static_cast<size_t>(rail)].credits;
+  op.rail = rail;
+  if (!op.resend) {
+    // Credits first for the rail the peer's control messages come on now.
+    size_t credited = peer.controlArrivals;
+    if (peer.control[credited].owed == 0)
+      credited = static_cast<size_t>(std::max_element(peer.control.begin(), peer.control.end(),
+                                                      [](const auto& a, const auto& b) { return a.owed < b.owed; }) -
+                                     peer.control.begin());
+    header.creditRail = static_cast<uint32_t>(credited);
+    header.credits = std::exchange(peer.control[credited].owed, 0);
+    if (failsOver() && header.kind != ControlKind::Bye) {
+      header.seq = ++peer.controlSent;
+      op.kept = true;
+      peer.unacked.push_back(&op);
+    }
+  }
+  op.grantedAt = Clock::now();
+  if (failsOver()) header.acked = peer.controlReceived;
   if (checksums_) sealControl(op.storage.data(), op.storage.size());
   op.awaitingCredit = false;
+  op.left = false;
   const bool reply = header.kind != ControlKind::Eager && header.kind != ControlKind::Rts;
   submit(op, reply);
+}
+
+// Ping and Pong go on the rail asked for, ahead of the queue and without a
+// credit (wire.h): they say whether that rail delivers, and must do so when
+// the credits that rail's lost messages were to return never come.
+void OfiTransport::sendPing(Peer& peer, int rail, ControlKind kind) {
+  Operation& op = pool_.take(OpKind::ControlSend, rail, peer.rank);
+  op.storage.resize(sizeof(ControlHeader));
+  auto& header = *reinterpret_cast<ControlHeader*>(op.storage.data());
+  header = {};
+  header.magic = kControlMagic;
+  header.kind = kind;
+  header.acked = peer.controlReceived;
+  if (checksums_) sealControl(op.storage.data(), op.storage.size());
+  op.buffer = op.storage.data();
+  op.bytes = op.storage.size();
+  op.tag = kControlTag;
+  submit(op, true);
 }
 
 void OfiTransport::postControlReceive(Operation& op) {

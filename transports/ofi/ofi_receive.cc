@@ -7,18 +7,35 @@
 
 namespace trnccl::transport::ofi {
 
-void OfiTransport::onControl(Peer& peer, const std::byte* data, size_t length) {
+void OfiTransport::onControl(Peer& peer, const std::byte* data, size_t length, int rail) {
   const ControlHeader& header = parseControl(data, length, eagerLimit_, checksums_);
-  if (header.credits > peer.maxCredits - peer.credits)
-    throwError(trncclRemoteError, "returned " + std::to_string(header.credits) + " credits while holding " +
-                                      std::to_string(peer.credits) + " of " + std::to_string(peer.maxCredits));
-  peer.credits += header.credits;
   peer.heardAt = Clock::now();
+  if (failsOver()) onAcked(peer, header.acked);
+  switch (header.kind) {
+    case ControlKind::Ping:
+      sendPing(peer, rail, ControlKind::Pong);
+      return;
+    case ControlKind::Pong:
+      onPong(peer, rail);
+      return;
+    default:
+      break;
+  }
+  peer.controlArrivals = static_cast<size_t>(rail);
+  if (failsOver() && header.kind != ControlKind::Bye && !firstCopy(peer, header)) return;  // acted on already
+  if (header.creditRail >= peer.control.size())
+    throwError(trncclRemoteError, "returned credits for rail " + std::to_string(header.creditRail) + " of " +
+                                      std::to_string(peer.control.size()));
+  ControlRail& credited = peer.control[header.creditRail];
+  if (header.credits > peer.maxCredits - credited.credits)
+    throwError(trncclRemoteError, "returned " + std::to_string(header.credits) + " credits while holding " +
+                                      std::to_string(credited.credits) + " of " + std::to_string(peer.maxCredits));
+  credited.credits += header.credits;
   if (header.kind == ControlKind::Bye) {
     peer.byeAfter = header.bytes;
     return;
   }
-  ++peer.controlReceived;
+  if (!failsOver()) ++peer.controlReceived;
   switch (header.kind) {
     case ControlKind::Eager:
     case ControlKind::Rts:
@@ -33,17 +50,30 @@ void OfiTransport::onControl(Peer& peer, const std::byte* data, size_t length) {
     case ControlKind::Done:
       onDone(peer, header);
       return;
-    case ControlKind::Ping: {
-      ControlHeader pong{};
-      pong.kind = ControlKind::Pong;
-      sendControl(peer, pong);
-      return;
-    }
     case ControlKind::Credit:
     case ControlKind::Bye:
+    case ControlKind::Ping:
     case ControlKind::Pong:
       return;
   }
+}
+
+// Over several rails: whether this is the first copy of a numbered message,
+// counting it among those had.
+bool OfiTransport::firstCopy(Peer& peer, const ControlHeader& header) {
+  const uint64_t seq = header.seq;
+  if (seq == 0) throwError(trncclRemoteError, "sent a control message without a number");
+  if (seq <= peer.controlReceived || peer.receivedAhead.contains(seq)) return false;
+  if (seq != peer.controlReceived + 1) {
+    peer.receivedAhead.insert(seq);
+    return true;
+  }
+  ++peer.controlReceived;
+  while (!peer.receivedAhead.empty() && *peer.receivedAhead.begin() == peer.controlReceived + 1) {
+    peer.receivedAhead.erase(peer.receivedAhead.begin());
+    ++peer.controlReceived;
+  }
+  return true;
 }
 
 void OfiTransport::onAnnouncement(Peer& peer, const ControlHeader& header, const std::byte* payload) {
@@ -149,6 +179,7 @@ void OfiTransport::grant() {
       cts.first = posted[i]->chunk;
       cts.count = static_cast<uint32_t>(run);
       cts.rail = static_cast<uint32_t>(posted[i]->rail);
+      cts.bytes = ++message.grants;
       sendControl(*message.peer, cts);
       i += run;
     }

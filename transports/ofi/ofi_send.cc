@@ -20,7 +20,7 @@ void OfiTransport::isend(Request& request) {
   message.request = &request;
   message.peer = &peer;
   message.chunks = static_cast<uint32_t>(chunks);
-  if (failsOver()) message.grantedChunks.assign(chunks, false);
+  if (failsOver()) message.grantOf.assign(chunks, 0);
   ControlHeader header{};
   header.kind = chunks == 0 ? ControlKind::Eager : ControlKind::Rts;
   header.tag = request.tag;
@@ -55,12 +55,17 @@ void OfiTransport::onCts(Peer& peer, const ControlHeader& header) {
   }
   auto* base = static_cast<std::byte*>(message.request->buffer);
   for (uint32_t chunk = header.first; chunk < header.first + header.count; ++chunk) {
-    if (!failsOver()) {
-      ++message.granted;
-    } else if (message.grantedChunks[chunk]) {
-      forget(message, chunk);  // asked for again, on another rail
+    if (failsOver()) {
+      // Control messages may arrive out of order: an older grant of a chunk
+      // asked for again must not take it back to the rail it left.
+      uint64_t& latest = message.grantOf[chunk];
+      if (header.bytes <= latest) continue;
+      if (latest != 0)
+        forget(message, chunk);  // asked for again, on another rail
+      else
+        ++message.granted;
+      latest = header.bytes;
     } else {
-      message.grantedChunks[chunk] = true;
       ++message.granted;
     }
     Operation& op = pool_.take(OpKind::DataSend, rail, peer.rank);

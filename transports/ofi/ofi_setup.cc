@@ -51,7 +51,8 @@ void OfiTransport::connect(const Options& options) {
     const size_t depth = rails_[0]->receiveQueueDepth();
     controlReceives_ = static_cast<uint32_t>(std::clamp<size_t>(
         depth > 0 ? depth / (2 * peerCount) : kMaxControlReceives, kMinControlReceives, kMaxControlReceives));
-    queues_[0].receiveLimit += controlReceives_ * peerCount;
+    for (size_t r = 0; r < (failsOver() ? rails_.size() : 1); ++r)
+      queues_[r].receiveLimit += controlReceives_ * peerCount;
   }
 
   // Collective, even for a rank without peers.
@@ -66,7 +67,8 @@ void OfiTransport::connect(const Options& options) {
     const RankCard& card = cards[static_cast<size_t>(r)];
     Peer& peer = peers_.emplace_back();
     peer.rank = r;
-    peer.credits = peer.maxCredits = card.controlReceives;
+    peer.maxCredits = card.controlReceives;
+    peer.control.resize(failsOver() ? rails_.size() : 1, ControlRail{card.controlReceives, 0, false});
     if (failsOver()) peer.rails.resize(rails_.size());
     const bool local = card.hostId == host;
     peer.process = PeerProcess(static_cast<pid_t>(card.pid), local);
@@ -84,10 +86,12 @@ void OfiTransport::connect(const Options& options) {
   }
 
   for (Peer& peer : peers_) {
-    for (uint32_t i = 0; i < controlReceives_; ++i) {
-      Operation& op = pool_.take(OpKind::ControlReceive, 0, peer.rank);
-      op.storage.resize(sizeof(ControlHeader) + eagerLimit_);
-      postControlReceive(op);
+    for (size_t r = 0; r < peer.control.size(); ++r) {
+      for (uint32_t i = 0; i < controlReceives_; ++i) {
+        Operation& op = pool_.take(OpKind::ControlReceive, static_cast<int>(r), peer.rank);
+        op.storage.resize(sizeof(ControlHeader) + eagerLimit_);
+        postControlReceive(op);
+      }
     }
   }
   pump();

@@ -62,7 +62,7 @@ void OfiTransport::cancelAll() {
         rails_[static_cast<size_t>(op->rail)]->release(op->lease);
         op->buffer = nullptr;
         op->bytes = 0;
-      } else if (op->awaitingCredit) {
+      } else if (op->awaitingCredit && !op->kept) {
         op->abandoned = true;  // its Eager or Rts never leaves
       }                        // else it holds a credit (and returns some): it goes, and is answered as a stale one
     }

@@ -52,9 +52,12 @@
 // into the sink once, in case their sends still come (a rendezvous send
 // waits for its receive: unanswered, it would hold its operation until the
 // transport closes); those that have not come within a stall period are
-// cancelled. Control messages stay on rail 0: a lost
-// rail 0 fails the job as a lost peer does (an error on every rank, within the
-// call's timeout).
+// cancelled. Control messages are numbered and kept until acknowledged
+// (wire.h): when one waits a stall period, the peer is pinged on every rail,
+// and a Pong over another rail that still lacks it means the control rail
+// lost it; everything unacknowledged goes again on the next rail
+// (loseControlRail), whose chunks move too. Control messages stay there
+// until that rail fails in turn.
 //
 // Failures: a failed completion (fi_cq_readerr) becomes an Error naming the
 // peer's rank and address and what the provider said; a peer found to have
@@ -75,6 +78,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -116,6 +120,13 @@ struct PeerRail {
   std::vector<std::pair<uint64_t, uint64_t>> strays;
 };
 
+// Control messages with one peer over one rail.
+struct ControlRail {
+  uint32_t credits = 0;  // control messages it can take from us now on this rail
+  uint32_t owed = 0;     // our control receives on it posted again, not yet reported
+  bool lost = false;     // more than one rail: our control messages stopped arriving over it
+};
+
 struct Peer {
   int rank = -1;
   std::vector<fi_addr_t> fiAddress;                  // per rail
@@ -126,19 +137,24 @@ struct Peer {
   std::unordered_map<Tag, Announcement> unexpected;  // arrivals no receive was posted for
   std::unordered_map<Tag, uint64_t> receiving;       // receives being filled: their numbers
   std::deque<Operation*> controlQueue;               // control messages waiting for credits
-  uint32_t credits = 0;                              // control messages it can take from us now
-  uint32_t maxCredits = 0;                           // the control receives it keeps posted for us
-  uint32_t owed = 0;                                 // our control receives for it posted again, not yet reported
-  uint64_t controlSent = 0, controlReceived = 0;
-  std::optional<uint64_t> byeAfter;  // it closed after sending this many control messages
-  int outstanding = 0;               // user requests in progress with it
-  int draining = 0;                  // cancelled operations cancelAll waits for
-  std::optional<Error> failure;      // why requests with it can no longer complete
-  std::vector<PeerRail> rails;       // more than one rail: how each delivers from it
-  uint32_t nextRail = 0;             // round robin over the rails that deliver
-  Clock::time_point heardAt;         // its last control message
-  Clock::time_point pingedAt;        // our last Ping to it
+  std::vector<ControlRail> control;                  // per rail (one entry over one rail)
+  uint32_t maxCredits = 0;                           // the control receives it keeps posted for us, per rail
+  size_t controlArrivals = 0;                        // the rail its last control message came on
+  uint64_t controlSent = 0, controlReceived = 0;     // over several rails: numbered; had without a gap
+  std::set<uint64_t> receivedAhead;                  // more than one rail: numbers had after a gap
+  std::deque<Operation*> unacked;                    // more than one rail: numbered, kept until acknowledged
+  uint64_t acked = 0;                                // of ours, the most it has acknowledged
+  std::optional<uint64_t> byeAfter;                  // it closed after sending this many control messages
+  int outstanding = 0;                               // user requests in progress with it
+  int draining = 0;                                  // cancelled operations cancelAll waits for
+  std::optional<Error> failure;                      // why requests with it can no longer complete
+  std::vector<PeerRail> rails;                       // more than one rail: how each delivers from it
+  uint32_t nextRail = 0;                             // round robin over the rails that deliver
+  Clock::time_point heardAt;                         // its last control message
+  Clock::time_point pingedAt;                        // our last Ping to it
   bool closed() const { return byeAfter && controlReceived >= *byeAfter; }
+  // The rail our control messages go on: the first not lost.
+  int controlRail() const;
 };
 
 // A send in progress: its control message, then its chunks.
@@ -148,8 +164,8 @@ struct OutgoingMessage {
   uint32_t chunks = 0;   // 0: eager
   uint32_t granted = 0;  // chunks the receiver asked for
   uint32_t finished = 0;
-  std::vector<bool> grantedChunks;  // more than one rail: a chunk asked for again counts once
-  std::vector<Operation*> ops;      // queued or posted
+  std::vector<uint64_t> grantOf;  // more than one rail: per chunk, the latest Cts asking for it (0: none)
+  std::vector<Operation*> ops;    // queued or posted
 };
 
 // A receive matched with an announced message, being filled chunk by chunk.
@@ -162,6 +178,7 @@ struct IncomingMessage {
   uint32_t dataChecksum = 0;  // the sender's CRC-32 of it (checksums on)
   uint32_t chunks = 0;
   uint32_t nextChunk = 0;  // the next to post a receive for
+  uint64_t grants = 0;     // the Cts sent for it
   uint32_t finished = 0;
   bool withdrawn = false;               // a marker arrived: the sender cancelled it
   std::vector<Operation*> newlyPosted;  // posted, not yet promised in a Cts
@@ -211,7 +228,7 @@ class OfiTransport final : public Transport {
   Operation& sendControl(Peer& peer, const ControlHeader& header, const void* payload = nullptr,
                          size_t payloadBytes = 0, OutgoingMessage* message = nullptr);
   void flushControl(Peer& peer);
-  void spendCredit(Peer& peer, Operation& op);
+  void spendCredit(Peer& peer, Operation& op, int rail);
   void postControlReceive(Operation& op);
   // Completions (ofi_completion.cc).
   void poll();
@@ -219,7 +236,16 @@ class OfiTransport final : public Transport {
   void onFailedOperation(Operation& op, const RawCompletion& completion);
   bool failOverChunk(Peer& peer, Operation& op, const RawCompletion& completion);
   // Receiving (ofi_receive.cc).
-  void onControl(Peer& peer, const std::byte* data, size_t length);
+  void onControl(Peer& peer, const std::byte* data, size_t length, int rail);
+  bool firstCopy(Peer& peer, const ControlHeader& header);
+  void onAcked(Peer& peer, uint64_t acked);
+  void onPong(Peer& peer, int rail);
+  void loseControlRail(Peer& peer, const std::string& why);
+  void sendPing(Peer& peer, int rail, ControlKind kind);
+  void pingPeer(Peer& peer, Clock::time_point now);
+  void sendAgain(Peer& peer, Operation& op);
+  void onControlSent(Peer& peer, Operation& op);
+  Operation& copyOf(Operation& op);
   void onAnnouncement(Peer& peer, const ControlHeader& header, const std::byte* payload);
   void match(Peer& peer, Request& receive, const Announcement& announced, const std::byte* payload);
   void postChunks(IncomingMessage& message, uint64_t number);

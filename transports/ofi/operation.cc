@@ -28,7 +28,7 @@ void OperationPool::give(Operation& op) {
   op.tag = 0;
   op.message = 0;
   op.chunk = 0;
-  op.awaitingCredit = op.posted = op.abandoned = op.granted = op.draining = false;
+  op.awaitingCredit = op.posted = op.abandoned = op.granted = op.draining = op.resend = op.kept = op.left = false;
   op.grantedAt = {};
   op.lease = {};
   op.storage = std::move(storage);

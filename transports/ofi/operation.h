@@ -47,12 +47,16 @@ struct Operation {
   uint64_t tag = 0;      // the libfabric tag
   uint64_t message = 0;  // data: the send's or the receive's number
   uint32_t chunk = 0;
-  bool awaitingCredit = false;                      // control sends: still in the peer's credit queue
-  bool posted = false;                              // handed to the provider, not yet completed
-  bool abandoned = false;                           // cancelled while queued: recycle instead of posting
-  bool granted = false;                             // data receives: a Cts promised the sender this chunk
-  bool draining = false;                            // cancelled while posted: cancelAll waits for it
-  std::chrono::steady_clock::time_point grantedAt;  // data receives: when the Cts promising it went out
+  bool awaitingCredit = false;  // control sends: still in the peer's credit queue
+  bool posted = false;          // handed to the provider, not yet completed
+  bool abandoned = false;       // cancelled while queued: recycle instead of posting
+  bool granted = false;         // data receives: a Cts promised the sender this chunk
+  bool resend = false;          // control sends: a kept copy going out again (its header stays)
+  bool kept = false;            // control sends: numbered, among the peer's unacknowledged
+  bool left = false;            // control sends: completed since last queued
+  bool draining = false;        // cancelled while posted: cancelAll waits for it
+  // Data receives: when the Cts promising it went out; control sends: when they left.
+  std::chrono::steady_clock::time_point grantedAt;
   RegistrationCache::Lease lease;
   std::vector<std::byte> storage;  // control messages; data receives over several rails: the chunk
 };

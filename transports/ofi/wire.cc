@@ -55,6 +55,7 @@ const ControlHeader& parseControl(const std::byte* data, size_t length, size_t e
                                         " bytes that arrived corrupted (" + checksumsDiffer(arrived, h.checksum) + ")");
   }
   if (h.magic != kControlMagic) malformed("bad magic " + std::to_string(h.magic));
+  if (h.creditRail >= kMaxRails) malformed("credits for rail " + std::to_string(h.creditRail));
   const size_t payload = length - sizeof(ControlHeader);
   switch (h.kind) {
     case ControlKind::Eager:

@@ -1,15 +1,16 @@
 // Rail failover and failback of the libfabric transport, for real: two ranks
 // in two emulated hosts (network namespaces) joined by two links, over the
 // tcp provider with a rail on each (TRNCCL_SOCKET_IFNAME=veth selects both
-// interfaces). Link 1 goes down in the middle of a large exchange (link 0
-// carries the control messages, which do not move: losing it is an error on
-// every rank, as a lost peer is); every
+// interfaces). A link goes down in the middle of a large exchange (link 0
+// carries the control messages: they move too); every
 // message must still arrive intact, the rail must show as down, and once the
 // link is back the rail must carry chunks again. Needs root and iproute2's
-// `ip`, like the tcp transport's rail test. The heap may grow by what the lost
-// rail still holds: receives the provider could not withdraw (a rendezvous
-// under way when the link went down) keep their chunk buffers until it
-// completes them, and the sink takes the sends it held once it is back.
+// `ip`, like the tcp transport's rail test. The heap may grow by what
+// failing over leaves: the pool keeps up to a window of chunk buffers per
+// rail and peer (more of them in use after a failover than before: receives
+// the provider could not withdraw, and their replacements), and the sink
+// that takes the sends a lost rail held is allocated once. Measured here:
+// +1 to +7.3 MB with 1 MiB chunks, the same after 3 s more of progress.
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -30,6 +31,8 @@ TEST_CASE(
     "once back carries chunks again, with no descriptors left behind and the heap grown by at most what the lost rail "
     "held",
     "[ofi][rails]") {
+  const int lost = GENERATE(0, 1);
+  CAPTURE(lost);
   TwoHosts hosts(2);
   ScopedEnv provider("TRNCCL_OFI_PROVIDER", "tcp;ofi_rxm"), ifname("TRNCCL_SOCKET_IFNAME", "veth");
   ScopedEnv rails("TRNCCL_OFI_RAILS", "2"), stall("TRNCCL_OFI_RAIL_STALL_MS", "300");
@@ -38,7 +41,7 @@ TEST_CASE(
     hosts.enter(rank);
     auto t = transport::createOfiTransport(optionsFor(oob, jobKey));
     constexpr uint64_t kChunk = uint64_t{1} << 20;  // TRNCCL_OFI_CHUNK_BYTES' default
-    failOverAndBack(hosts, rank, oob, *t, 1,
-                    (transport::ofi::kChunksInFlightPerRail + 1) * kChunk + 64 * sizeof(transport::ofi::Operation));
+    failOverAndBack(hosts, rank, oob, *t, lost,
+                    (2 * transport::ofi::kChunksInFlightPerRail + 1) * kChunk + 64 * sizeof(transport::ofi::Operation));
   }));
 }
