@@ -1,7 +1,7 @@
 // The libfabric transport's control messages as they arrive from a peer:
 // parseControl judges them, with and without checksums (the last input byte
 // picks). What it accepts follows its kind's rules, so the transport can
-// trust sizes and chunk numbers without checking them again; and a message it
+// trust sizes, chunk numbers and rails without checking them again; and a message it
 // accepts, once sealed, is accepted with checksums, while the same message
 // with any one byte changed is refused (CRC-32 catches every error of up to
 // 32 consecutive bits).
@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "tests/fuzz/fuzz_check.h"
+#include "transports/ofi/config.h"
 #include "transports/ofi/wire.h"
 
 namespace {
@@ -41,7 +42,8 @@ void checkValid(const ControlHeader& h, size_t length) {
   FUZZ_CHECK(payload == 0);
   if (h.kind == ControlKind::Rts) FUZZ_CHECK(h.bytes > kEagerLimit);
   if (h.kind == ControlKind::Cts) FUZZ_CHECK(h.count > 0 && uint64_t{h.first} + h.count <= kMaxChunks);
-  if (h.kind == ControlKind::Cts) FUZZ_CHECK(h.receive < kMaxReceiveId);
+  if (h.kind == ControlKind::Cts) FUZZ_CHECK(h.receive < kMaxReceiveId && h.rail < kMaxRails);
+  FUZZ_CHECK(h.creditRail < kMaxRails);
 }
 
 }  // namespace

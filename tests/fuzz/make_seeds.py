@@ -41,10 +41,10 @@ def tcp_frame(kind, seq, tag=0, total=0, offset=0, length=0, number=0):  # tcp::
 
 
 def ofi_control(kind, tag=0, size=0, send=0, receive=0, first=0, count=0, credits=0, payload=b"",
-                sealed=False):  # ofi::ControlHeader, then the flag byte fuzz_ofi_control reads
-    def pack(checksum):
-        return struct.pack("<IIQQQQIIIIII", 0x49464F54, kind, tag, size, send, receive, first, count, credits,
-                           checksum, 0, 0) + payload
+                sealed=False, rail=0, seq=0, acked=0, credit_rail=0):  # ofi::ControlHeader, then the flag byte
+    def pack(checksum):                                                     # fuzz_ofi_control reads
+        return struct.pack("<IIQQQQIIIIIIQQII", 0x49464F54, kind, tag, size, send, receive, first, count, credits,
+                           checksum, 0, rail, seq, acked, credit_rail, 0) + payload
     message = pack(zlib.crc32(pack(0)) if sealed else 0)
     return message + (b"\x01" if sealed else b"\x00")
 
@@ -91,7 +91,7 @@ def seeds():
         "data_numbered": tcp_frame(data, 2, tag=9, total=1 << 20, length=512 * 1024, number=17),
         "ack": tcp_frame(ack, 5),
     }
-    o_eager, o_rts, o_cts, o_nack, o_credit, o_bye = range(1, 7)
+    o_eager, o_rts, o_cts, o_nack, o_credit, o_bye, o_done, o_ping, o_pong = range(1, 10)
     yield "fuzz_ofi_control", {
         "eager": ofi_control(o_eager, tag=9, size=5, send=1, credits=2, payload=b"hello"),
         "eager_sealed": ofi_control(o_eager, tag=9, size=5, send=1, payload=b"hello", sealed=True),
@@ -100,6 +100,12 @@ def seeds():
         "nack": ofi_control(o_nack, size=4096, send=3),
         "credit": ofi_control(o_credit, credits=4),
         "bye": ofi_control(o_bye, size=12),
+        # Over several rails: numbered, acknowledged, credits for another rail.
+        "cts_rail1": ofi_control(o_cts, send=2, receive=4, first=3, count=1, size=2, rail=1, seq=7, acked=5,
+                                 credits=1, credit_rail=1),
+        "done": ofi_control(o_done, send=2, size=1 << 20, seq=8, acked=5),
+        "ping": ofi_control(o_ping, acked=5),
+        "pong_sealed": ofi_control(o_pong, acked=6, sealed=True),
     }
     yield "fuzz_tcp_hello", {"rank0": tcp_hello(0, 8), "rank2_socket1": tcp_hello(2, 8, 1)}
     # FuzzedDataProvider takes integers from the end: the last byte picks the
