@@ -17,12 +17,24 @@ cd "$(dirname "$0")/.."
 . bench/runs.sh
 . bench/mpis.sh
 max=${MAX:-64M}
+# A size with an optional K, M or G suffix, in bytes.
+bytes() {
+  local n=${1%[KkMmGg]}
+  case $1 in
+    *[Kk]) echo $((n << 10)) ;; *[Mm]) echo $((n << 20)) ;; *[Gg]) echo $((n << 30)) ;; *) echo "$1" ;;
+  esac
+}
+max_bytes=$(bytes "$max")
+small_end=$((max_bytes < 32768 ? max_bytes : 32768))
 for run in $(seq "$runs"); do
   # The sweep by 4 from 8 B, and the largest size on its own (64 MiB is not 8 B times a power of 4).
   "$build"/bin/trnccl-floor -b 8 -e "$max" -f 4 >"$out/floor.$run.txt"
   "$build"/bin/trnccl-floor -b "$max" -e "$max" >"$out/floor.max.$run.txt"
-  perf_under openmpi 2 all_reduce -b 8 -e 32K -f 4 -n 20000 -w 500 -z 1 "$@" >"$out/perf.small.$run.txt"
-  perf_under openmpi 2 all_reduce -b 128K -e "$max" -f 4 -z 1 "$@" >"$out/perf.large.$run.txt"
+  perf_under openmpi 2 all_reduce -b 8 -e "$small_end" -f 4 -n 20000 -w 500 -z 1 "$@" >"$out/perf.small.$run.txt"
+  # Sizes from 128 KiB, where there are any.
+  if ((max_bytes >= 131072)); then
+    perf_under openmpi 2 all_reduce -b 128K -e "$max" -f 4 -z 1 "$@" >"$out/perf.large.$run.txt"
+  fi
   perf_under openmpi 2 all_reduce -b "$max" -e "$max" -z 1 "$@" >"$out/perf.max.$run.txt"
 done
 printf "# 2 ranks, %s runs, load average at the end %s\n" "$runs" "$(cut -d' ' -f1-3 /proc/loadavg)"
