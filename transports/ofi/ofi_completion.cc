@@ -2,8 +2,6 @@
 // layer when it is on) and dispatching each completion.
 #include <rdma/fi_errno.h>
 
-#include <algorithm>
-
 #include "base/log.h"
 #include "transports/ofi/fi_error.h"
 #include "transports/ofi/ofi_transport_internal.h"
@@ -79,7 +77,7 @@ void OfiTransport::onCompletion(const RawCompletion& completion) {
         return;
       }
       // A Ping or Pong spent no credit: its receive, posted again, returns none.
-      const ControlKind kind = reinterpret_cast<const ControlHeader*>(op.storage.data())->kind;
+      const ControlKind kind = headerOf(op).kind;
       postControlReceive(op);
       if (kind != ControlKind::Ping && kind != ControlKind::Pong) ++peer.control[static_cast<size_t>(op.rail)].owed;
       return;
@@ -131,10 +129,7 @@ void OfiTransport::onFailedOperation(Operation& op, const RawCompletion& complet
 // rail's other chunks; a send is forgotten (the receiver asks again when
 // the chunk does not arrive).
 bool OfiTransport::failOverChunk(Peer& peer, Operation& op, const RawCompletion& completion) {
-  const bool another = std::any_of(peer.rails.begin(), peer.rails.end(), [&](const PeerRail& rail) {
-    return !rail.lost && &rail != &peer.rails[static_cast<size_t>(op.rail)];
-  });
-  if (!another || peer.failure) return false;
+  if (!peer.anotherRailDelivers(op.rail) || peer.failure) return false;
   const std::string why = completionError({describe(op.kind), rank_, peer.rank, peer.addressText, completion.err,
                                            completion.providerMessage})
                               .what();
@@ -170,7 +165,7 @@ bool OfiTransport::failOverChunk(Peer& peer, Operation& op, const RawCompletion&
 void OfiTransport::onControlSent(Peer& peer, Operation& op) {
   op.left = true;
   if (op.request != nullptr) {  // a Done: its receive is complete
-    complete(peer, *op.request, reinterpret_cast<const ControlHeader*>(op.storage.data())->bytes);
+    complete(peer, *op.request, headerOf(op).bytes);
     std::erase(dones_, &op);
     op.request = nullptr;
   }

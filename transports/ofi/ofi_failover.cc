@@ -15,6 +15,18 @@ int Peer::controlRail() const {
   return 0;
 }
 
+size_t Peer::mostOwedRail() const {
+  return static_cast<size_t>(
+      std::max_element(control.begin(), control.end(), [](const auto& a, const auto& b) { return a.owed < b.owed; }) -
+      control.begin());
+}
+
+bool Peer::anotherRailDelivers(int rail) const {
+  for (size_t r = 0; r < rails.size(); ++r)
+    if (static_cast<int>(r) != rail && !rails[r].lost) return true;
+  return false;
+}
+
 int OfiTransport::railFor(Peer& peer) {
   if (!failsOver()) return 0;
   const auto now = Clock::now();
@@ -70,14 +82,11 @@ void OfiTransport::watchRails() {
       if (waitingSince == Clock::time_point::max() || now - waitingSince < stall ||
           now - peer.rails[r].lastArrival < stall)
         continue;
+      // The last rail keeps its chunks: the call's timeout decides.
+      if (!peer.anotherRailDelivers(static_cast<int>(r))) continue;
       Clock::time_point heard = peer.heardAt;
-      bool another = false;
-      for (size_t other = 0; other < rails; ++other) {
-        if (other == r) continue;
-        heard = std::max(heard, peer.rails[other].lastArrival);
-        another = another || !peer.rails[other].lost;
-      }
-      if (!another) continue;  // the last rail keeps its chunks: the call's timeout decides
+      for (size_t other = 0; other < rails; ++other)
+        if (other != r) heard = std::max(heard, peer.rails[other].lastArrival);
       if (heard >= waitingSince + stall) {
         loseRail(peer, static_cast<int>(r),
                  "a chunk waited " +
@@ -114,7 +123,7 @@ void OfiTransport::onAcked(Peer& peer, uint64_t acked) {
                                       std::to_string(peer.controlSent) + " sent to it");
   peer.acked = acked;
   std::erase_if(peer.unacked, [&](Operation* op) {
-    if (reinterpret_cast<const ControlHeader*>(op->storage.data())->seq > acked) return false;
+    if (headerOf(*op).seq > acked) return false;
     op->kept = false;
     if (op->posted) return true;
     if (op->left)
@@ -160,10 +169,8 @@ void OfiTransport::loseControlRail(Peer& peer, const std::string& why) {
   });
   if (!another) return;  // the last rail keeps them: the call's timeout decides
   peer.control[static_cast<size_t>(from)].lost = true;
-  std::sort(peer.unacked.begin(), peer.unacked.end(), [](const Operation* a, const Operation* b) {
-    return reinterpret_cast<const ControlHeader*>(a->storage.data())->seq <
-           reinterpret_cast<const ControlHeader*>(b->storage.data())->seq;
-  });
+  std::sort(peer.unacked.begin(), peer.unacked.end(),
+            [](const Operation* a, const Operation* b) { return headerOf(*a).seq < headerOf(*b).seq; });
   TRNCCL_WARN("ofi: rank %d: control messages to %s stopped arriving over rail %d (%s) (%s); they go on rail %d (%s)",
               rank_, peer.name.c_str(), from, rails_[static_cast<size_t>(from)]->domainName().c_str(), why.c_str(),
               peer.controlRail(), rails_[static_cast<size_t>(peer.controlRail())]->domainName().c_str());
@@ -237,19 +244,17 @@ void OfiTransport::loseRail(Peer& peer, int rail, const std::string& why) {
       } else {
         std::erase(q.receives, op);
       }
-      moveChunk(*op);
+      moveChunk(peer, *op);
     }
   }
 }
 
 // A chunk's receive, not posted (any more), goes to a rail that delivers;
 // once posted there it is granted again (grant()).
-void OfiTransport::moveChunk(Operation& op) {
-  if (op.granted)
-    peerOfRank_[static_cast<size_t>(op.peer)]->rails[static_cast<size_t>(op.rail)].strays.emplace_back(op.tag,
-                                                                                                       op.bytes);
+void OfiTransport::moveChunk(Peer& peer, Operation& op) {
+  if (op.granted) peer.rails[static_cast<size_t>(op.rail)].strays.emplace_back(op.tag, op.bytes);
   op.granted = false;
-  op.rail = railFor(*peerOfRank_[static_cast<size_t>(op.peer)]);
+  op.rail = railFor(peer);
   submit(op, true);
 }
 

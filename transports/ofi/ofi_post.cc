@@ -76,7 +76,7 @@ ssize_t OfiTransport::post(Operation& op) {
   const fi_addr_t address = peer.fiAddress[static_cast<size_t>(op.rail)];
   switch (op.kind) {
     case OpKind::ControlSend: {
-      auto& header = *reinterpret_cast<ControlHeader*>(op.storage.data());
+      ControlHeader& header = headerOf(op);
       // A Bye counts what went before it, so it is filled in as it leaves.
       if (header.kind == ControlKind::Bye) header.bytes = peer.controlSent;
       const ssize_t rc = rail.send(op.buffer, op.bytes, op.lease.desc, address, kControlTag, &op.context);
@@ -92,17 +92,25 @@ ssize_t OfiTransport::post(Operation& op) {
   return -FI_EINVAL;
 }
 
-Operation& OfiTransport::sendControl(Peer& peer, const ControlHeader& header, const void* payload, size_t payloadBytes,
-                                     OutgoingMessage* message) {
-  Operation& op = pool_.take(OpKind::ControlSend, 0, peer.rank);
+// A control message's operation, not yet queued: the header (its magic set)
+// and the payload in its own storage.
+Operation& OfiTransport::controlOperation(Peer& peer, int rail, const ControlHeader& header, const void* payload,
+                                          size_t payloadBytes) {
+  Operation& op = pool_.take(OpKind::ControlSend, rail, peer.rank);
   op.storage.resize(sizeof header + payloadBytes);
-  auto& stored = *reinterpret_cast<ControlHeader*>(op.storage.data());
+  ControlHeader& stored = headerOf(op);
   stored = header;
   stored.magic = kControlMagic;
   if (payloadBytes > 0) std::memcpy(op.storage.data() + sizeof header, payload, payloadBytes);
   op.buffer = op.storage.data();
   op.bytes = op.storage.size();
   op.tag = kControlTag;
+  return op;
+}
+
+Operation& OfiTransport::sendControl(Peer& peer, const ControlHeader& header, const void* payload, size_t payloadBytes,
+                                     OutgoingMessage* message) {
+  Operation& op = controlOperation(peer, 0, header, payload, payloadBytes);
   if (message != nullptr) {
     op.message = header.send;
     message->ops.push_back(&op);
@@ -126,42 +134,29 @@ void OfiTransport::flushControl(Peer& peer) {
       pool_.give(op);
       continue;
     }
-    const bool bye = reinterpret_cast<ControlHeader*>(op.storage.data())->kind == ControlKind::Bye;
+    const bool bye = headerOf(op).kind == ControlKind::Bye;
     if (control.credits < (bye ? 1u : 2u)) break;  // the last credit is for returning credits
     peer.controlQueue.pop_front();
     spendCredit(peer, op, rail);
   }
   const uint32_t threshold = std::max(1u, controlReceives_ / 2);
-  const uint32_t owed = std::max_element(peer.control.begin(), peer.control.end(), [](const auto& a, const auto& b) {
-                          return a.owed < b.owed;
-                        })->owed;
+  const uint32_t owed = peer.control[peer.mostOwedRail()].owed;
   if (owed >= threshold && control.credits >= 1 && (peer.controlQueue.empty() || control.credits < 2)) {
-    Operation& op = pool_.take(OpKind::ControlSend, 0, peer.rank);
-    op.storage.resize(sizeof(ControlHeader));
-    auto& header = *reinterpret_cast<ControlHeader*>(op.storage.data());
-    header = {};
-    header.magic = kControlMagic;
-    header.kind = ControlKind::Credit;
-    op.buffer = op.storage.data();
-    op.bytes = op.storage.size();
-    op.tag = kControlTag;
-    spendCredit(peer, op, rail);
+    ControlHeader credit{};
+    credit.kind = ControlKind::Credit;
+    spendCredit(peer, controlOperation(peer, rail, credit), rail);
   }
 }
 
 // A message sent again keeps its number and the credits it returns (the
 // peer acts on one copy only); every copy says what of the peer's we have.
 void OfiTransport::spendCredit(Peer& peer, Operation& op, int rail) {
-  auto& header = *reinterpret_cast<ControlHeader*>(op.storage.data());
+  ControlHeader& header = headerOf(op);
   --peer.control[static_cast<size_t>(rail)].credits;
   op.rail = rail;
   if (!op.resend) {
     // Credits first for the rail the peer's control messages come on now.
-    size_t credited = peer.controlArrivals;
-    if (peer.control[credited].owed == 0)
-      credited = static_cast<size_t>(std::max_element(peer.control.begin(), peer.control.end(),
-                                                      [](const auto& a, const auto& b) { return a.owed < b.owed; }) -
-                                     peer.control.begin());
+    const size_t credited = peer.control[peer.controlArrivals].owed > 0 ? peer.controlArrivals : peer.mostOwedRail();
     header.creditRail = static_cast<uint32_t>(credited);
     header.credits = std::exchange(peer.control[credited].owed, 0);
     if (failsOver() && header.kind != ControlKind::Bye) {
@@ -183,17 +178,11 @@ void OfiTransport::spendCredit(Peer& peer, Operation& op, int rail) {
 // credit (wire.h): they say whether that rail delivers, and must do so when
 // the credits that rail's lost messages were to return never come.
 void OfiTransport::sendPing(Peer& peer, int rail, ControlKind kind) {
-  Operation& op = pool_.take(OpKind::ControlSend, rail, peer.rank);
-  op.storage.resize(sizeof(ControlHeader));
-  auto& header = *reinterpret_cast<ControlHeader*>(op.storage.data());
-  header = {};
-  header.magic = kControlMagic;
+  ControlHeader header{};
   header.kind = kind;
   header.acked = peer.controlReceived;
+  Operation& op = controlOperation(peer, rail, header);
   if (checksums_) sealControl(op.storage.data(), op.storage.size());
-  op.buffer = op.storage.data();
-  op.bytes = op.storage.size();
-  op.tag = kControlTag;
   submit(op, true);
 }
 

@@ -80,8 +80,7 @@ void OfiTransport::onCts(Peer& peer, const ControlHeader& header) {
   }
 }
 
-// The chunk's earlier operation no longer counts: posted, its completion
-// belongs to no message; queued, it is never posted.
+// The chunk's earlier operation no longer counts.
 void OfiTransport::forget(OutgoingMessage& message, uint32_t chunk) {
   auto earlier = std::find_if(message.ops.begin(), message.ops.end(), [chunk](const Operation* op) {
     return op->kind == OpKind::DataSend && op->chunk == chunk;
@@ -89,6 +88,12 @@ void OfiTransport::forget(OutgoingMessage& message, uint32_t chunk) {
   if (earlier == message.ops.end()) return;  // it completed (or failed) already
   Operation& op = **earlier;
   message.ops.erase(earlier);
+  detach(op);
+}
+
+// A send's operation belongs to no message any more: posted, its completion
+// only recycles it; queued, it is never posted.
+void OfiTransport::detach(Operation& op) {
   op.message = 0;
   if (!op.posted) op.abandoned = true;
 }
@@ -104,10 +109,7 @@ void OfiTransport::onDone(Peer& peer, const ControlHeader& header) {
     return;
   }
   // Every chunk arrived: operations still posted no longer read the buffer.
-  for (Operation* op : message.ops) {
-    op->message = 0;
-    if (!op->posted) op->abandoned = true;
-  }
+  for (Operation* op : message.ops) detach(*op);
   complete(peer, *message.request, message.request->bytes);
   sends_.erase(entry);
 }

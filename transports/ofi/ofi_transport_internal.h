@@ -155,6 +155,10 @@ struct Peer {
   bool closed() const { return byeAfter && controlReceived >= *byeAfter; }
   // The rail our control messages go on: the first not lost.
   int controlRail() const;
+  // The rail whose control receives we have posted again most, unreported.
+  size_t mostOwedRail() const;
+  // More than one rail: whether a rail other than `rail` still delivers from it.
+  bool anotherRailDelivers(int rail) const;
 };
 
 // A send in progress: its control message, then its chunks.
@@ -184,6 +188,12 @@ struct IncomingMessage {
   std::vector<Operation*> newlyPosted;  // posted, not yet promised in a Cts
   std::vector<Operation*> ops;          // queued or posted
 };
+
+// A control message's header, at the start of its operation's storage.
+inline ControlHeader& headerOf(Operation& op) { return *reinterpret_cast<ControlHeader*>(op.storage.data()); }
+inline const ControlHeader& headerOf(const Operation& op) {
+  return *reinterpret_cast<const ControlHeader*>(op.storage.data());
+}
 
 struct RailQueues {
   std::deque<Operation*> sends, receives;
@@ -225,6 +235,8 @@ class OfiTransport final : public Transport {
   void pump();
   void postQueued(int rail, bool sends);
   ssize_t post(Operation& op);
+  Operation& controlOperation(Peer& peer, int rail, const ControlHeader& header, const void* payload = nullptr,
+                              size_t payloadBytes = 0);
   Operation& sendControl(Peer& peer, const ControlHeader& header, const void* payload = nullptr,
                          size_t payloadBytes = 0, OutgoingMessage* message = nullptr);
   void flushControl(Peer& peer);
@@ -260,12 +272,13 @@ class OfiTransport final : public Transport {
   void onChunkSent(Operation& op);
   void onDone(Peer& peer, const ControlHeader& header);
   void forget(OutgoingMessage& message, uint32_t chunk);
+  void detach(Operation& op);
   // Rail failover (ofi_failover.cc).
   bool failsOver() const { return rails_.size() > 1; }
   int railFor(Peer& peer);
   void watchRails();
   void loseRail(Peer& peer, int rail, const std::string& why);
-  void moveChunk(Operation& op);
+  void moveChunk(Peer& peer, Operation& op);
   void heardOnRail(Peer& peer, int rail);
   void drainStrays(Peer& peer, int rail);
   // Failures and waiting (ofi_failures.cc, ofi_wait.cc).
