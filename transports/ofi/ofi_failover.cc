@@ -185,7 +185,9 @@ void OfiTransport::loseControlRail(Peer& peer, const std::string& why) {
       sendAgain(peer, op);
     }
   }
-  if (!peer.rails[static_cast<size_t>(from)].lost) loseRail(peer, from, "its control messages were lost");
+  // Its chunks move too, unless it is the last rail that delivers them.
+  if (!peer.rails[static_cast<size_t>(from)].lost && peer.anotherRailDelivers(from))
+    loseRail(peer, from, "its control messages were lost");
 }
 
 // A kept control message goes out again, first in the peer's queue.

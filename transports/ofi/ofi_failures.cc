@@ -42,9 +42,12 @@ void OfiTransport::checkLiveness(bool everyPeer) {
   lastLivenessCheck_ = now;
   for (Peer& peer : peers_) {
     if (peer.failure || (!everyPeer && peer.outstanding == 0 && peer.draining == 0)) continue;
-    if (peer.process.hasExited())
+    if (!peer.process.hasExited()) continue;
+    if (peer.outstanding > 0 || peer.draining > 0)
       failPeer(peer, Error(trncclRemoteError, peer.name + " exited while rank " + std::to_string(rank_) +
                                                   " still had requests outstanding with it"));
+    else  // closing
+      failPeer(peer, Error(trncclRemoteError, peer.name + " exited before its goodbye arrived"));
   }
 }
 

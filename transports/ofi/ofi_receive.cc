@@ -10,6 +10,7 @@ namespace trnccl::transport::ofi {
 void OfiTransport::onControl(Peer& peer, const std::byte* data, size_t length, int rail) {
   const ControlHeader& header = parseControl(data, length, eagerLimit_, checksums_);
   peer.heardAt = Clock::now();
+  heardOnRail(peer, rail);  // a rail that carries control messages is no dead link, only slow
   if (failsOver()) onAcked(peer, header.acked);
   switch (header.kind) {
     case ControlKind::Ping:
@@ -205,6 +206,23 @@ void OfiTransport::onChunkReceived(Operation& op, size_t length, bool cancelled)
   if (op.draining) {
     op.draining = false;
     --peer.draining;
+  }
+  if (cancelled && message.request != nullptr) {
+    // Only cancelAll cancels a live message's receive, so the provider
+    // withdrew it (rxm does when a link breaks under a rendezvous). Its
+    // chunk still has to arrive, and never through the shared sink: what
+    // lands there may be another chunk's.
+    const std::string why = "the provider withdrew the receive of chunk " + std::to_string(op.chunk) +
+                            " of a message (tag " + std::to_string(message.tag) + ") on rail " +
+                            std::to_string(op.rail);
+    if (failsOver() && peer.anotherRailDelivers(op.rail) && !peer.failure) {
+      message.ops.push_back(&op);
+      loseRail(peer, op.rail, why);  // moves this chunk too: it is in the message, no longer posted
+    } else {
+      failPeer(peer, Error(trncclRemoteError, peer.name + ": " + why));
+      pool_.give(op);
+    }
+    return;
   }
   if (cancelled && op.granted) {
     // The sender was promised this chunk and will send it: into the sink.

@@ -1,6 +1,7 @@
 // The libfabric transport: sending messages, eagerly or chunk by chunk as the
 // receiver asks for them.
 #include <algorithm>
+#include <cstring>
 
 #include "transports/ofi/ofi_transport_internal.h"
 
@@ -70,8 +71,17 @@ void OfiTransport::onCts(Peer& peer, const ControlHeader& header) {
     }
     Operation& op = pool_.take(OpKind::DataSend, rail, peer.rank);
     const uint64_t offset = uint64_t{chunk} * chunkBytes_;
-    op.buffer = base + offset;
     op.bytes = std::min(chunkBytes_, message.request->bytes - offset);
+    if (failsOver()) {
+      // A chunk asked for again leaves its earlier send with the provider,
+      // which may read it whenever the lost link comes back, long after the
+      // user has the buffer back: every chunk goes from a copy of its own.
+      pool_.takeChunkBuffer(op, op.bytes);
+      std::memcpy(op.storage.data(), base + offset, op.bytes);
+      op.buffer = op.storage.data();
+    } else {
+      op.buffer = base + offset;
+    }
     op.tag = dataTag(header.receive, chunk);
     op.message = header.send;
     op.chunk = chunk;
@@ -108,7 +118,7 @@ void OfiTransport::onDone(Peer& peer, const ControlHeader& header) {
                                           " chunks arrived, having asked for " + std::to_string(message.granted)));
     return;
   }
-  // Every chunk arrived: operations still posted no longer read the buffer.
+  // Every chunk arrived: operations still posted send copies nobody waits for.
   for (Operation* op : message.ops) detach(*op);
   complete(peer, *message.request, message.request->bytes);
   sends_.erase(entry);

@@ -45,8 +45,8 @@ void OfiTransport::connect(const Options& options) {
   // Standing control receives: up to half the provider's receive queue, in
   // addition to the chunks that may be posted.
   const size_t peerCount = options.peers.size();
-  // Over several rails chunks land in buffers of their own: keep a window's worth per peer.
-  if (failsOver()) pool_.keepChunkBuffers(kChunksInFlightPerRail * rails_.size() * peerCount);
+  // Over several rails chunks travel in buffers of their own: keep a window's worth per peer each way.
+  if (failsOver()) pool_.keepChunkBuffers(2 * kChunksInFlightPerRail * rails_.size() * peerCount);
   if (peerCount > 0) {
     const size_t depth = rails_[0]->receiveQueueDepth();
     controlReceives_ = static_cast<uint32_t>(std::clamp<size_t>(

@@ -52,7 +52,9 @@ void OfiTransport::cancelAll() {
       op->message = 0;  // its completion belongs to no message now
       if (op->posted) {
         // A posted chunk reads the user's buffer until it completes, which
-        // it does: its receive is posted.
+        // it does: its receive is posted. Over several rails it reads a copy,
+        // but is still waited for: a provider that progresses in software
+        // (rxd) finishes the receiver's side only while the sender progresses.
         if (op->kind == OpKind::DataSend) {
           op->draining = true;
           ++message.peer->draining;

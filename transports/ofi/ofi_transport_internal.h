@@ -42,11 +42,12 @@
 // to withdraw one whose rendezvous is under way: it lands in the operation's
 // own buffer, never the user's, see chunkReceive) and new ones are granted
 // on the others; its queued ones move.
-// A chunk that fails on a rail moves the same way. The sender, asked for a
-// chunk again, forgets its earlier operation (a provider with a rendezvous
-// protocol reads the buffer only for a matching receive, which was
-// cancelled) and sends it again where it is asked; it completes the send
-// on the receiver's Done. A lost rail gets one chunk again after
+// A chunk that fails on a rail, or whose receive the provider withdraws,
+// moves the same way. The sender, asked for a chunk again, forgets its
+// earlier operation (the provider may still send it when the link returns:
+// over several rails every chunk is sent from a copy of its own, so that
+// it never reads a buffer the user has back) and sends it again where it is
+// asked; it completes the send on the receiver's Done. A lost rail gets one chunk again after
 // kStallsBeforeRetry stall periods, and after each further stall: when that
 // chunk arrives, the rail is back, and the chunks moved off it are received
 // into the sink once, in case their sends still come (a rendezvous send

@@ -18,7 +18,7 @@ Operation& OperationPool::take(OpKind kind, int rail, int peer) {
 void OperationPool::give(Operation& op) {
   std::vector<std::byte> storage = std::move(op.storage);
   storage.clear();
-  if (op.kind == OpKind::DataReceive) {
+  if (op.kind == OpKind::DataReceive || op.kind == OpKind::DataSend) {
     if (storage.capacity() > 0 && chunkBuffers_.size() < keepChunkBuffers_) chunkBuffers_.push_back(std::move(storage));
     storage = {};
   }

@@ -58,19 +58,19 @@ struct Operation {
   // Data receives: when the Cts promising it went out; control sends: when they left.
   std::chrono::steady_clock::time_point grantedAt;
   RegistrationCache::Lease lease;
-  std::vector<std::byte> storage;  // control messages; data receives over several rails: the chunk
+  std::vector<std::byte> storage;  // control messages; data over several rails: the chunk
 };
 
 // Recycles operations (and the capacity of their storage), so steady traffic
 // allocates nothing and control buffers keep their registrations. A data
-// receive's chunk buffer goes back to a list of its own when the operation
+// operation's chunk buffer goes back to a list of its own when the operation
 // does (at most `keepChunkBuffers` are kept), so that control messages never
 // hold one.
 class OperationPool {
  public:
   Operation& take(OpKind kind, int rail, int peer);
   void give(Operation& op);
-  // Sets op.storage to `bytes` of a recycled chunk buffer (data receives).
+  // Sets op.storage to `bytes` of a recycled chunk buffer (data over several rails).
   void takeChunkBuffer(Operation& op, size_t bytes);
   void keepChunkBuffers(size_t count) { keepChunkBuffers_ = count; }
   // Heap the operations hold: themselves, their control and chunk buffers.
