@@ -219,6 +219,12 @@ TEST_CASE("trnccl-sim --calibrate recovers the figures its measurements were mad
     CHECK(std::fabs(std::stod(row[3])) <= 0.5);
   }
   CHECK(measurementRows == 12);
+  // Each file unmeasured: the all-gather predicted from the all-reduce alone
+  // (the model's own measurements, so near exact); nothing can stand in for
+  // the reductions' rate, which only the all-reduce measures.
+  REQUIRE(std::regex_search(run.output, m, std::regex(R"(\n  allgather_32rank_fp32\.tsv\s+2026\s+([\d.]+)%  \(none)")));
+  CHECK(std::stod(m[1]) <= 5);
+  CHECK_THAT(run.output, Catch::Contains("(no stand-in for trainium's reduce.bandwidth)"));
 
   // The block for the files: JSON, per generation (the hardware's figure)
   // and per era (the runtime's), in SI units, each naming its files.

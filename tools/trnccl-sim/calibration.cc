@@ -68,6 +68,22 @@ const char* unitOf(const std::string& knob) {
                                                                : "us";
 }
 
+// The row of --calibrate's "unmeasured" table for run `r` (Fit::withoutRun).
+std::string unmeasuredRow(const Fit& fit, const std::vector<double>& fitted, size_t r, const std::string& dir) {
+  const MeasuredRun& run = fit.runs()[r];
+  std::string standIns;
+  const std::vector<double> without = fit.withoutRun(fitted, r, standIns);
+  if (without.empty())
+    return perf::format_text("  %-34s %-5s %8s  (%s)\n", shortName(run.file, dir).c_str(), run.era.c_str(), "-",
+                             standIns.c_str());
+  const std::vector<double> us = fit.predictions(without, {r})[r];
+  std::vector<double> errors;
+  for (size_t p = 0; p < run.points.size(); ++p) errors.push_back(errorOf(us[p], run.points[p].us));
+  return perf::format_text("  %-34s %-5s %7.1f%%  (%s)\n", shortName(run.file, dir).c_str(), run.era.c_str(),
+                           100 * medianAbs(errors),
+                           standIns.empty() ? "none: it measures no figure alone" : standIns.c_str());
+}
+
 }  // namespace
 
 std::string check(const Options& options) {
@@ -142,7 +158,7 @@ std::string calibrate(const Options& options) {
   std::vector<double> all, allLeftOut;
   std::map<std::string, std::vector<double>> leftOutByEra;
   std::map<std::string, std::map<std::string, std::vector<double>>> leftOutByMachine;  // era, machine
-  std::string perFile;
+  std::string perFile, unmeasured;
   for (size_t r = 0; r < fit.runs().size(); ++r) {
     const MeasuredRun& run = fit.runs()[r];
     std::vector<double> errors, leftOutErrors;
@@ -161,6 +177,7 @@ std::string calibrate(const Options& options) {
     }
     perFile += perf::format_text("  %-34s %-5s %7.1f%% %14.1f%%\n", shortName(run.file, dir).c_str(), run.era.c_str(),
                                  100 * medianAbs(errors), 100 * medianAbs(leftOutErrors));
+    unmeasured += unmeasuredRow(fit, fitted, r, dir);
     all.insert(all.end(), errors.begin(), errors.end());
     allLeftOut.insert(allLeftOut.end(), leftOutErrors.begin(), leftOutErrors.end());
     auto& era = leftOutByEra[run.era];
@@ -172,6 +189,10 @@ std::string calibrate(const Options& options) {
   text += perFile;
   text += perf::format_text("# median absolute error: %.1f%% (fit), %.1f%% (leave-one-out) over all %zu\n",
                             100 * medianAbs(all), 100 * medianAbs(allLeftOut), all.size());
+  text +=
+      "# median absolute error per file unmeasured (its own figures another scope's, the others refitted "
+      "without it: a machine or era nobody measured):\n";
+  text += unmeasured;
   text += "# bands: the 80th percentile of |leave-one-out error| per runtime era and per machine it was fitted on\n";
   nlohmann::json bands = nlohmann::json::object();
   for (const auto& [era, errors] : leftOutByEra) {

@@ -172,6 +172,30 @@ std::vector<double> Fit::bounded(std::vector<double> values) const {
   return values;
 }
 
+std::vector<double> Fit::withoutRun(const std::vector<double>& values, size_t run, std::string& standIns) const {
+  std::vector<double> start = values;
+  std::vector<size_t> shared;
+  for (size_t f : figuresOf(run)) {
+    if (figures_[f].runs.size() > 1) {
+      shared.push_back(f);
+      continue;
+    }
+    const FittedFigure* standIn = nullptr;
+    for (const FittedFigure& other : figures_)
+      if (other.knob == figures_[f].knob && other.scope != figures_[f].scope &&
+          other.hardware() == figures_[f].hardware() && (standIn == nullptr || other.scope > standIn->scope))
+        standIn = &other;
+    if (standIn == nullptr) {
+      standIns = "no stand-in for " + figures_[f].scope + "'s " + figures_[f].knob;
+      return {};
+    }
+    start[f] = std::min(values[static_cast<size_t>(standIn - figures_.data())], figures_[f].most);
+    standIns += (standIns.empty() ? "" : ", ") + figures_[f].knob + " " + standIn->scope + "'s";
+  }
+  if (shared.empty()) return start;
+  return fit(start, shared, static_cast<int>(run), kWholeRun, 15 * static_cast<int>(shared.size()) + 1, 0.2);
+}
+
 std::vector<size_t> Fit::figuresOf(size_t run) const {
   std::vector<size_t> used;
   for (size_t f = 0; f < figures_.size(); ++f)
@@ -214,7 +238,7 @@ std::vector<double> Fit::fit(std::vector<double> values, const std::vector<size_
       const auto& points = runs_[r].points;
       const double weight = 1.0 / static_cast<double>(points.size());  // each file alike
       for (size_t p = 0; p < points.size(); ++p)
-        if (!(static_cast<int>(r) == leftOutRun && static_cast<int>(p) == leftOutPoint))
+        if (!(static_cast<int>(r) == leftOutRun && (leftOutPoint == kWholeRun || static_cast<int>(p) == leftOutPoint)))
           sum += weight * std::pow(std::log(us[r][p] / points[p].us), 2);
     }
     return sum;

@@ -37,6 +37,9 @@ struct FittedFigure {
   bool hardware() const { return scope != "file" && !std::isdigit(static_cast<unsigned char>(scope[0])); }
 };
 
+// As Fit::fit's leftOutPoint: every point of the run left out.
+inline constexpr int kWholeRun = -2;
+
 class Fit {
  public:
   Fit(const Options& options, std::vector<MeasuredRun> runs);
@@ -54,7 +57,8 @@ class Fit {
 
   // The figures `active` (every one when empty) fitted from `values`, the
   // others kept; point `leftOutPoint` of run `leftOutRun` is left out (none:
-  // -1). `step`: the first simplex's step on each figure's logarithm.
+  // -1; kWholeRun: all of that run). `step`: the first simplex's step on each
+  // figure's logarithm.
   std::vector<double> fit(std::vector<double> values, const std::vector<size_t>& active, int leftOutRun,
                           int leftOutPoint, int evaluations, double step = 0.5) const;
 
@@ -71,6 +75,14 @@ class Fit {
 
   // "trainium:2": the generation and instance count run `run` ran on.
   const std::string& machineOf(size_t run) const { return machines_.at(run); }
+
+  // Run `run` unmeasured, as a study of a machine nobody measured meets it:
+  // the values with every figure only it measured replaced by the same
+  // figure of another scope (the newest: another generation's, the default
+  // era's), and the figures it shares refitted without it. `standIns` says
+  // which stood in; empty values, and `standIns` naming it, when a figure
+  // only it measured has none (EFA's, measured by one file).
+  std::vector<double> withoutRun(const std::vector<double>& values, size_t run, std::string& standIns) const;
 
   // The figures run `run` uses, and the runs that share any of them.
   std::vector<size_t> figuresOf(size_t run) const;
