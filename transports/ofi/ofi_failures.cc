@@ -127,7 +127,7 @@ void OfiTransport::waitForCancelled() {
         for (Peer& peer : peers_)
           if (peer.draining > 0)
             failPeer(peer, Error(trncclRemoteError, peer.name + " is unreachable: " + std::to_string(peer.draining) +
-                                                        " sends that rank " + std::to_string(rank_) +
+                                                        " chunk sends and receives that rank " + std::to_string(rank_) +
                                                         " cancelled did not complete in " +
                                                         std::to_string(grace.count()) + " ms"));
         return;
