@@ -1,6 +1,7 @@
 #include "sim/uncertainty.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "topology/runtime_era.h"
@@ -18,6 +19,8 @@ constexpr double kUnmeasuredGeneration = 3.439;
 // all-reduce alone): another collective and shape on a fitted machine.
 constexpr double kUnmeasuredShape = 0.624;
 
+std::string percent(double fraction) { return std::to_string(static_cast<int>(std::lround(100 * fraction))) + "%"; }
+
 }  // namespace
 
 Uncertainty uncertaintyOf(const topo::Topology& t) {
@@ -33,7 +36,8 @@ Uncertainty uncertaintyOf(const topo::Topology& t) {
   if (!t.engine.sources[1].starts_with("fitted")) {
     u.fraction = std::max(4 * u.fraction, kUnmeasuredGeneration);
     u.basis = "off the fit: " + std::string(t.name) +
-              "'s hardware figures are not fitted (as far as trn2 was with trn1's: 344%)";
+              "'s hardware figures are not fitted (as far as trn2 was with trn1's: " + percent(kUnmeasuredGeneration) +
+              ")";
     return u;
   }
   std::vector<std::string> on;
@@ -50,7 +54,8 @@ Uncertainty uncertaintyOf(const topo::Topology& t) {
     for (const auto& [fitted, band] : era.fittedOn)
       if (fitted.starts_with(generation + ":")) u.fraction = std::max(u.fraction, 2 * band);
     u.basis = "off the fit: runtime " + era.name + " fitted on " + generation +
-              " with other instance counts (x2 their spread, at least the 62% of a shape left unmeasured)";
+              " with other instance counts (x2 their spread, at least the " + percent(kUnmeasuredShape) +
+              " of a shape left unmeasured)";
   } else {
     u.fraction *= 2;
     u.basis = "off the fit: runtime " + era.name + " not fitted on " + generation + " (x2)";

@@ -209,9 +209,9 @@ void OfiTransport::onChunkReceived(Operation& op, size_t length, bool cancelled)
   }
   if (cancelled && message.request != nullptr) {
     // Only cancelAll cancels a live message's receive, so the provider
-    // withdrew it (rxm does when a link breaks under a rendezvous). Its
-    // chunk still has to arrive, and never through the shared sink: what
-    // lands there may be another chunk's.
+    // withdrew it (a provider may, when a link breaks under it). Its chunk
+    // still has to arrive, and never through the shared sink: what lands
+    // there may be another chunk's.
     const std::string why = "the provider withdrew the receive of chunk " + std::to_string(op.chunk) +
                             " of a message (tag " + std::to_string(message.tag) + ") on rail " +
                             std::to_string(op.rail);
