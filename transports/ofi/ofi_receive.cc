@@ -10,7 +10,9 @@ namespace trnccl::transport::ofi {
 void OfiTransport::onControl(Peer& peer, const std::byte* data, size_t length, int rail) {
   const ControlHeader& header = parseControl(data, length, eagerLimit_, checksums_);
   peer.heardAt = Clock::now();
-  heardOnRail(peer, rail);  // a rail that carries control messages is no dead link, only slow
+  // A rail that carries control messages is no dead link, only slow; a lost
+  // one is back only once a chunk comes over it again (heardOnRail).
+  if (failsOver()) peer.rails[static_cast<size_t>(rail)].lastArrival = peer.heardAt;
   if (failsOver()) onAcked(peer, header.acked);
   switch (header.kind) {
     case ControlKind::Ping:

@@ -113,7 +113,7 @@ using Clock = std::chrono::steady_clock;
 struct PeerRail {
   bool lost = false;
   bool retrying = false;          // lost, and one chunk is granted on it again
-  Clock::time_point lastArrival;  // of a chunk from the peer on it
+  Clock::time_point lastArrival;  // of anything from the peer on it
   Clock::time_point lostAt;       // lost, or its last retry stalled
   // Chunks granted on it and moved away, whose sends may still come (tag,
   // bytes): when the rail is back they are received into the sink, so that
