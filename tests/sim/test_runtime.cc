@@ -3,6 +3,7 @@
 // and the bands of the predictions widen off the machines the fit saw.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
@@ -121,16 +122,22 @@ TEST_CASE("the band is the era's fitted spread on its machines, and wider off th
   const sim::Uncertainty instances = sim::uncertaintyOf(under("trn1.32xlarge:4", "2023"));
   const sim::Uncertainty generation = sim::uncertaintyOf(under("trn2.48xlarge", "2023"));
   const sim::Uncertainty unfitted = sim::uncertaintyOf(under("inf2.48xlarge", "2026"));
-  // trn1's own spread, x2 for another instance count, x2 for the 2023 era's
-  // EFA proxy, assumed (its only EFA run is of 2026).
-  CHECK(instances.fraction == 4 * trn1Band2023);
+  // Measured floors (trnccl-sim --calibrate's unmeasured table): a shape left
+  // out of its era's fit was 62.4% off, Trainium2 with Trainium's hardware
+  // figures 343.9%.
+  constexpr double kShapeFloor = 0.624, kGenerationFloor = 3.439;
+  // trn1's own spread x2 for another instance count, at least the shape
+  // floor; x2 for the 2023 era's EFA proxy, assumed (its only EFA run is of
+  // 2026).
+  CHECK(instances.fraction == Approx(2 * std::max(2 * trn1Band2023, kShapeFloor)));
   CHECK_THAT(instances.basis, Catch::Contains("proxy is assumed"));
   // Under 2026, whose proxy was fitted on two trn1, four are x2 their spread only.
   const double trn1x2Band2026 = eraFile("2026")["fittedOn"]["trainium:2"].get<double>();
-  CHECK(sim::uncertaintyOf(under("trn1.32xlarge:4", "2026")).fraction == 2 * trn1x2Band2026);
+  CHECK(sim::uncertaintyOf(under("trn1.32xlarge:4", "2026")).fraction ==
+        Approx(std::max(2 * trn1x2Band2026, kShapeFloor)));
   CHECK(sim::uncertaintyOf(under("trn1.32xlarge:2", "2026")).fraction == trn1x2Band2026);
   CHECK(generation.fraction >= 2 * band2023);
-  CHECK(unfitted.fraction == 4 * band2026);
+  CHECK(unfitted.fraction == Approx(std::max(4 * band2026, kGenerationFloor)));
   for (const sim::Uncertainty* u : {&instances, &generation, &unfitted}) {
     CHECK_THAT(u->basis, Catch::StartsWith("off the fit"));
     CHECK(u->fraction > fitted.fraction);
