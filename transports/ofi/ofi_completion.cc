@@ -54,8 +54,11 @@ void OfiTransport::onCompletion(const RawCompletion& completion) {
   }
   rails_[static_cast<size_t>(op.rail)]->release(op.lease);
   lastCompletion_ = std::chrono::steady_clock::now();
-  const bool cancelled = completion.err == FI_ECANCELED;
-  if (completion.err != 0 && !(cancelled && op.kind == OpKind::DataReceive)) {
+  // Only cancelAll cancels a live message's receive (it forgets the request
+  // first); one the provider withdrew on its own is a failed chunk, which
+  // moves, and never drains into the shared sink.
+  const bool cancelled = completion.err == FI_ECANCELED && op.kind == OpKind::DataReceive && !receiving(op);
+  if (completion.err != 0 && !cancelled) {
     onFailedOperation(op, completion);
     return;
   }
@@ -147,8 +150,7 @@ bool OfiTransport::failOverChunk(Peer& peer, Operation& op, const RawCompletion&
     return true;
   }
   if (op.kind == OpKind::DataReceive) {
-    auto entry = receives_.find(op.message);
-    if (entry == receives_.end() || entry->second.request == nullptr) return false;
+    if (!receiving(op)) return false;
     loseRail(peer, op.rail, why);  // moves this chunk too: it is in the message, no longer posted
     return true;
   }

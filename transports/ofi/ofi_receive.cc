@@ -12,8 +12,10 @@ void OfiTransport::onControl(Peer& peer, const std::byte* data, size_t length, i
   peer.heardAt = Clock::now();
   // A rail that carries control messages is no dead link, only slow; a lost
   // one is back only once a chunk comes over it again (heardOnRail).
-  if (failsOver()) peer.rails[static_cast<size_t>(rail)].lastArrival = peer.heardAt;
-  if (failsOver()) onAcked(peer, header.acked);
+  if (failsOver()) {
+    peer.rails[static_cast<size_t>(rail)].lastArrival = peer.heardAt;
+    onAcked(peer, header.acked);
+  }
   switch (header.kind) {
     case ControlKind::Ping:
       sendPing(peer, rail, ControlKind::Pong);
@@ -150,7 +152,6 @@ Operation& OfiTransport::chunkReceive(const IncomingMessage& message, uint64_t n
   op.bytes = std::min(chunkBytes_, message.bytes - offset);
   if (failsOver()) {
     pool_.takeChunkBuffer(op, op.bytes);
-    op.buffer = op.storage.data();
   } else {
     op.buffer = static_cast<std::byte*>(message.request->buffer) + offset;
   }
@@ -209,23 +210,6 @@ void OfiTransport::onChunkReceived(Operation& op, size_t length, bool cancelled)
     op.draining = false;
     --peer.draining;
   }
-  if (cancelled && message.request != nullptr) {
-    // Only cancelAll cancels a live message's receive, so the provider
-    // withdrew it (a provider may, when a link breaks under it). Its chunk
-    // still has to arrive, and never through the shared sink: what lands
-    // there may be another chunk's.
-    const std::string why = "the provider withdrew the receive of chunk " + std::to_string(op.chunk) +
-                            " of a message (tag " + std::to_string(message.tag) + ") on rail " +
-                            std::to_string(op.rail);
-    if (failsOver() && peer.anotherRailDelivers(op.rail) && !peer.failure) {
-      message.ops.push_back(&op);
-      loseRail(peer, op.rail, why);  // moves this chunk too: it is in the message, no longer posted
-    } else {
-      failPeer(peer, Error(trncclRemoteError, peer.name + ": " + why));
-      pool_.give(op);
-    }
-    return;
-  }
   if (cancelled && op.granted) {
     // The sender was promised this chunk and will send it: into the sink.
     sink_.resize(chunkBytes_);
@@ -254,6 +238,11 @@ void OfiTransport::onChunkReceived(Operation& op, size_t length, bool cancelled)
   if (message.request != nullptr && !message.withdrawn) postChunks(message, entry->first);
   if (message.ops.empty() && (message.withdrawn || message.request == nullptr || message.finished == message.chunks))
     endIncoming(entry->first);
+}
+
+bool OfiTransport::receiving(const Operation& op) const {
+  const auto entry = receives_.find(op.message);
+  return entry != receives_.end() && entry->second.request != nullptr;
 }
 
 void OfiTransport::endIncoming(uint64_t number) {

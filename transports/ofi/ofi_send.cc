@@ -77,8 +77,7 @@ void OfiTransport::onCts(Peer& peer, const ControlHeader& header) {
       // which may read it whenever the lost link comes back, long after the
       // user has the buffer back: every chunk goes from a copy of its own.
       pool_.takeChunkBuffer(op, op.bytes);
-      std::memcpy(op.storage.data(), base + offset, op.bytes);
-      op.buffer = op.storage.data();
+      std::memcpy(op.buffer, base + offset, op.bytes);
     } else {
       op.buffer = base + offset;
     }

@@ -265,6 +265,8 @@ class OfiTransport final : public Transport {
   Operation& chunkReceive(const IncomingMessage& message, uint64_t number, uint32_t chunk);
   void grant();
   void onChunkReceived(Operation& op, size_t length, bool cancelled);
+  // Whether a chunk's receive belongs to a message still being received (not cancelled).
+  bool receiving(const Operation& op) const;
   void endIncoming(uint64_t number);
   // Sending (ofi_send.cc).
   void onCts(Peer& peer, const ControlHeader& header);

@@ -41,6 +41,7 @@ void OperationPool::takeChunkBuffer(Operation& op, size_t bytes) {
     chunkBuffers_.pop_back();
   }
   op.storage.resize(bytes);
+  op.buffer = op.storage.data();
 }
 
 uint64_t OperationPool::storageBytes() const {

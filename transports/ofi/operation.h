@@ -70,7 +70,8 @@ class OperationPool {
  public:
   Operation& take(OpKind kind, int rail, int peer);
   void give(Operation& op);
-  // Sets op.storage to `bytes` of a recycled chunk buffer (data over several rails).
+  // Sets op.storage to `bytes` of a recycled chunk buffer, and op.buffer to
+  // it (data over several rails).
   void takeChunkBuffer(Operation& op, size_t bytes);
   void keepChunkBuffers(size_t count) { keepChunkBuffers_ = count; }
   // Heap the operations hold: themselves, their control and chunk buffers.
