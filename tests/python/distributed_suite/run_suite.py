@@ -7,7 +7,7 @@ Configurations:
   trnccl          trnccl as a plugin backend (BACKEND=trnccl)
   trnccl-as-gloo  gloo's skip decisions, process groups created on trnccl
 
-  run_suite.py --world-size 2 --configs gloo,trnccl-as-gloo            # everything (about 40 min a configuration)
+  run_suite.py --world-size 2 --configs gloo,trnccl-as-gloo            # everything (about 40 min a configuration when ranks were spawned)
   run_suite.py --world-size 2 --configs trnccl,trnccl-as-gloo --tests representative.txt --expect-pass
 
 Writes one JSON-lines file per configuration into --out, then a table of the

@@ -1,8 +1,11 @@
 """PyTorch's generic distributed test suite (DistributedTest._DistTestBase of
-torch/testing/_internal/distributed/distributed_test.py), spawned as
-upstream's test/distributed/test_distributed_spawn.py spawns it, on trnccl.
+torch/testing/_internal/distributed/distributed_test.py), as upstream's
+test/distributed/test_distributed_spawn.py runs it, on trnccl, but with its
+ranks forked, as upstream's test_distributed_fork.py ran it until PyTorch
+1.12: a spawned rank re-imports torch (about 1.3 s of a core here), which
+made the 64 tests of ctest's representative part take 153 s instead of 30.
 
-Environment (read here and by every spawned rank, which re-imports this file):
+Environment (read here; the forked ranks inherit what it set up):
   BACKEND      the backend whose skip decisions the suite makes: "trnccl"
                (a plugin backend, with trnccl's features listed in the suite's
                tables) or "gloo".
@@ -23,6 +26,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the expecttest stand-in
 argv, sys.argv = sys.argv, sys.argv[:1]  # common_utils parses sys.argv when imported
 
+import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 import trnccl_torch  # noqa: E402,F401  (registers the "trnccl" backend)
 from torch.testing._internal.common_distributed import DistTestCases  # noqa: E402
@@ -52,17 +56,17 @@ if GROUPS != BACKEND:
 from torch.testing._internal.distributed.distributed_test import DistributedTest, TestDistBackend  # noqa: E402
 import torch.nn.parallel._replicated_tensor_ddp_utils as _replicated_tensor_ddp  # noqa: E402
 
-# Each spawned rank turns on DDP's ReplicatedTensor mode, which imports
+# Each rank turns on DDP's ReplicatedTensor mode, which imports
 # torch.distributed._shard: with Debian's torch 1.13 under Python 3.11 that
 # import fails (a dataclass field with a mutable default), whatever the
 # backend. The mode stays off, as it is by default outside this suite.
 _replicated_tensor_ddp._set_ddp_with_replicated_tensor = lambda value: None
 
 
-class TestDistBackendWithSpawn(TestDistBackend, DistributedTest._DistTestBase):
+class TestDistBackendForked(TestDistBackend, DistributedTest._DistTestBase):
     def setUp(self):
         super().setUp()
-        self._spawn_processes()
+        self._start_processes(torch.multiprocessing.get_context("fork").Process)
 
 
 class _Recorder(unittest.TextTestResult):
